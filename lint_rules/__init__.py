@@ -1,0 +1,1 @@
+"""Static checks (libcst) that flag SWA KV-pool state cached from a pool that is swapped at runtime."""
