@@ -1,0 +1,2 @@
+"""Registry of lint rules: one module per code, listed once in ``RULES``."""
+RULES: tuple = ()
