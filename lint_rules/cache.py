@@ -1,0 +1,145 @@
+"""Content-hash result cache for ``poolguard lint``: warm re-runs skip the parse entirely.
+
+One JSON file per run configuration, loaded once and written once. Its name is a fingerprint
+of everything that can change a result besides the file itself: the tool version, the source
+of the lint package (so an edited rule never serves stale findings), the enabled codes, the
+rule options and the per-file ignores. Inside, each absolute path maps to the blake2b digest
+of the file's bytes and its findings. A file whose (mtime_ns, size) match a *trusted* entry is
+not even read; otherwise it is read and hashed, and a matching digest still skips the lint.
+An entry's stat is only trusted when the file was last modified well before the run that
+stored it started, so a same-size edit within the filesystem's timestamp granularity cannot
+hide behind an unchanged mtime (git's "racy clean" problem).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+import lint_rules
+
+FORMAT_VERSION = 1
+RACY_WINDOW_NS = 2_000_000_000  # 2 s covers FAT's and HFS+'s coarse mtimes
+
+
+def digest_bytes(data: bytes) -> str:
+    """The content key of one file."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def cache_dir() -> Path:
+    """``$POOLGUARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-poolguard``, else ``~/.cache/…``."""
+    explicit = os.environ.get("POOLGUARD_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "sglang-poolguard"
+
+
+def _package_digest() -> str:
+    """Digest of the lint package's own sources: a changed rule invalidates every entry."""
+    package_dir = Path(lint_rules.__file__).parent
+    hasher = hashlib.blake2b(digest_size=16)
+    for path in sorted(package_dir.rglob("*.py")):
+        hasher.update(str(path.relative_to(package_dir)).encode())
+        try:
+            hasher.update(path.read_bytes())
+        except OSError:
+            hasher.update(b"?")
+    return hasher.hexdigest()
+
+
+def _tool_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("sglang-poolguard")
+    except Exception:  # not installed (running from a checkout): the source digest still keys it
+        return "0+unknown"
+
+
+def fingerprint(codes, options, per_file_ignores) -> str:
+    """One key for everything besides the file that determines its findings."""
+    material = repr((
+        FORMAT_VERSION, _tool_version(), _package_digest(), sorted(codes), options,
+        per_file_ignores,
+    ))
+    return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
+
+
+class ResultCache:
+    """Findings per absolute path, keyed by content digest (and a trusted stat shortcut)."""
+
+    def __init__(self, path: Optional[Path]):
+        self.path = path
+        self.entries: dict = {}
+        self.dirty = False
+        self.started_ns = time.time_ns()
+        if path is not None:
+            self._load()
+
+    @classmethod
+    def for_run(cls, codes, options, per_file_ignores) -> "ResultCache":
+        name = f"lint-{fingerprint(codes, options, per_file_ignores)}.json"
+        return cls(cache_dir() / name)
+
+    @classmethod
+    def disabled(cls) -> "ResultCache":
+        return cls(None)
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, "rb") as handle:
+                data = json.loads(handle.read())
+        except (OSError, ValueError):
+            return  # no cache or a corrupt one: start empty, never fail the run
+        if isinstance(data, dict) and data.get("format") == FORMAT_VERSION:
+            self.entries = data.get("files", {})
+
+    def by_stat(self, path: str, mtime_ns: int, size: int) -> Optional[list]:
+        """Cached findings when the stat matches a trusted entry, without reading the file."""
+        entry = self.entries.get(path)
+        if entry and entry[0] is not None and entry[0] == mtime_ns and entry[1] == size:
+            return entry[3]
+        return None
+
+    def digest_of(self, path: str) -> Optional[str]:
+        """The stored content digest for ``path`` (a worker compares it before linting)."""
+        entry = self.entries.get(path)
+        return entry[2] if entry else None
+
+    def findings_of(self, path: str) -> Optional[list]:
+        entry = self.entries.get(path)
+        return entry[3] if entry else None
+
+    def store(self, path: str, mtime_ns: int, size: int, digest: str, findings: list) -> None:
+        """Record findings for ``path``; its stat is kept only if the file is not racy."""
+        if self.path is None:
+            return
+        trusted = mtime_ns if mtime_ns < self.started_ns - RACY_WINDOW_NS else None
+        entry = [trusted, size, digest, findings]
+        if self.entries.get(path) != entry:
+            self.entries[path] = entry
+            self.dirty = True
+
+    def save(self) -> None:
+        """Write the cache atomically once per run; a read-only home just means no cache."""
+        if self.path is None or not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            payload = json.dumps({"format": FORMAT_VERSION, "files": self.entries})
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".lint-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(payload)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass

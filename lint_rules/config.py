@@ -1,0 +1,261 @@
+"""Configuration for the ``poolguard`` CLI, read the way flake8 reads it.
+
+The first of ``setup.cfg``, ``tox.ini``, ``.flake8`` (walking up from the current directory,
+stopping at the home directory) that has a ``[flake8]`` or ``[poolguard]`` section is used;
+keys in ``[poolguard]`` override the same keys in ``[flake8]``. Only KVP codes matter here:
+flake8 codes for other plugins in ``select``/``ignore`` are dropped. Everything is resolved
+once per run into a ``RunConfig``; nothing here runs per file.
+"""
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+from lint_rules.options import Options
+
+CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
+SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
+CODE_PREFIX = "KVP"
+
+# Directories never worth walking into when no ``exclude`` is configured (VCS, tox/nox,
+# virtualenvs, caches); a directory holding ``pyvenv.cfg`` is skipped as a venv whatever its name.
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", "CVS", ".tox", ".nox", ".venv", ".eggs", "*.egg",
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+)
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ConfigError(Exception):
+    """A bad configuration or command-line value; the CLI prints it and exits 2."""
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    """The raw poolguard-relevant keys of one config file (dashes normalised)."""
+
+    path: Optional[Path] = None
+    values: dict = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        """Directory that relative patterns in the file are resolved against."""
+        return self.path.parent if self.path else Path.cwd()
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything a run needs, resolved once: codes, rule options, ignores and excludes."""
+
+    codes: frozenset
+    options: Options
+    per_file_ignores: tuple = ()  # ((absolute or basename pattern, (codes...)), ...)
+    exclude: tuple = DEFAULT_EXCLUDE
+    root: Path = field(default_factory=Path.cwd)
+    config_path: Optional[Path] = None
+
+    def codes_for(self, path: str) -> frozenset:
+        """Codes enabled for ``path`` after ``per-file-ignores``."""
+        codes = self.codes
+        for pattern, ignored in self.per_file_ignores:
+            if path_matches(path, pattern):
+                codes = frozenset(c for c in codes if not c.startswith(ignored))
+        return codes
+
+    def is_excluded(self, path: str) -> bool:
+        """True when ``path`` (a file or directory) matches an exclude pattern."""
+        return any(path_matches(path, pattern) for pattern in self.exclude)
+
+
+def path_matches(path: str, pattern: str) -> bool:
+    """flake8's rule: a pattern matches the basename, or the absolute path when it has a slash."""
+    if fnmatch.fnmatch(os.path.basename(path), pattern):
+        return True
+    return os.sep in pattern and fnmatch.fnmatch(os.path.abspath(path), pattern)
+
+
+def find_config_file(start: Path) -> Optional[Path]:
+    """The config file flake8 would pick from ``start`` (or None)."""
+    home = Path.home().resolve()
+    directory = start.resolve()
+    while True:
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file() and _has_section(candidate):
+                return candidate
+        if directory.parent == directory or directory == home:
+            return None
+        directory = directory.parent
+
+
+def _has_section(path: Path) -> bool:
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError, OSError):
+        return False  # flake8 skips unparsable candidates too
+    return any(parser.has_section(name) for name in SECTIONS)
+
+
+def read_config_file(path: Optional[Path]) -> FileConfig:
+    """Merge ``[flake8]`` then ``[poolguard]`` of ``path`` into one dict of raw strings."""
+    if path is None:
+        return FileConfig()
+    parser = configparser.RawConfigParser()
+    try:
+        if not parser.read(path, encoding="utf-8"):
+            raise ConfigError(f"cannot read config file {path}")
+    except (configparser.Error, UnicodeDecodeError) as exc:
+        first_line = str(exc).splitlines()[0]
+        raise ConfigError(f"cannot parse config file {path}: {first_line}") from None
+    values: dict = {}
+    for section in SECTIONS:
+        if parser.has_section(section):
+            for key, value in parser.items(section):
+                values[key.replace("_", "-")] = value
+    return FileConfig(path=path.resolve(), values=values)
+
+
+def split_codes(value: Optional[str]) -> tuple:
+    """``"KVP001, E501\\n KVP4"`` -> ``("KVP001", "E501", "KVP4")`` (flake8 comma/space lists)."""
+    if not value:
+        return ()
+    return tuple(item.upper() for item in re.split(r"[,\s]+", value) if item.strip())
+
+
+def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple:
+    """Reject any entry that is not a prefix of a known code."""
+    known = tuple(known)
+    codes = tuple(codes)
+    bad = [code for code in codes if not any(k.startswith(code) for k in known)]
+    if bad:
+        raise ConfigError(
+            f"unknown code {', '.join(bad)} in {where}; known codes: {', '.join(known)}"
+        )
+    return codes
+
+
+def _kvp_only(codes: tuple, known: tuple, where: str) -> tuple:
+    """Keep entries that can name a KVP code; a KVP-looking entry that names none is an error."""
+    mine = tuple(c for c in codes if c.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(c))
+    return check_codes(mine, known, where)
+
+
+def select_codes(
+    known: tuple,
+    default: frozenset,
+    *,
+    select: Optional[tuple] = None,
+    extend_select: tuple = (),
+    ignore: tuple = (),
+) -> frozenset:
+    """flake8's decision: on when the longest selecting prefix beats the longest ignoring one.
+
+    ``select=None`` means "not given": the default set counts as selected by the empty prefix.
+    """
+    chosen = set()
+    for code in known:
+        sel = [len(p) for p in (select or ()) + extend_select if code.startswith(p)]
+        if select is None and code in default:
+            sel.append(0)
+        ign = [len(p) for p in ignore if code.startswith(p)]
+        if sel and max(sel) > max(ign, default=-1):
+            chosen.add(code)
+    return frozenset(chosen)
+
+
+def _parse_per_file_ignores(value: str, root: Path, known: tuple) -> tuple:
+    """flake8's ``per-file-ignores`` (``pattern:codes`` pairs), slash patterns made absolute."""
+    if not value.strip():
+        return ()
+    from flake8.utils import parse_files_to_codes_mapping  # only paid for when configured
+    from flake8.exceptions import ExecutionError
+
+    try:
+        pairs = parse_files_to_codes_mapping(value)
+    except ExecutionError:
+        raise ConfigError(f"per-file-ignores is not a 'pattern:codes' mapping: {value.strip()!r}")
+    result = []
+    for pattern, codes in pairs:
+        mine = _kvp_only(tuple(c.upper() for c in codes), known, "per-file-ignores")
+        if mine:
+            result.append((_normalise_pattern(pattern, root), mine))
+    return tuple(result)
+
+
+def _normalise_pattern(pattern: str, root: Path) -> str:
+    """Patterns with a slash are relative to the config file's directory (flake8 semantics)."""
+    if "/" not in pattern and os.sep not in pattern:
+        return pattern
+    return os.path.abspath(os.path.join(root, pattern.rstrip("/\\")))
+
+
+def _patterns(value: Optional[str], root: Path) -> tuple:
+    if value is None:
+        return ()
+    items = (p.strip() for p in re.split(r"[,\n]", value))
+    return tuple(_normalise_pattern(p, root) for p in items if p)
+
+
+def build_run_config(
+    file_config: FileConfig,
+    *,
+    known: tuple,
+    default: frozenset,
+    cli_select: Optional[str] = None,
+    cli_extend_select: Optional[str] = None,
+    cli_ignore: Optional[str] = None,
+    cli_options: Optional[dict] = None,
+) -> RunConfig:
+    """Resolve codes, options, ignores and excludes once from the config file and the CLI."""
+    values = file_config.values
+    where = str(file_config.path) if file_config.path else "config"
+    root = file_config.root
+
+    if cli_select is not None:
+        select = check_codes(split_codes(cli_select), known, "--select")
+    else:
+        select = _kvp_only(split_codes(values.get("select")), known, where) or None
+    extend_select = _kvp_only(split_codes(values.get("extend-select")), known, where)
+    extend_select += check_codes(split_codes(cli_extend_select), known, "--extend-select")
+    if cli_ignore is not None:
+        ignore = check_codes(split_codes(cli_ignore), known, "--ignore")
+    else:
+        ignore = _kvp_only(split_codes(values.get("ignore")), known, where)
+    ignore += _kvp_only(split_codes(values.get("extend-ignore")), known, where)
+    codes = select_codes(
+        known, default, select=select, extend_select=extend_select, ignore=ignore
+    )
+
+    exclude = _patterns(values.get("exclude"), root) if "exclude" in values else DEFAULT_EXCLUDE
+    exclude += _patterns(values.get("extend-exclude"), root)
+    return RunConfig(
+        codes=codes,
+        options=_options(values, cli_options or {}),
+        per_file_ignores=_parse_per_file_ignores(values.get("per-file-ignores", ""), root, known),
+        exclude=exclude,
+        root=root,
+        config_path=file_config.path,
+    )
+
+
+def _options(values: dict, cli: dict) -> Options:
+    """Rule options: the CLI's ``--kvp-*`` flags win over the config file's keys."""
+    def pick(key):
+        return cli[key] if cli.get(key) is not None else values.get(key)
+
+    pool_attr = (pick("kvp-pool-attr") or Options.pool_attr).strip()
+    if not _IDENTIFIER.match(pool_attr):
+        raise ConfigError(f"kvp-pool-attr must be a Python identifier, got {pool_attr!r}")
+    bases = Options.parse_list(pick("kvp-backend-bases"))
+    flags = Options.parse_list(pick("kvp-swa-flags"))
+    for name in bases + flags:
+        if not all(_IDENTIFIER.match(part) for part in name.split(".")):
+            raise ConfigError(f"kvp-backend-bases/kvp-swa-flags entry {name!r} is not a name")
+    return Options(backend_bases=bases, swa_flags=flags, pool_attr=pool_attr)
