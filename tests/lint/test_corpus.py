@@ -1,0 +1,340 @@
+"""The lint on real SGLang releases: pinned findings, recall on the bug, quiet on the fix, safe --fix.
+
+Each release wheel is downloaded at test time (``tests/sglang_wheels.py``, cached, never
+committed). ``corpus_snapshot.json`` pins the exact (file, line, code) set the rules report on
+``sglang/srt/layers/attention/**/*.py`` of every release below, with every code enabled, so a
+change in precision or recall shows up in review. Regenerate it with
+``POOLGUARD_UPDATE_SNAPSHOT=1 pytest tests/lint/test_corpus.py`` and review the diff.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import functools
+import importlib.util
+import io
+import json
+import os
+import tokenize
+from collections import Counter
+from pathlib import Path
+
+import libcst
+import pytest
+
+from lint_rules.engine import ALL_CODES, Finding, fix_source, lint_source
+
+# 0.5.10/0.5.11 hold the original bug (SWA state cached at __init__, gates on a flag);
+# 0.5.13 has the upstream resolver in the TRTLLM backend, 0.5.18+ also in FlashInfer.
+VERSIONS = ("0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.18", "0.5.23")
+NEWEST = VERSIONS[-1]
+SCOPE = "sglang/srt/layers/attention"
+SNAPSHOT = Path(__file__).with_name("corpus_snapshot.json")
+UPDATE_ENV = "POOLGUARD_UPDATE_SNAPSHOT"
+CODES = tuple(ALL_CODES)  # KVP004 (opt-in) included on purpose: the snapshot covers every rule
+FIXED_CODES = ("KVP002", "KVP003", "KVP004")
+TRTLLM = f"{SCOPE}/trtllm_mha_backend.py"
+SWA_FLAG = "use_sliding_window_kv_pool"
+POOL_ATTR = "_swa_kv_pool"
+
+
+def _load_wheels_helper():
+    # tests/ is not a package; load the helper by path so no sys.path juggling is needed.
+    path = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
+    spec = importlib.util.spec_from_file_location("sglang_wheels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+sglang_wheels = _load_wheels_helper()
+
+
+def read_python(path: Path) -> str:
+    """Decode a source file the way Python does (PEP 263 cookie, BOM), as the CLI must."""
+    with tokenize.open(path) as handle:
+        return handle.read()
+
+
+@functools.lru_cache(maxsize=None)
+def scoped_sources(version: str) -> dict[str, str]:
+    """``{relpath: source}`` for the attention package of ``version``."""
+    tree = sglang_wheels.source_tree(version)
+    files = sglang_wheels.python_files(tree, SCOPE)
+    assert files, f"no sources under {SCOPE} in sglang {version}"
+    return {path.relative_to(tree).as_posix(): read_python(path) for path in files}
+
+
+@functools.lru_cache(maxsize=None)
+def scoped_findings(version: str) -> dict[str, tuple[Finding, ...]]:
+    """Raw rule output (no noqa) for every scoped file of ``version``."""
+    return {
+        relpath: tuple(lint_source(source, codes=CODES))
+        for relpath, source in scoped_sources(version).items()
+    }
+
+
+def finding_rows(version: str) -> list[list]:
+    rows = [
+        [relpath, finding.line, finding.code]
+        for relpath, findings in scoped_findings(version).items()
+        for finding in findings
+    ]
+    return sorted(rows)
+
+
+def render_snapshot(rows_by_version: dict[str, list[list]]) -> str:
+    """JSON with one finding per line, so review diffs read line by line."""
+    out = ["{", f'  "scope": "{SCOPE}/**/*.py",', f'  "codes": {json.dumps(list(CODES))},']
+    out.append('  "findings": {')
+    for index, version in enumerate(sorted(rows_by_version, key=_version_key)):
+        rows = rows_by_version[version]
+        body = ",\n".join(f"      {json.dumps(row)}" for row in rows)
+        closing = "]" if index == len(rows_by_version) - 1 else "],"
+        out.append(f'    "{version}": [' + (f"\n{body}\n    " if rows else "") + closing)
+    out.extend(["  }", "}", ""])
+    return "\n".join(out)
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+@functools.lru_cache(maxsize=None)
+def snapshot() -> dict:
+    if os.environ.get(UPDATE_ENV) == "1":
+        SNAPSHOT.write_text(render_snapshot({v: finding_rows(v) for v in VERSIONS}))
+    return json.loads(SNAPSHOT.read_text())
+
+
+def test_snapshot_covers_every_version_and_code():
+    pinned = snapshot()
+    assert pinned["codes"] == list(CODES)
+    assert sorted(pinned["findings"], key=_version_key) == list(VERSIONS)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_findings_match_snapshot(version):
+    expected = snapshot()["findings"][version]
+    actual = finding_rows(version)
+    gained = [row for row in actual if row not in expected]
+    lost = [row for row in expected if row not in actual]
+    assert not gained and not lost, (
+        f"sglang {version}: findings changed; new {gained}, gone {lost}. "
+        f"Review them, then rerun with {UPDATE_ENV}=1."
+    )
+
+
+# --- recall: the original bug in 0.5.11's TRTLLM backend --------------------------------------
+
+
+def _class_node(source: str, name: str) -> ast.ClassDef:
+    return next(
+        node for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef) and node.name == name
+    )
+
+
+def _is_self_attr(node: ast.AST, attr: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute) and node.attr == attr
+        and isinstance(node.value, ast.Name) and node.value.id == "self"
+    )
+
+
+def _gate_tests(tree: ast.AST) -> list[ast.expr]:
+    """Expressions that decide control flow: if/elif/while/assert/ternary tests and bool ops."""
+    tests = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            tests.append(node.operand)
+    return tests
+
+
+def flag_gate_lines(source: str, class_name: str) -> set[int]:
+    """Lines of every read of ``self.use_sliding_window_kv_pool`` that gates control flow."""
+    gates = _gate_tests(_class_node(source, class_name))
+    return {node.lineno for node in gates if _is_self_attr(node, SWA_FLAG)}
+
+
+def flag_store_lines(source: str, class_name: str) -> set[int]:
+    """Lines of every ``self.use_sliding_window_kv_pool = ...`` in the class."""
+    lines = set()
+    for node in ast.walk(_class_node(source, class_name)):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        if any(_is_self_attr(target, SWA_FLAG) for target in targets):
+            lines.add(node.lineno)
+    return lines
+
+
+def test_recall_on_original_trtllm_bug():
+    source = scoped_sources("0.5.11")[TRTLLM]
+    found = {(f.line, f.code) for f in scoped_findings("0.5.11")[TRTLLM]}
+    stores = flag_store_lines(source, "TRTLLMHAAttnBackend")
+    gates = flag_gate_lines(source, "TRTLLMHAAttnBackend")
+    assert stores and len(gates) >= 4, "the 0.5.11 TRTLLM backend no longer looks as expected"
+    missing_state = {line for line in stores if not {(line, "KVP001"), (line, "KVP002")} & found}
+    missing_gates = {line for line in gates if (line, "KVP003") not in found}
+    assert not missing_state, f"cached SWA flag not flagged at lines {sorted(missing_state)}"
+    assert not missing_gates, f"SWA flag gates not flagged at lines {sorted(missing_gates)}"
+
+
+# --- precision: the upstream fix stays quiet ---------------------------------------------------
+
+
+def resolver_lines(source: str) -> set[int]:
+    """Lines of every ``_resolve_swa_kv_pool`` body and of the assignments that call it."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "_resolve_swa_kv_pool":
+            lines.update(range(node.lineno, node.end_lineno + 1))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "_resolve_swa_kv_pool":
+                lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
+def pool_gate_lines(source: str) -> set[int]:
+    """Lines of ``self._swa_kv_pool is [not] None`` tests that mention no boolean flag."""
+    flag_lines = {
+        node.lineno for node in ast.walk(ast.parse(source)) if _is_self_attr(node, SWA_FLAG)
+    }
+    return {
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Compare) and _is_self_attr(node.left, POOL_ATTR)
+        and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+    } - flag_lines
+
+
+FIXED_RELEASES = [v for v in VERSIONS if _version_key(v) >= (0, 5, 13)]
+
+
+@pytest.mark.parametrize("version", FIXED_RELEASES)
+def test_upstream_resolver_not_flagged(version):
+    quiet = []
+    resolvers = 0
+    for relpath, source in scoped_sources(version).items():
+        if "_resolve_swa_kv_pool" not in source:
+            continue
+        resolvers += 1
+        protected = resolver_lines(source) | pool_gate_lines(source)
+        quiet += [
+            (relpath, f.line, f.code) for f in scoped_findings(version)[relpath]
+            if f.code in ("KVP001", "KVP003") and f.line in protected
+        ]
+    assert resolvers, f"sglang {version} has no _resolve_swa_kv_pool any more"
+    assert not quiet, f"upstream fix flagged: {quiet}"
+
+
+# --- --fix on real files -----------------------------------------------------------------------
+
+
+def logical_lines(source: str) -> dict[int, range]:
+    """Map each physical line to the physical lines of its logical line (tokenize NEWLINE)."""
+    spans: dict[int, range] = {}
+    start = None
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if start is None:
+            start = token.start[0]
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            span = range(start, token.end[0] + 1)
+            spans.update(dict.fromkeys(span, span))
+            start = None
+    return spans
+
+
+def allowed_lines(source: str, findings) -> set[int]:
+    """A fix may touch only the logical lines (whole statements or compound-statement headers,
+    with their continuation lines) that hold a fixable finding."""
+    spans = logical_lines(source)
+    allowed: set[int] = set()
+    for finding in findings:
+        allowed.update(spans.get(finding.line, (finding.line,)))
+    return allowed
+
+
+def changed_original_lines(before: str, after: str) -> set[int]:
+    """1-based lines of ``before`` that a diff replaces or deletes, plus, for a pure insertion,
+    the line it lands after (so inserted code must sit next to a reported span)."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    changed: set[int] = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            changed.update(range(i1 + 1, i2 + 1))
+        elif tag == "insert":
+            changed.add(max(i1, 1))
+    return changed
+
+
+def fix_problems(source: str) -> list[str]:
+    """Every way ``fix_source`` misbehaves on ``source`` (empty list: it behaved)."""
+    fixable = [f for f in lint_source(source, codes=CODES, honor_noqa=True) if f.fixable]
+    if not fixable:
+        return []
+    fixed, remaining = fix_source(source, codes=CODES)
+    problems = []
+    try:
+        libcst.parse_module(fixed)
+    except libcst.ParserSyntaxError as error:
+        return [f"fixed output does not parse: {str(error).splitlines()[0]}"]
+    relinted = lint_source(fixed, codes=CODES, honor_noqa=True)
+    if set(relinted) != set(remaining):
+        problems.append(f"fix_source reports {remaining} but a re-lint finds {relinted}")
+    still_fixable = [(f.line, f.code) for f in relinted if f.fixable]
+    if still_fixable:
+        problems.append(f"fixable findings survive the fix: {still_fixable}")
+    unfixable_before = Counter(f.code for f in lint_source(source, codes=CODES, honor_noqa=True)
+                               if not f.fixable)
+    if Counter(f.code for f in relinted) != unfixable_before:
+        problems.append(f"unfixable findings changed: {unfixable_before} -> "
+                        f"{Counter(f.code for f in relinted)}")
+    outside = changed_original_lines(source, fixed) - allowed_lines(source, fixable)
+    if outside:
+        problems.append(f"fix changed lines outside the reported spans: {sorted(outside)}")
+    if fix_source(fixed, codes=CODES)[0] != fixed:
+        problems.append("fix is not idempotent")
+    return problems
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_fix_on_real_files(version):
+    fixed_files = 0
+    problems = {}
+    for relpath, source in scoped_sources(version).items():
+        if not any(f.fixable for f in scoped_findings(version)[relpath]):
+            continue
+        fixed_files += 1
+        problems[relpath] = fix_problems(source)
+    problems = {path: found for path, found in problems.items() if found}
+    assert not problems, f"sglang {version}: {problems}"
+    assert fixed_files, f"sglang {version}: no fixable finding to exercise --fix on"
+
+
+# --- whole tree of the newest release ----------------------------------------------------------
+
+
+def test_whole_newest_tree_never_crashes():
+    tree = sglang_wheels.source_tree(NEWEST)
+    files = sglang_wheels.python_files(tree)
+    assert len(files) > 1000
+    bad = []
+    for path in files:
+        source = read_python(path)
+        line_count = source.count("\n") + 1
+        for finding in lint_source(source, codes=CODES):
+            if finding.code not in CODES or not 1 <= finding.line <= line_count:
+                bad.append((path.relative_to(tree).as_posix(), finding))
+    assert not bad, f"malformed findings: {bad[:5]}"
