@@ -20,59 +20,58 @@ TOOL_NAME = "poolguard"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 # KVP900 is reported by the engine itself, not by a rule module.
-PARSE_ERROR_DOC = (
-    "KVP900",
-    "the file could not be parsed or decoded, so no KVP rule checked it",
+PARSE_ERROR_DOC_TEXT = (
+    "The file could not be parsed or decoded, so no KVP rule checked it.\n\n"
     "poolguard reports a file that libcst cannot parse (a syntax error, or bytes that are not\n"
-    "valid in the file's declared encoding) as one KVP900 finding on its first line instead of\n"
-    "failing the run. Fix the syntax error; the other rules then check the file again.",
+    "valid in the file's declared encoding) as one KVP900 finding instead of failing the run.\n"
+    "Fix the syntax error; the other rules then check the file again."
 )
 
 
 @dataclass(frozen=True)
 class RuleDoc:
-    """Documentation of one code, taken from its rule module."""
+    """Documentation of one code, taken from its rule class."""
 
     code: str
-    message: str
+    name: str
+    summary: str
     doc: str
     valid: tuple = ()
-    invalid: tuple = ()  # (source, expected fix or None) pairs
+    invalid: tuple = ()  # (source, fixed source or None) pairs
+
+
+PARSE_ERROR_DOC = RuleDoc("KVP900", "parse-error", PARSE_ERROR_DOC_TEXT.splitlines()[0],
+                          PARSE_ERROR_DOC_TEXT)
 
 
 def _example_pair(example) -> tuple:
-    """Normalise an INVALID example (a string, a pair, or an object with code/expected fields)."""
+    """``(source, fixed or None)`` of a rule example (a ``Valid``/``Invalid`` or a plain string)."""
     if isinstance(example, str):
         return example, None
-    if isinstance(example, (tuple, list)):
-        return str(example[0]), example[1] if len(example) > 1 else None
-    source = getattr(example, "code", None) or getattr(example, "source", None) or str(example)
-    fixed = None
-    for name in ("expected_replacement", "fixed", "expected", "output"):
-        fixed = getattr(example, name, None) or fixed
-    return source, fixed
+    return str(getattr(example, "code", example)), getattr(example, "fixed", None)
+
+
+def _doc_of(rule) -> RuleDoc:
+    doc = inspect.cleandoc(rule.__doc__ or "")
+    summary = doc.splitlines()[0] if doc else rule.CODE
+    return RuleDoc(
+        code=rule.CODE,
+        name=getattr(rule, "NAME", rule.CODE),
+        summary=summary,
+        doc=doc,
+        valid=tuple(_example_pair(e)[0] for e in getattr(rule, "VALID", ())),
+        invalid=tuple(_example_pair(e) for e in getattr(rule, "INVALID", ())),
+    )
 
 
 def rule_docs() -> list:
     """One ``RuleDoc`` per known code, in code order, from ``lint_rules.rules.RULES``."""
     from lint_rules.rules import RULES
 
-    docs = []
-    for rule in RULES:
-        docs.append(RuleDoc(
-            code=rule.CODE,
-            message=getattr(rule, "MESSAGE", ""),
-            doc=inspect.cleandoc(rule.__doc__ or ""),
-            valid=tuple(_example_pair(e)[0] for e in getattr(rule, "VALID", ())),
-            invalid=tuple(_example_pair(e) for e in getattr(rule, "INVALID", ())),
-        ))
-    if not any(d.code == PARSE_ERROR_DOC[0] for d in docs):
-        docs.append(RuleDoc(*PARSE_ERROR_DOC))
+    docs = [_doc_of(rule) for rule in RULES]
+    if not any(d.code == PARSE_ERROR_DOC.code for d in docs):
+        docs.append(PARSE_ERROR_DOC)
     return sorted(docs, key=lambda d: d.code)
-
-
-def _summary(doc: RuleDoc) -> str:
-    return doc.message.split(";")[0].strip() or doc.doc.split("\n")[0]
 
 
 # ---------------------------------------------------------------- text / json / github
@@ -126,11 +125,11 @@ def _artifact_location(path: str, root: Path) -> dict:
 
 
 def _sarif_rule(doc: RuleDoc) -> dict:
-    full = doc.doc or doc.message
+    full = doc.doc
     return {
         "id": doc.code,
-        "name": doc.code,
-        "shortDescription": {"text": _summary(doc)},
+        "name": doc.name,
+        "shortDescription": {"text": doc.summary},
         "fullDescription": {"text": full},
         "help": {"text": f"{full}\n\nSee `poolguard explain {doc.code}`."},
         "defaultConfiguration": {"level": "error"},
@@ -187,11 +186,9 @@ def render(findings: list, fmt: str, *, version: str = "0") -> str:
 
 def render_explain(doc: RuleDoc) -> str:
     """A rule's documentation with its examples, for ``poolguard explain``."""
-    out = [f"{doc.code}: {_summary(doc)}", ""]
+    out = [f"{doc.code} ({doc.name})", ""]
     if doc.doc:
         out += [doc.doc, ""]
-    if doc.message and doc.message not in doc.doc:
-        out += ["Message:", f"    {doc.code} {doc.message}", ""]
     for number, source in enumerate(doc.valid, 1):
         out += [f"Valid example {number} (no finding):", _indent(source), ""]
     for number, (source, fixed) in enumerate(doc.invalid, 1):

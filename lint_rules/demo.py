@@ -1,0 +1,91 @@
+"""``poolguard demo``: the whole story on an embedded example, in three short steps.
+
+1. lint the bundled pre-fix TRTLLM MHA backend (the shape of upstream issue #26957),
+2. show the diff of the safe autofixes and what still needs a human,
+3. if SGLang imports, replay the FROZEN_KV pool swap on real SGLang pools on the CPU with the
+   runtime guard on (``runtime_guard.demo.replay_frozen_kv_swap``) and show it catching it.
+
+Findings are the expected outcome here, so the demo exits 0 when every step ran as intended.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import sys
+from importlib import resources
+
+EXAMPLE = "trtllm_backend_prefix.py"
+REPLAY_MODULE, REPLAY_FUNCTION = "runtime_guard.demo", "replay_frozen_kv_swap"
+
+
+def example_source() -> str:
+    """The bundled pre-fix backend, shipped as package data."""
+    return resources.files("lint_rules").joinpath("examples", EXAMPLE).read_text("utf-8")
+
+
+def _header(out, title: str) -> None:
+    out.write(f"\n== {title} ==\n\n")
+
+
+def lint_step(out, source: str) -> list:
+    from lint_rules.engine import DEFAULT_CODES, lint_source
+    from lint_rules.output import render_text
+
+    _header(out, f"1. poolguard lint {EXAMPLE}")
+    findings = lint_source(source, codes=DEFAULT_CODES, honor_noqa=True)
+    out.write(render_text([(EXAMPLE, f) for f in findings]) or "(no findings)\n")
+    fixable = sum(f.fixable for f in findings)
+    out.write(f"\n{len(findings)} findings, {fixable} fixable ([*]).\n")
+    return findings
+
+
+def fix_step(out, source: str) -> list:
+    from lint_rules.engine import DEFAULT_CODES, fix_source
+    from lint_rules.output import render_text
+
+    _header(out, f"2. poolguard lint --diff {EXAMPLE}")
+    fixed, remaining = fix_source(source, codes=DEFAULT_CODES, honor_noqa=True)
+    diff = difflib.unified_diff(
+        source.splitlines(keepends=True), fixed.splitlines(keepends=True),
+        fromfile=f"a/{EXAMPLE}", tofile=f"b/{EXAMPLE}",
+    )
+    out.write("".join(diff) or "(nothing to fix automatically)\n")
+    if remaining:
+        out.write("\nLeft for a human after --fix (each message names the fix):\n")
+        out.write(render_text([(EXAMPLE, f) for f in remaining]))
+    return remaining
+
+
+def replay_step(out) -> bool:
+    """Run the runtime replay if SGLang and the replay exist; False only if it broke."""
+    _header(out, "3. runtime guard: FROZEN_KV MTP pool swap on real SGLang pools (CPU)")
+    if importlib.util.find_spec(REPLAY_MODULE) is None:
+        out.write("runtime replay unavailable: runtime_guard.demo is not installed.\n")
+        return True
+    module = importlib.import_module(REPLAY_MODULE)
+    replay = getattr(module, REPLAY_FUNCTION, None)
+    if replay is None:
+        out.write(f"runtime replay unavailable: {REPLAY_MODULE}.{REPLAY_FUNCTION} is missing.\n")
+        return True
+    try:
+        report = replay()
+    except ImportError as exc:
+        out.write(f"runtime replay skipped: SGLang is not importable here ({exc}).\n")
+        return True
+    except Exception as exc:  # the replay is the last step: report it, do not hide it
+        out.write(f"runtime replay failed unexpectedly: {type(exc).__name__}: {exc}\n")
+        return False
+    if isinstance(report, str) and report:
+        out.write(report if report.endswith("\n") else report + "\n")
+    return True
+
+
+def run_demo(out=None) -> int:
+    out = out or sys.stdout
+    source = example_source()
+    lint_step(out, source)
+    fix_step(out, source)
+    ok = replay_step(out)
+    out.flush()
+    return 0 if ok else 1

@@ -1,0 +1,114 @@
+"""The renderers on engine ``Finding`` lists: text, json, SARIF 2.1.0 essentials, GitHub syntax."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lint_rules.engine import ALL_CODES, Finding
+from lint_rules.output import (
+    render_explain, render_github, render_json, render_sarif, render_text, rule_docs,
+)
+
+FINDINGS = [
+    ("pkg/backend.py", Finding(12, 8, "KVP003", "gate on a flag; read the pool", True)),
+    ("pkg/backend.py", Finding(3, 0, "KVP001", "caches pool state in __init__", False)),
+    ("odd dir/x%y.py", Finding(1, 0, "KVP900", "cannot parse: line 1\r\n50%, a:b", False)),
+]
+GITHUB_LINE = re.compile(
+    r"^::error file=(?P<file>[^,:]*),line=(?P<line>\d+),col=(?P<col>\d+),"
+    r"title=(?P<title>[^,:]*)::(?P<message>[^\r\n]*)$"
+)
+
+
+def test_text_is_flake8_shaped_with_one_based_columns_and_fix_mark():
+    lines = render_text(FINDINGS).splitlines()
+    assert lines[0] == "pkg/backend.py:12:9: KVP003 [*] gate on a flag; read the pool"
+    assert lines[1] == "pkg/backend.py:3:1: KVP001 caches pool state in __init__"
+    assert render_text([]) == ""
+
+
+def test_json_rows_keep_every_field():
+    rows = json.loads(render_json(FINDINGS))
+    assert rows[0] == {"path": "pkg/backend.py", "line": 12, "column": 9, "code": "KVP003",
+                       "message": "gate on a flag; read the pool", "fixable": True}
+    assert [r["code"] for r in rows] == ["KVP003", "KVP001", "KVP900"]
+    assert json.loads(render_json([])) == []
+
+
+def test_github_annotations_follow_workflow_command_syntax_and_escaping():
+    lines = render_github(FINDINGS).splitlines()
+    assert len(lines) == 3  # an embedded CR/LF must not split an annotation
+    parsed = [GITHUB_LINE.match(line) for line in lines]
+    assert all(parsed), lines
+    first = parsed[0].groupdict()
+    assert first == {"file": "pkg/backend.py", "line": "12", "col": "9", "title": "KVP003",
+                     "message": "KVP003 gate on a flag; read the pool"}
+    odd = parsed[2].groupdict()
+    assert odd["file"] == "odd dir/x%25y.py"
+    assert odd["message"] == "KVP900 cannot parse: line 1%0D%0A50%25, a:b"
+
+
+def check_sarif(log: dict) -> None:
+    """The SARIF 2.1.0 essentials code-scanning upload relies on."""
+    assert log["version"] == "2.1.0"
+    assert log["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "poolguard" and driver["version"]
+    ids = [rule["id"] for rule in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    for rule in driver["rules"]:
+        for key in ("shortDescription", "fullDescription", "help"):
+            assert rule[key]["text"].strip()
+    for result in run["results"]:
+        assert result["level"] in {"error", "warning", "note", "none"}
+        assert result["message"]["text"]
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        (location,) = result["locations"]
+        artifact = location["physicalLocation"]["artifactLocation"]
+        region = location["physicalLocation"]["region"]
+        assert "\\" not in artifact["uri"] and not artifact["uri"].startswith("/")
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+
+def test_sarif_has_rule_metadata_and_relative_locations(tmp_path):
+    log = json.loads(render_sarif(FINDINGS, version="1.2.3", root=Path("pkg").resolve().parent))
+    check_sarif(log)
+    rule_ids = {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert set(ALL_CODES) <= rule_ids  # every public code is documented, KVP900 included
+    first = log["runs"][0]["results"][0]
+    assert first["ruleId"] == "KVP003"
+    assert first["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "pkg/backend.py", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 12, "startColumn": 9},
+    }
+    odd = log["runs"][0]["results"][2]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert odd["uri"] == "odd%20dir/x%25y.py"  # a URI, so percent-encoded
+
+
+def test_sarif_path_outside_root_becomes_absolute_file_uri(tmp_path):
+    outside = ("/elsewhere/x.py", Finding(1, 0, "KVP001", "m", False))
+    log = json.loads(render_sarif([outside], root=tmp_path))
+    artifact = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert artifact["artifactLocation"] == {"uri": "file:///elsewhere/x.py"}
+
+
+def test_rule_docs_cover_every_code_from_the_registry():
+    docs = rule_docs()
+    assert [d.code for d in docs] == sorted(ALL_CODES)
+    for doc in docs:
+        assert doc.doc.strip(), doc.code
+
+
+@pytest.mark.parametrize("doc", rule_docs(), ids=lambda d: d.code)
+def test_explain_text_shows_documentation_and_examples(doc):
+    text = render_explain(doc)
+    assert text.startswith(f"{doc.code} ({doc.name})")
+    assert doc.summary in text
+    for source in doc.valid:
+        assert source.strip().splitlines()[0].strip() in text
+    for source, _ in doc.invalid:
+        assert source.strip().splitlines()[0].strip() in text
