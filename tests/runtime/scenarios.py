@@ -1,0 +1,207 @@
+"""Real SGLang objects on the CPU for the runtime-guard tests and benchmarks.
+
+Pools, allocators, ``RadixAttention`` layers, ``ForwardBatch``, ``TRTLLMMHAMetadata`` and the
+trtllm backend classes are SGLang's own. Only two things are ours: the ``model_runner``
+handed to backend constructors is a ``SimpleNamespace`` carrying the attributes they read
+(a real ``ModelRunner`` loads a model), and backends are constructed by running the real
+``__init__`` until it needs the GPU runtime (see ``construct_backend``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import SimpleNamespace
+
+import torch
+
+from runtime_guard.sglang_cpu import import_sglang_for_cpu
+
+PAGE = 4
+SIZE, SIZE_SWA = 64, 32  # tokens; the buffers hold one extra page (SGLang's padding page)
+SWA_LAYERS, FULL_LAYERS = [0, 2], [1, 3]
+DTYPE = torch.bfloat16
+
+_sg = None
+
+
+def sglang():
+    """The SGLang namespace from ``import_sglang_for_cpu`` (imported once per process)."""
+    global _sg
+    if _sg is None:
+        _sg = import_sglang_for_cpu()
+    return _sg
+
+
+def _accepts(fn, name: str) -> bool:
+    return name in inspect.signature(fn).parameters
+
+
+def swa_pool(size: int = SIZE, size_swa: int = SIZE_SWA, page: int = PAGE, device: str = "cpu"):
+    """A hybrid model's real ``SWAKVPool`` (layers 0, 2 sliding-window; 1, 3 full)."""
+    cls = sglang().SWAKVPool
+    kwargs = dict(
+        size=size, size_swa=size_swa, page_size=page, dtype=DTYPE, head_num=1, head_dim=8,
+        swa_attention_layer_ids=SWA_LAYERS, full_attention_layer_ids=FULL_LAYERS, device=device,
+    )
+    if _accepts(cls.__init__, "enable_kvcache_transpose"):  # SGLang 0.5.12
+        kwargs["enable_kvcache_transpose"] = False
+    return cls(**kwargs)
+
+
+def swa_allocator(pool, size: int = SIZE, size_swa: int = SIZE_SWA, page: int = PAGE):
+    """The real ``SWATokenToKVPoolAllocator`` over ``pool`` (registers its full->SWA map)."""
+    device = pool.device if isinstance(pool.device, str) else str(pool.device)
+    return sglang().SWATokenToKVPoolAllocator(size, size_swa, page, DTYPE, device, pool, False)
+
+
+def mha_pool(layer_num: int = 4, size: int = SIZE, page: int = PAGE):
+    """A real non-SWA ``MHATokenToKVPool`` (a plain model's pool, or a draft's own pool)."""
+    from sglang.srt.mem_cache.memory_pool import MHATokenToKVPool
+
+    return MHATokenToKVPool(size, page, DTYPE, 1, 8, layer_num, "cpu", False)
+
+
+def token_allocator(pool, size: int = SIZE, page: int = PAGE):
+    """The real allocator SGLang pairs with a non-SWA pool."""
+    from sglang.srt.mem_cache import allocator as allocator_module
+
+    cls = allocator_module.PagedTokenToKVPoolAllocator
+    if _accepts(cls.__init__, "need_sort"):
+        return cls(size, page, DTYPE, "cpu", pool, False)
+    return cls(size, page, DTYPE, "cpu", pool)
+
+
+def algorithm(name: str):
+    """A member of SGLang's real ``SpeculativeAlgorithm`` enum (``NONE``, ``EAGLE``, ...)."""
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    return SpeculativeAlgorithm[name]
+
+
+def runner(pool, allocator, *, draft: bool = False, spec: str = "NONE"):
+    """The attributes of a ``ModelRunner`` that backend constructors and resolvers read."""
+    return SimpleNamespace(
+        token_to_kv_pool=pool,
+        token_to_kv_pool_allocator=allocator,
+        is_draft_worker=draft,
+        spec_algorithm=algorithm(spec),
+        req_to_token_pool=SimpleNamespace(
+            size=8, req_to_token=torch.zeros(8, SIZE, dtype=torch.int32)
+        ),
+        kv_index_translator=None,
+        device="cpu",
+        page_size=PAGE,
+    )
+
+
+def construct_backend(cls, model_runner):
+    """Build ``cls`` from ``model_runner`` as far as a CPU allows.
+
+    The real ``__init__`` runs until it first needs the GPU runtime: on SGLang 0.5.23 that is
+    after the FlashInfer base has set ``token_to_kv_pool``, resolved ``_swa_kv_pool`` (through
+    ``cls._resolve_swa_kv_pool``) and set ``use_sliding_window_kv_pool``, at its
+    ``get_exec()`` runtime-context read; on 0.5.12 it is at the base's first
+    ``model_runner.server_args`` read, before any SWA state. Left out in both: the FlashInfer
+    wrappers and workspace, and the TRTLLM-specific rest of ``__init__``. Where the SWA state
+    was not reached, ``cls``'s own resolver is run; then the attributes the launch path's
+    helpers read (``page_size``, ``forward_metadata``) are set.
+    """
+    from runtime_guard.hooks import record_role
+
+    backend = cls.__new__(cls)
+    try:
+        cls.__init__(backend, model_runner)
+    except (AttributeError, ValueError, NameError, TypeError) as err:
+        backend._cpu_init_stopped_at = repr(err)
+    if "_swa_kv_pool" not in vars(backend):
+        backend._swa_kv_pool = cls._resolve_swa_kv_pool(model_runner)
+        backend.use_sliding_window_kv_pool = backend._swa_kv_pool is not None
+    backend.page_size = model_runner.page_size
+    backend.forward_metadata = None
+    record_role(backend, model_runner)
+    return backend
+
+
+def backend_reads_own_pool() -> bool:
+    """SGLang >= 0.5.13 backends read ``self.token_to_kv_pool``; 0.5.12 the forward batch's."""
+    params = inspect.signature(sglang().frozen_kv_target_view).parameters
+    return "draft_attn_backend" in params
+
+
+def layer(layer_id: int):
+    """A real ``RadixAttention`` layer object for ``layer_id``."""
+    from sglang.srt.layers.radix_attention import RadixAttention
+
+    return RadixAttention(num_heads=2, head_dim=8, scaling=1.0, num_kv_heads=1, layer_id=layer_id)
+
+
+def decode_batch(pool, seq_lens):
+    """A real decode ``ForwardBatch`` over ``pool``."""
+    from sglang.srt.model_executor.forward_batch_info import ForwardBatch, ForwardMode
+
+    seq = torch.tensor(seq_lens, dtype=torch.int64)
+    batch = ForwardBatch(
+        forward_mode=ForwardMode.DECODE,
+        batch_size=len(seq_lens),
+        input_ids=torch.zeros(len(seq_lens), dtype=torch.int64),
+        req_pool_indices=torch.arange(len(seq_lens)),
+        seq_lens=seq,
+        out_cache_loc=torch.zeros(len(seq_lens), dtype=torch.int64),
+        seq_lens_sum=int(seq.sum()),
+    )
+    batch.token_to_kv_pool = pool
+    return batch
+
+
+def contiguous_page_table(seq_lens, width: int, first_page: int = 1):
+    """Request ``r`` holds consecutive pages after request ``r - 1``; padding stays 0."""
+    table = torch.zeros(len(seq_lens), width, dtype=torch.int32)
+    page = first_page
+    for row, length in enumerate(seq_lens):
+        used = -(-length // PAGE)
+        table[row, :used] = torch.arange(page, page + used, dtype=torch.int32)
+        page += used
+    return table
+
+
+def metadata(backend, seq_lens, page_table, swa_page_table=None):
+    """A real ``TRTLLMMHAMetadata`` as the backend's ``init_forward_metadata`` would set it."""
+    meta = sglang().trtllm_mha_backend.TRTLLMMHAMetadata()
+    meta.cache_seqlens_int32 = torch.tensor(seq_lens, dtype=torch.int32)
+    meta.page_table = page_table
+    meta.swa_page_table = swa_page_table
+    backend.forward_metadata = meta
+    return meta
+
+
+def frozen_kv_view(batch, target_pool, draft_backend):
+    """SGLang's own ``frozen_kv_target_view`` for this version's signature."""
+    from sglang.srt.speculative.frozen_kv_mtp_info import FrozenKVMTPContext
+
+    context = FrozenKVMTPContext(target_token_to_kv_pool=target_pool, physical_layer_ids={0: 0})
+    view = sglang().frozen_kv_target_view
+    if backend_reads_own_pool():
+        return view(batch, context, draft_backend)
+    return view(batch, context)
+
+
+def pre_fix_backend_class():
+    """The upstream backend with its SWA state resolved the pre-fix way: from the pool active
+    at construction, as SGLang's trtllm backend did before PR #26966 (the original bug)."""
+    upstream = sglang().TRTLLMHAAttnBackend
+
+    class PreFixTRTLLMHAAttnBackend(upstream):
+        @staticmethod
+        def _resolve_swa_kv_pool(model_runner):
+            pool = model_runner.token_to_kv_pool
+            return pool if isinstance(pool, sglang().SWAKVPool) else None
+
+    return PreFixTRTLLMHAAttnBackend
+
+
+def fixed_backend_module():
+    """``runtime_guard.fixed_backend``, imported after SGLang's CPU-safe import."""
+    sglang()
+    from runtime_guard import fixed_backend
+
+    return fixed_backend
