@@ -1,0 +1,70 @@
+"""flake8 adapter: runs the engine on each file and leaves noqa, select/ignore and config to flake8.
+
+Registered as ``KVP = lint_rules.flake8_plugin:PoolGuardChecker`` (group ``flake8.extension``).
+Options are read once per run (``parse_options``), not once per file. KVP004 is opt-in through
+``extend_default_ignore``; every code is always computed and flake8 filters them.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Sequence, Tuple
+
+from lint_rules.engine import ALL_CODES, lint_source
+from lint_rules.options import Options
+
+try:
+    from importlib.metadata import version as _dist_version
+
+    _VERSION = _dist_version("sglang-poolguard")
+except Exception:  # running from a source tree without the distribution installed
+    _VERSION = "0"
+
+
+class PoolGuardChecker:
+    """flake8 checker: yields ``(line, col0, "KVP00x message", type)`` per finding."""
+
+    name = "sglang-poolguard"
+    version = _VERSION
+    options: Options = Options()
+
+    def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option(
+            "--kvp-backend-bases",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="extra base-class names that make a class an attention backend (KVP rules)",
+        )
+        manager.add_option(
+            "--kvp-swa-flags",
+            default="",
+            parse_from_config=True,
+            comma_separated_list=True,
+            help="extra boolean SWA flag attribute names for KVP003",
+        )
+        manager.add_option(
+            "--kvp-pool-attr",
+            default=Options.pool_attr,
+            parse_from_config=True,
+            help="the resolved SWA pool attribute the KVP fixes test (default: %(default)s)",
+        )
+        manager.extend_default_ignore(["KVP004"])
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.options = Options(
+            backend_bases=Options.parse_list(getattr(options, "kvp_backend_bases", ())),
+            swa_flags=Options.parse_list(getattr(options, "kvp_swa_flags", ())),
+            pool_attr=(getattr(options, "kvp_pool_attr", "") or Options.pool_attr).strip(),
+        )
+
+    def run(self) -> Iterator[Tuple[int, int, str, type]]:
+        source = "".join(self.lines)
+        for finding in lint_source(source, codes=ALL_CODES, options=self.options):
+            yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
