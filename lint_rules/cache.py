@@ -24,6 +24,7 @@ import lint_rules
 
 FORMAT_VERSION = 1
 RACY_WINDOW_NS = 2_000_000_000  # 2 s covers FAT's and HFS+'s coarse mtimes
+KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
 
 
 def digest_bytes(data: bytes) -> str:
@@ -141,5 +142,12 @@ class ResultCache:
             except BaseException:
                 os.unlink(tmp)
                 raise
+            self._prune()
         except OSError:
             pass
+
+    def _prune(self) -> None:
+        """Drop all but the most recently written cache files (each edit of a rule makes one)."""
+        others = sorted(self.path.parent.glob("lint-*.json"), key=lambda p: p.stat().st_mtime)
+        for stale in others[:-KEEP_FILES]:
+            stale.unlink()

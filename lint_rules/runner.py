@@ -1,9 +1,10 @@
 """Run the lint engine over files for the CLI: discovery, cache, process pool, fixes, diffs.
 
-The main process walks the paths, answers what it can from the cache and hands the rest to
-a process pool in size-balanced chunks (one task per chunk, not per file, so the pickling and
-scheduling overhead stays small on trees of thousands of files). Workers read, decode, lint
-or fix, and return plain tuples.
+The main process walks the paths, answers what it can from the cache (stat, then content
+digest), reads and decodes the rest and applies the engine's text pre-filter, so only files
+that can match are parsed. Those go to a process pool largest first, one file per task; the
+workers only analyse text and return findings (and fixed text), and the main process writes
+fixes atomically and updates the cache once at the end.
 """
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from typing import Iterable, Optional
 from lint_rules.cache import ResultCache, digest_bytes
 from lint_rules.config import RunConfig
 
-PARALLEL_THRESHOLD = 64  # below this many files to lint, worker start-up costs more than it saves
-CHUNKS_PER_WORKER = 4
+PARALLEL_THRESHOLD = 8  # fewer files to parse than this: worker start-up costs more than it saves
 
 
 @dataclass
@@ -91,7 +91,7 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
                 found.append((entry.path, st.st_mtime_ns, st.st_size))
 
 
-# ---------------------------------------------------------------- per-file work (workers)
+# ---------------------------------------------------------------- reading (main process)
 
 def _decode(data: bytes) -> tuple[str, str]:
     """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
@@ -106,6 +106,60 @@ def _undecodable(exc: Exception):
     message = f"cannot decode the file, so it was not checked: {reason}"
     return Finding(1, 0, "KVP900", message, False)
 
+
+@dataclass
+class _Job:
+    """One file that must be parsed: its text travels to the worker, so both see one content."""
+
+    path: str
+    mtime_ns: int
+    size: int
+    codes: frozenset
+    digest: str = ""
+    text: str = ""
+    encoding: str = "utf-8"
+
+
+# ---------------------------------------------------------------- analysis (workers)
+
+def analyse(mode: str, options, job: _Job) -> tuple:
+    """``(findings, new_text)`` for one file; ``new_text`` is None in lint mode."""
+    from lint_rules.engine import fix_source, lint_source
+
+    if mode == "lint":
+        return lint_source(job.text, codes=job.codes, options=options, honor_noqa=True), None
+    new_text, remaining = fix_source(job.text, codes=job.codes, options=options, honor_noqa=True)
+    return remaining, new_text
+
+
+def _analyse_all(mode: str, options, jobs_list: list, jobs: Optional[int]) -> list:
+    """Run ``analyse`` over the parse-worthy files, largest first, inline or in a pool."""
+    if jobs is None:
+        jobs = default_jobs() if len(jobs_list) >= PARALLEL_THRESHOLD else 1
+    jobs = min(jobs, len(jobs_list))
+    if jobs <= 1:
+        return [analyse(mode, options, job) for job in jobs_list]
+    # largest first with one file per task: the few big backends set the wall time, and
+    # dynamic hand-out keeps both workers busy until the end (longest-processing-time order)
+    order = sorted(range(len(jobs_list)), key=lambda i: -len(jobs_list[i].text))
+    outputs: list = [None] * len(jobs_list)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context()) as pool:
+        futures = {pool.submit(analyse, mode, options, jobs_list[i]): i for i in order}
+        for future, index in futures.items():
+            outputs[index] = future.result()
+    return outputs
+
+
+def _mp_context():
+    """fork where it is safe (Linux): workers inherit the already imported libcst for free."""
+    import multiprocessing
+
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+# ---------------------------------------------------------------- writing fixes
 
 def _write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` in one rename so an interrupted fix never leaves half a file."""
@@ -123,43 +177,6 @@ def _write_atomically(path: str, data: bytes) -> None:
         raise
 
 
-def process_file(path: str, codes, options, mode: str, known_digest: Optional[str]) -> tuple:
-    """Lint (``mode='lint'``), fix in place (``'fix'``) or diff (``'diff'``) one file.
-
-    Returns ``(status, digest, findings, diff, cacheable)``; status is ``"same"`` when the
-    content digest equals ``known_digest`` (the caller then reuses its cached findings),
-    ``"error:<msg>"`` for an I/O failure, else ``"ok"``.
-    """
-    from lint_rules.engine import fix_source, lint_source
-
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return f"error:{path}: {exc.strerror or exc}", None, [], "", False
-    digest = digest_bytes(data)
-    if digest == known_digest:
-        return "same", digest, [], "", False
-    try:
-        text, encoding = _decode(data)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-        return "ok", digest, [_undecodable(exc)], "", True
-    if mode == "lint":
-        findings = lint_source(text, codes=codes, options=options, honor_noqa=True)
-        return "ok", digest, findings, "", True
-    new_text, remaining = fix_source(text, codes=codes, options=options, honor_noqa=True)
-    if new_text == text:
-        return "ok", digest, remaining, "", True
-    if mode == "diff":
-        return "ok", digest, remaining, _unified_diff(path, text, new_text), False
-    new_data = new_text.encode(encoding)
-    try:
-        _write_atomically(path, new_data)
-    except OSError as exc:
-        return f"error:{path}: cannot write fix: {exc.strerror or exc}", None, [], "", False
-    return "fixed", digest_bytes(new_data), remaining, "", True
-
-
 def _unified_diff(path: str, old: str, new: str) -> str:
     shown = path.replace(os.sep, "/")
     lines = difflib.unified_diff(
@@ -168,11 +185,6 @@ def _unified_diff(path: str, old: str, new: str) -> str:
     )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
                    for line in lines)
-
-
-def _work_chunk(mode: str, options, items: list) -> list:
-    """Worker entry: ``items`` is ``[(path, codes, known_digest)]``; one result tuple each."""
-    return [process_file(path, codes, options, mode, digest) for path, codes, digest in items]
 
 
 # ---------------------------------------------------------------- orchestration
@@ -184,91 +196,104 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[int] = None,
-        cache: Optional[ResultCache] = None) -> RunResult:
-    """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``."""
-    from lint_rules.engine import Finding
+class _Run:
+    """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
-    cache = cache or ResultCache.disabled()
-    files, errors = discover(paths, config)
-    results: dict = {}
-    pending = []  # (path, mtime_ns, size, codes)
-    for path, mtime_ns, size in files:
-        abspath = os.path.abspath(path)
-        cached = cache.by_stat(abspath, mtime_ns, size)
-        if cached is not None and (mode == "lint" or not any(f[4] for f in cached)):
-            results[path] = FileResult(path, [Finding(*f) for f in cached])
-        else:
-            pending.append((path, mtime_ns, size, config.codes_for(abspath)))
+    def __init__(self, config: RunConfig, mode: str, cache: ResultCache) -> None:
+        from lint_rules.engine import Finding, may_match
 
-    items = [(p, codes, _reusable_digest(cache, p, mode)) for p, _, _, codes in pending]
-    outputs = _execute(mode, config.options, items, [size for _, _, size, _ in pending], jobs)
-    for (path, mtime_ns, size, _), output in zip(pending, outputs):
-        results[path] = _collect(path, mtime_ns, size, mode, output, cache, errors)
-    cache.save()
-    ordered = [results[path] for path, _, _ in files]
-    return RunResult(files=ordered, errors=errors)
+        self.config, self.mode, self.cache = config, mode, cache
+        self.finding, self.may_match = Finding, may_match
+        self.results: dict = {}
+        self.errors: list = []
 
+    def _reusable(self, cached: Optional[list]) -> bool:
+        """Cached findings answer a lint; a fix/diff only when none of them is fixable."""
+        return cached is not None and (self.mode == "lint" or not any(f[4] for f in cached))
 
-def _reusable_digest(cache: ResultCache, path: str, mode: str) -> Optional[str]:
-    """The digest a worker may match to skip work: in fix/diff mode only if nothing is fixable."""
-    abspath = os.path.abspath(path)
-    cached = cache.findings_of(abspath)
-    if cached is None or (mode != "lint" and any(f[4] for f in cached)):
+    def _done(self, path: str, findings: list, **extra) -> None:
+        self.results[path] = FileResult(path, [self.finding(*f) for f in findings], **extra)
+
+    def triage(self, files: list) -> list:
+        """Answer from the cache or the pre-filter where possible; return files to parse."""
+        jobs = []
+        for path, mtime_ns, size in files:
+            key = os.path.abspath(path)
+            cached = self.cache.by_stat(key, mtime_ns, size)
+            if self._reusable(cached):
+                self._done(path, cached)
+                continue
+            job = self._read(path, mtime_ns, size, key)
+            if job is not None:
+                jobs.append(job)
+        return jobs
+
+    def _read(self, path: str, mtime_ns: int, size: int, key: str) -> Optional[_Job]:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            self.errors.append(f"{path}: {exc.strerror or exc}")
+            self.results[path] = FileResult(path, error=self.errors[-1])
+            return None
+        digest = digest_bytes(data)
+        cached = self.cache.findings_of(key)
+        if self.cache.digest_of(key) == digest and self._reusable(cached):
+            self._store(path, mtime_ns, size, digest, cached)
+            return None
+        try:
+            text, encoding = _decode(data)
+        except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+            return self._finish_plain(path, mtime_ns, size, digest, [_undecodable(exc)])
+        if not self.may_match(text):  # the engine would skip it too: no parse, no fix
+            return self._finish_plain(path, mtime_ns, size, digest, [])
+        return _Job(path, mtime_ns, size, self.config.codes_for(key), digest, text, encoding)
+
+    def _finish_plain(self, path, mtime_ns, size, digest, findings) -> None:
+        rows = [_as_row(f) for f in findings]
+        self._store(path, mtime_ns, size, digest, rows)
         return None
-    return cache.digest_of(abspath)
 
+    def _store(self, path, mtime_ns, size, digest, rows) -> None:
+        self.cache.store(os.path.abspath(path), mtime_ns, size, digest, rows)
+        self._done(path, rows)
 
-def _collect(path, mtime_ns, size, mode, output, cache: ResultCache, errors: list) -> FileResult:
-    """Turn one worker tuple into a ``FileResult`` and keep the cache up to date."""
-    from lint_rules.engine import Finding
-
-    status, digest, findings, diff, cacheable = output
-    abspath = os.path.abspath(path)
-    if status.startswith("error:"):
-        errors.append(status[len("error:"):])
-        return FileResult(path, error=status[len("error:"):])
-    if status == "same":
-        cached = cache.findings_of(abspath)
-        cache.store(abspath, mtime_ns, size, digest, cached)
-        return FileResult(path, [Finding(*f) for f in cached])
-    if status == "fixed":
-        st = os.stat(path)
-        mtime_ns, size = st.st_mtime_ns, st.st_size
-    if cacheable:
-        cache.store(abspath, mtime_ns, size, digest, [_as_row(f) for f in findings])
-    return FileResult(path, list(findings), diff=diff, fixed=status == "fixed")
+    def complete(self, job: _Job, findings: list, new_text: Optional[str]) -> None:
+        """Record one analysed file: write the fix or keep the diff, and update the cache."""
+        rows = [_as_row(f) for f in findings]
+        if new_text is None or new_text == job.text:
+            self._store(job.path, job.mtime_ns, job.size, job.digest, rows)
+        elif self.mode == "diff":
+            self._done(job.path, rows, diff=_unified_diff(job.path, job.text, new_text))
+        else:
+            data = new_text.encode(job.encoding)
+            try:
+                _write_atomically(job.path, data)
+            except OSError as exc:
+                self.errors.append(f"{job.path}: cannot write the fix: {exc.strerror or exc}")
+                self.results[job.path] = FileResult(job.path, error=self.errors[-1])
+                return
+            st = os.stat(job.path)
+            self.cache.store(os.path.abspath(job.path), st.st_mtime_ns, st.st_size,
+                             digest_bytes(data), rows)
+            self._done(job.path, rows, fixed=True)
 
 
 def _as_row(finding) -> list:
     return [finding.line, finding.col, finding.code, finding.message, finding.fixable]
 
 
-def _execute(mode: str, options, items: list, sizes: list, jobs: Optional[int]) -> list:
-    """Run ``_work_chunk`` over ``items`` inline or in a process pool; keeps input order."""
-    if jobs is None:
-        jobs = default_jobs() if len(items) >= PARALLEL_THRESHOLD else 1
-    jobs = min(jobs, len(items))
-    if jobs <= 1:
-        return _work_chunk(mode, options, items)
-    # biggest files first, dealt round-robin, so every chunk carries a similar amount of work
-    order = sorted(range(len(items)), key=lambda i: -sizes[i])
-    n_chunks = min(len(items), jobs * CHUNKS_PER_WORKER)
-    chunks = [order[k::n_chunks] for k in range(n_chunks)]
-    outputs: list = [None] * len(items)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context()) as pool:
-        futures = [pool.submit(_work_chunk, mode, options, [items[i] for i in chunk])
-                   for chunk in chunks]
-        for chunk, future in zip(chunks, futures):
-            for index, output in zip(chunk, future.result()):
-                outputs[index] = output
-    return outputs
-
-
-def _mp_context():
-    """fork where it is safe (Linux): workers inherit the already imported libcst for free."""
-    import multiprocessing
-
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[int] = None,
+        cache: Optional[ResultCache] = None) -> RunResult:
+    """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``."""
+    cache = cache or ResultCache.disabled()
+    files, errors = discover(paths, config)
+    state = _Run(config, mode, cache)
+    state.errors.extend(errors)
+    parse_jobs = state.triage(files)
+    for job, (findings, new_text) in zip(
+        parse_jobs, _analyse_all(mode, config.options, parse_jobs, jobs)
+    ):
+        state.complete(job, findings, new_text)
+    cache.save()
+    return RunResult(files=[state.results[path] for path, _, _ in files], errors=state.errors)
