@@ -1,0 +1,21 @@
+"""Fixtures for the runtime-guard tests: hook configuration restored after every test."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def guard(monkeypatch):
+    """Configure the hooks' mode/action for one test; the previous state comes back after."""
+    from runtime_guard import hooks
+    from runtime_guard.config import GuardConfig
+
+    monkeypatch.setattr(hooks, "_config", hooks._config)
+    monkeypatch.setattr(hooks, "_logged_sites", set())
+
+    def configure(mode: str = "check", action: str = "raise"):
+        hooks.configure(GuardConfig(mode=mode, action=action))
+        return hooks
+
+    return configure

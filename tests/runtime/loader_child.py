@@ -1,0 +1,159 @@
+"""One plugin-loader scenario per process (run by test_guard_plugin.py).
+
+SGLang's ``load_plugins()`` patches classes for the life of a process, so each scenario runs
+here, in a fresh interpreter, and prints its observations as one JSON line on stdout.
+Usage: ``python loader_child.py SCENARIO`` with the SGLANG_POOLGUARD* variables set.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import traceback
+
+import scenarios as sc
+
+METHODS = (
+    "__init__", "forward_decode", "forward_extend", "init_forward_metadata",
+    "init_forward_metadata_out_graph", "init_forward_metadata_replay_cuda_graph",
+    "init_forward_metadata_capture_cuda_graph",
+)
+
+
+def _methods(cls) -> dict:
+    return {name: cls.__dict__[name] for name in METHODS if name in cls.__dict__}
+
+
+def _reload(sg) -> None:
+    """What a second ``load_plugins()`` call in a fresh loader state does."""
+    import sglang.srt.plugins as plugins
+
+    plugins._plugins_loaded = False
+    sg.load_plugins()
+
+
+def off(sg) -> dict:
+    """Unset, "0" and "off" in turn: classes and functions stay the very same objects."""
+    import os
+
+    module = sg.trtllm_mha_backend
+    classes = (module.TRTLLMHAAttnBackend, module.TRTLLMHAAttnMultiStepDraftBackend)
+    before = [_methods(cls) for cls in classes]
+    untouched = []
+    for value in (None, "0", "off"):
+        if value is not None:
+            os.environ["SGLANG_POOLGUARD"] = value
+        _reload(sg)
+        now = (module.TRTLLMHAAttnBackend, module.TRTLLMHAAttnMultiStepDraftBackend)
+        untouched.append(
+            all(a is b for a, b in zip(classes, now))
+            and all(
+                _methods(cls)[name] is fn
+                for cls, old in zip(classes, before)
+                for name, fn in old.items()
+            )
+        )
+    return {
+        "untouched": untouched,
+        "registered": sorted(sg.HookRegistry._hooks),
+        "hooks_imported": "runtime_guard.hooks" in sys.modules,
+    }
+
+
+def check(sg) -> dict:
+    upstream = sg.TRTLLMHAAttnBackend
+    before = _methods(upstream)
+    sg.load_plugins()
+    hooked = _methods(upstream)
+    first = dict(hooked)
+    _reload(sg)
+    twice = all(_methods(upstream)[n] is f for n, f in first.items())
+    sg.HookRegistry.reset()
+    _reload(sg)
+    after_reset = all(_methods(upstream)[n] is f for n, f in first.items())
+    return {
+        "wrapped": sorted(n for n, f in hooked.items() if f is not before[n]),
+        "wraps_original": all(f.__wrapped__ is before[n] for n, f in hooked.items()),
+        "idempotent": twice and after_reset,
+        "replay": _replay_bug(sg),
+    }
+
+
+def _replay_bug(sg) -> dict:
+    """The FROZEN_KV crash through the hooked class: the error and the untouched KV buffer."""
+    import torch
+
+    target = sc.swa_pool()
+    draft_pool = sc.mha_pool(layer_num=1)
+    runner = sc.runner(
+        draft_pool, sc.swa_allocator(target), draft=True, spec="FROZEN_KV_MTP"
+    )
+    backend = sc.construct_backend(sc.pre_fix_backend_class(), runner)
+    seq = [30, 29]
+    sc.metadata(backend, seq, sc.contiguous_page_table(seq, 9))
+    batch = sc.decode_batch(draft_pool, seq)
+    buffer = target.get_kv_buffer(0)[0]
+    before = buffer.clone()
+    q = torch.zeros(2, 16, dtype=sc.DTYPE)
+    k = torch.ones(2, 8, dtype=sc.DTYPE)
+    try:
+        with sc.frozen_kv_view(batch, target, backend):
+            backend.forward_decode(q, k, k.clone(), sc.layer(0), batch)
+        error = None
+    except Exception as err:  # noqa: BLE001 - the type is the observation
+        error = f"{type(err).__name__}: {err}"
+    return {"error": error, "kv_untouched": bool(torch.equal(buffer, before))}
+
+
+def fix(sg) -> dict:
+    module = sg.trtllm_mha_backend
+    upstream = module.TRTLLMHAAttnBackend
+    sg.load_plugins()
+    fixed = sc.fixed_backend_module()
+    from sglang.srt.layers.attention.attention_registry import ATTENTION_BACKENDS
+
+    runner = sc.runner(sc.swa_pool(), None)
+    runner.use_mla_backend = False
+    try:
+        ATTENTION_BACKENDS["trtllm_mha"](runner)  # stops where the CPU cannot go on
+        frames = []
+    except Exception as err:  # noqa: BLE001
+        frames = [f.filename for f in traceback.extract_tb(err.__traceback__)]
+    return {
+        "backend": module.TRTLLMHAAttnBackend is fixed.FixedTRTLLMHAAttnBackend,
+        "draft": module.TRTLLMHAAttnMultiStepDraftBackend
+        is fixed.FixedTRTLLMHAAttnMultiStepDraftBackend,
+        "fixed_subclasses_upstream": issubclass(fixed.FixedTRTLLMHAAttnBackend, upstream),
+        "registry_builds_fixed": any(f.endswith("fixed_backend.py") for f in frames),
+        "fixed_launch_hooked": "forward_decode" in vars(fixed.FixedTRTLLMHAAttnBackend),
+    }
+
+
+def degraded(sg) -> dict:
+    """An SGLang without the trtllm module, then one without any CUDA-graph replay method:
+    each load logs one line and completes."""
+    from runtime_guard import plugin
+
+    module = sg.trtllm_mha_backend
+    sys.modules[module.__name__] = None  # import of the backend module now fails
+    sg.load_plugins()
+    sys.modules[module.__name__] = module
+    upstream = module.TRTLLMHAAttnBackend
+    for name in plugin.REPLAY_METHODS:
+        for cls in upstream.__mro__:
+            if name in vars(cls):
+                delattr(cls, name)
+    _reload(sg)
+    return {"decode_hooked": hasattr(upstream.forward_decode, "__wrapped__")}
+
+
+def bad(sg) -> dict:
+    sg.load_plugins()
+    return {"loaded": True}
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s| %(message)s")
+    sglang = sc.sglang()
+    print(json.dumps(globals()[sys.argv[1]](sglang)))

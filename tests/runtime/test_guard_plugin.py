@@ -1,0 +1,94 @@
+"""The guard through SGLang's real plugin loader: entry point, env switches, hooks, fix.
+
+Each scenario runs ``loader_child.py`` in a fresh interpreter (patches made by
+``load_plugins()`` last for the process) with the installed package's entry point.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+if importlib.util.find_spec("sglang") is None:
+    pytest.skip("SGLang is not installed", allow_module_level=True)
+
+HERE = Path(__file__).parent
+
+
+def run_child(scenario: str, **env_vars: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    env.update(env_vars)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, str(HERE / "loader_child.py"), scenario],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+
+
+def observed(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def poolguard_lines(done: subprocess.CompletedProcess) -> list:
+    return [line for line in done.stderr.splitlines() if "poolguard" in line.lower()
+            and line.startswith("runtime_guard|")]
+
+
+def test_entry_point_is_visible():
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group="sglang.srt.plugins") if ep.name == "poolguard"]
+    assert [ep.value for ep in found] == ["runtime_guard.plugin:load"]
+
+
+def test_off_touches_nothing():
+    seen = observed(run_child("off"))
+    assert seen == {"untouched": [True, True, True], "registered": [], "hooks_imported": False}
+
+
+def test_check_mode_hooks_are_applied_once_and_stop_the_bug():
+    seen = observed(run_child("check", SGLANG_POOLGUARD="1"))
+    assert {"__init__", "forward_decode", "forward_extend", "init_forward_metadata"} <= set(
+        seen["wrapped"]
+    )
+    replay_paths = {"init_forward_metadata_out_graph", "init_forward_metadata_replay_cuda_graph"}
+    assert replay_paths & set(seen["wrapped"])
+    assert seen["wraps_original"] and seen["idempotent"]
+    assert seen["replay"]["error"].startswith("SWAPoolMismatchError: poolguard: ")
+    assert "layer 0 (SWA)" in seen["replay"]["error"]
+    assert seen["replay"]["kv_untouched"]
+
+
+def test_fix_installs_the_fixed_backends():
+    seen = observed(run_child("fix", SGLANG_POOLGUARD="bounds", SGLANG_POOLGUARD_FIX="1"))
+    assert seen == {
+        "backend": True, "draft": True, "fixed_subclasses_upstream": True,
+        "registry_builds_fixed": True, "fixed_launch_hooked": True,
+    }
+
+
+def test_missing_targets_are_one_log_line_each_not_a_crash():
+    done = run_child("degraded", SGLANG_POOLGUARD="check")
+    assert observed(done) == {"decode_hooked": True}
+    lines = poolguard_lines(done)
+    assert len(lines) == 2
+    assert "nothing guarded, cannot import" in lines[0]
+    assert "not covered on this SGLang version" in lines[1] and "CUDA-graph replay" in lines[1]
+
+
+def test_bad_value_stops_at_load_with_one_clear_line():
+    done = run_child("bad", SGLANG_POOLGUARD="yes please")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "poolguard: SGLANG_POOLGUARD='yes please' is not valid; "
+        "accepted values: unset, 0, off, 1, check, bounds"
+    )
