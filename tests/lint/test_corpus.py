@@ -1,4 +1,4 @@
-"""The lint on real SGLang releases: pinned findings, recall on the bug, quiet on the fix, safe --fix.
+"""The lint on real SGLang releases: pinned findings, recall on the bug, quiet fix, safe --fix.
 
 Each release wheel is downloaded at test time (``tests/sglang_wheels.py``, cached, never
 committed). ``corpus_snapshot.json`` pins the exact (file, line, code) set the rules report on
