@@ -83,7 +83,12 @@ def replay_step(out) -> bool:
 
 def run_demo(out=None) -> int:
     out = out or sys.stdout
-    source = example_source()
+    try:
+        source = example_source()
+    except OSError as exc:
+        sys.stderr.write(f"poolguard: error: the bundled example is missing ({exc.strerror}); "
+                         "reinstall sglang-poolguard\n")
+        return 2
     lint_step(out, source)
     fix_step(out, source)
     ok = replay_step(out)
