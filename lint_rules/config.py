@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -70,7 +71,21 @@ class RunConfig:
 
     def is_excluded(self, path: str) -> bool:
         """True when ``path`` (a file or directory) matches an exclude pattern."""
-        return any(path_matches(path, pattern) for pattern in self.exclude)
+        by_name, by_path = _exclude_matchers(self.exclude)
+        if by_name and by_name(os.path.normcase(os.path.basename(path))):
+            return True
+        return bool(by_path) and bool(by_path(os.path.normcase(os.path.abspath(path))))
+
+
+@functools.lru_cache(maxsize=8)
+def _exclude_matchers(patterns: tuple) -> tuple:
+    """One compiled regex for basename patterns and one for path patterns (per run, not file)."""
+    def compiled(group):
+        group = [os.path.normcase(p) for p in group]
+        return re.compile("|".join(fnmatch.translate(p) for p in group)).match if group else None
+
+    with_sep = [p for p in patterns if os.sep in p]
+    return compiled(patterns), compiled(with_sep)
 
 
 def path_matches(path: str, pattern: str) -> bool:

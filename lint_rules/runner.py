@@ -8,6 +8,7 @@ fixes atomically and updates the cache once at the end.
 """
 from __future__ import annotations
 
+import codecs
 import difflib
 import io
 import os
@@ -21,7 +22,7 @@ from typing import Iterable, Optional
 from lint_rules.cache import ResultCache, digest_bytes
 from lint_rules.config import RunConfig
 
-PARALLEL_THRESHOLD = 8  # fewer files to parse than this: worker start-up costs more than it saves
+PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 
 
 @dataclass
@@ -95,6 +96,10 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
 
 def _decode(data: bytes) -> tuple[str, str]:
     """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
+    second_newline = data.find(b"\n", data.find(b"\n") + 1)
+    head = data if second_newline < 0 else data[:second_newline]
+    if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
+        return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     return data.decode(encoding), encoding
 
@@ -123,31 +128,28 @@ class _Job:
 # ---------------------------------------------------------------- analysis (workers)
 
 def analyse(mode: str, options, job: _Job) -> tuple:
-    """``(findings, new_text)`` for one file; ``new_text`` is None in lint mode."""
+    """``(findings, new_text, error)`` for one file; ``new_text`` is None in lint mode.
+
+    The engine promises not to raise; if it does anyway, that file becomes a one-line error
+    (exit 2) naming it, instead of a traceback that loses every other file's findings.
+    """
     from lint_rules.engine import fix_source, lint_source
 
-    if mode == "lint":
-        return lint_source(job.text, codes=job.codes, options=options, honor_noqa=True), None
-    new_text, remaining = fix_source(job.text, codes=job.codes, options=options, honor_noqa=True)
-    return remaining, new_text
+    kwargs = {"codes": job.codes, "options": options, "honor_noqa": True}
+    try:
+        if mode == "lint":
+            return lint_source(job.text, **kwargs), None, None
+        new_text, remaining = fix_source(job.text, **kwargs)
+        return remaining, new_text, None
+    except Exception as exc:  # reported per file, see the docstring
+        return [], None, f"{job.path}: internal error, please report: {type(exc).__name__}: {exc}"
 
 
-def _analyse_all(mode: str, options, jobs_list: list, jobs: Optional[int]) -> list:
-    """Run ``analyse`` over the parse-worthy files, largest first, inline or in a pool."""
+def _pool_size(jobs: Optional[int], to_read: int) -> int:
+    """Workers for this run: ``--jobs``, else every CPU once enough files need reading."""
     if jobs is None:
-        jobs = default_jobs() if len(jobs_list) >= PARALLEL_THRESHOLD else 1
-    jobs = min(jobs, len(jobs_list))
-    if jobs <= 1:
-        return [analyse(mode, options, job) for job in jobs_list]
-    # largest first with one file per task: the few big backends set the wall time, and
-    # dynamic hand-out keeps both workers busy until the end (longest-processing-time order)
-    order = sorted(range(len(jobs_list)), key=lambda i: -len(jobs_list[i].text))
-    outputs: list = [None] * len(jobs_list)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_mp_context()) as pool:
-        futures = {pool.submit(analyse, mode, options, jobs_list[i]): i for i in order}
-        for future, index in futures.items():
-            outputs[index] = future.result()
-    return outputs
+        jobs = default_jobs() if to_read >= PARALLEL_THRESHOLD else 1
+    return max(1, min(jobs, to_read))
 
 
 def _mp_context():
@@ -206,6 +208,7 @@ class _Run:
         self.finding, self.may_match = Finding, may_match
         self.results: dict = {}
         self.errors: list = []
+        self.to_read = 0
 
     def _reusable(self, cached: Optional[list]) -> bool:
         """Cached findings answer a lint; a fix/diff only when none of them is fixable."""
@@ -214,19 +217,25 @@ class _Run:
     def _done(self, path: str, findings: list, **extra) -> None:
         self.results[path] = FileResult(path, [self.finding(*f) for f in findings], **extra)
 
-    def triage(self, files: list) -> list:
-        """Answer from the cache or the pre-filter where possible; return files to parse."""
-        jobs = []
+    def parse_jobs(self, files: list):
+        """Answer from the cache or the pre-filter where possible; yield the files to parse.
+
+        Largest files first: they are handed to the workers while the rest is still being
+        read, so the longest parses start earliest (longest-processing-time order).
+        """
+        unanswered = []
         for path, mtime_ns, size in files:
-            key = os.path.abspath(path)
-            cached = self.cache.by_stat(key, mtime_ns, size)
+            cached = self.cache.by_stat(os.path.abspath(path), mtime_ns, size)
             if self._reusable(cached):
                 self._done(path, cached)
-                continue
-            job = self._read(path, mtime_ns, size, key)
+            else:
+                unanswered.append((path, mtime_ns, size))
+        self.to_read = len(unanswered)
+        unanswered.sort(key=lambda item: -item[2])
+        for path, mtime_ns, size in unanswered:
+            job = self._read(path, mtime_ns, size, os.path.abspath(path))
             if job is not None:
-                jobs.append(job)
-        return jobs
+                yield job
 
     def _read(self, path: str, mtime_ns: int, size: int, key: str) -> Optional[_Job]:
         try:
@@ -258,8 +267,12 @@ class _Run:
         self.cache.store(os.path.abspath(path), mtime_ns, size, digest, rows)
         self._done(path, rows)
 
-    def complete(self, job: _Job, findings: list, new_text: Optional[str]) -> None:
+    def complete(self, job: _Job, findings: list, new_text: Optional[str], error=None) -> None:
         """Record one analysed file: write the fix or keep the diff, and update the cache."""
+        if error:
+            self.errors.append(error)
+            self.results[job.path] = FileResult(job.path, error=error)
+            return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
             self._store(job.path, job.mtime_ns, job.size, job.digest, rows)
@@ -290,10 +303,23 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     files, errors = discover(paths, config)
     state = _Run(config, mode, cache)
     state.errors.extend(errors)
-    parse_jobs = state.triage(files)
-    for job, (findings, new_text) in zip(
-        parse_jobs, _analyse_all(mode, config.options, parse_jobs, jobs)
-    ):
-        state.complete(job, findings, new_text)
+    parse_jobs = state.parse_jobs(files)
+    first = next(parse_jobs, None)  # also counts what the cache could not answer
+    if first is not None:
+        workers = _pool_size(jobs, state.to_read)
+        if workers == 1:
+            for job in (first, *parse_jobs):
+                state.complete(job, *analyse(mode, config.options, job))
+        else:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+                submitted = [(job, pool.submit(analyse, mode, config.options, job))
+                             for job in _chain(first, parse_jobs)]
+                for job, future in submitted:
+                    state.complete(job, *future.result())
     cache.save()
     return RunResult(files=[state.results[path] for path, _, _ in files], errors=state.errors)
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
