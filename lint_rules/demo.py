@@ -76,8 +76,9 @@ def replay_step(out) -> bool:
     except Exception as exc:  # the replay is the last step: report it, do not hide it
         out.write(f"runtime replay failed unexpectedly: {type(exc).__name__}: {exc}\n")
         return False
-    if isinstance(report, str) and report:
-        out.write(report if report.endswith("\n") else report + "\n")
+    text = "" if report is None or isinstance(report, bool) else str(report)
+    if text:
+        out.write(text if text.endswith("\n") else text + "\n")
     return True
 
 

@@ -12,6 +12,7 @@ import codecs
 import difflib
 import io
 import os
+import stat
 import sys
 import tempfile
 import tokenize
@@ -59,10 +60,12 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
         except OSError as exc:
             errors.append(f"{raw}: {exc.strerror or exc}")
             continue
-        if os.path.isdir(raw):
+        if stat.S_ISDIR(st.st_mode):
             _walk(raw, config, found, errors)
-        else:
+        elif stat.S_ISREG(st.st_mode):
             found.append((raw, st.st_mtime_ns, st.st_size))
+        else:  # a FIFO or device would block or never end
+            errors.append(f"{raw}: not a regular file")
     unique = []
     for item in found:
         key = os.path.normpath(item[0])

@@ -197,6 +197,14 @@ def test_unreadable_file_exits_2(tmp_path):
     assert "gated.py:6:12: KVP003" in done.stdout
 
 
+def test_fifo_is_refused_not_read_forever(tmp_path):
+    os.mkfifo(tmp_path / "pipe.py")
+    write(tmp_path, {"gated.py": GATED})
+    explicit = poolguard("lint", "--isolated", "pipe.py", cwd=tmp_path, expect=2)
+    assert "pipe.py: not a regular file" in explicit.stderr
+    poolguard("lint", "--isolated", cwd=tmp_path, expect=1)  # a walk skips it
+
+
 # ---------------------------------------------------------------- selection and config
 
 @pytest.mark.parametrize("args, expected", [
