@@ -5,7 +5,9 @@ Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``
 """
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Collection, Dict, List, Optional
 
@@ -16,6 +18,7 @@ from lint_rules.options import Options
 from lint_rules.rules import REQUIRES, RULES
 from lint_rules.rules._base import REMOVE, Report
 from lint_rules.rules._facts import Collector, FileContext
+from lint_rules.rules._gate import could_fire
 
 ALL_CODES: tuple[str, ...] = ("KVP001", "KVP002", "KVP003", "KVP004", "KVP900")
 DEFAULT_CODES: frozenset[str] = frozenset(ALL_CODES) - {"KVP004"}
@@ -37,37 +40,32 @@ class Finding:
 
 
 # The same pattern flake8 uses for inline suppressions (flake8.defaults.NOQA_INLINE_REGEXP).
+LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8 count them
 NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 
 
-# Text signals of each rule; a file with none of them is never parsed (see may_match).
-POOL_READ_RE = re.compile(r"(?:model_runner|self)\s*\.\s*token_to_kv_pool\b|[\"']token_to_kv_pool[\"']")
-SWA_NAME_RE = re.compile(r"swa(?!p)", re.I)
-BACKEND_CLASS_RE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*Backend\b", re.M)
-
-
-def may_match(source: str, options: Options = Options()) -> bool:
+def may_match(source: str) -> bool:
     """Cheap text test: False means no rule can fire on this source, so it is never parsed.
 
-    Every rule needs an attention-backend class (a ``class X(...Backend)`` line or a
-    ``--kvp-backend-bases`` name) and one of: an active-pool read on ``model_runner``/``self``
-    (KVP001), an SWA flag or the pool attribute by name (KVP003/KVP004), or a type test next to
-    an ``SWA`` name (KVP002). This keeps the libcst parse off almost every file of a tree.
+    A file passing it is checked for syntax (KVP900) and then, only if Python's ``ast`` shows a
+    rule could fire (``rules._gate.could_fire``), parsed and analysed with libcst.
     """
     if "class" not in source:
         return False
-    extra = options.backend_bases
-    if not (
-        ("Backend" in source and BACKEND_CLASS_RE.search(source))
-        or any(base in source for base in extra)
-    ):
-        return False
-    if POOL_READ_RE.search(source):
+    if "token_to_kv_pool" in source:
         return True
-    names = ("use_sliding_window_kv_pool", options.pool_attr, *options.swa_flags)
-    if any(name in source for name in names):
+    lowered = source.lower()
+    return "swa" in lowered or "sliding_window" in lowered
+
+
+BACKEND_CLASS_RE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*Backend\b", re.M)
+
+
+def has_backend_class_text(source: str, options: Options) -> bool:
+    """A ``class X(...Backend)`` line or a configured base name: no rule fires without one."""
+    if "Backend" in source and BACKEND_CLASS_RE.search(source):
         return True
-    return ("isinstance" in source or "type" in source) and bool(SWA_NAME_RE.search(source))
+    return any(base in source for base in options.backend_bases)
 
 
 def lint_source(
@@ -76,9 +74,13 @@ def lint_source(
     codes: Collection[str] = DEFAULT_CODES,
     options: Options = Options(),
     honor_noqa: bool = False,
+    tree: Optional[ast.AST] = None,
 ) -> List[Finding]:
-    """Findings for ``source`` sorted by position; never raises on unparsable input (KVP900)."""
-    return _Run(source, codes, options, honor_noqa).findings()
+    """Findings for ``source`` sorted by position; never raises on unparsable input (KVP900).
+
+    ``tree`` is an ``ast`` of the same source when the caller has one (flake8 does).
+    """
+    return _Run(source, codes, options, honor_noqa, tree).findings()
 
 
 def fix_source(
@@ -126,20 +128,41 @@ def is_suppressed(line: str, code: str) -> bool:
 
 
 class _Run:
-    """One parse and one batched pass over one file."""
+    """One file: text filter, ``ast`` gate, then one libcst parse and one batched pass."""
 
-    def __init__(self, source: str, codes, options: Options, honor_noqa: bool) -> None:
+    def __init__(self, source, codes, options: Options, honor_noqa: bool, tree=None) -> None:
         self.source = source
         self.codes = frozenset(code.upper() for code in codes)
         self.options = options
         self.honor_noqa = honor_noqa
+        self.tree = tree
         self.module: Optional[cst.Module] = None
+        self.ctx: Optional[FileContext] = None
         self.reports: List[Report] = []
         self.failure: Optional[Finding] = None
-        self._positions = None
+        self._positions: Dict[int, tuple] = {}
+        self._spans = None
         self._lines: Optional[List[str]] = None
-        if may_match(source, options):
+        if may_match(source) and self._worth_parsing():
             self._analyse()
+
+    def _worth_parsing(self) -> bool:
+        backend_text = has_backend_class_text(self.source, self.options)
+        if not backend_text and "KVP900" not in self.codes:
+            return False
+        if self.tree is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # e.g. invalid escapes: not our business
+                    self.tree = ast.parse(self.source)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return True  # libcst decides: KVP900, or newer syntax it still understands
+        if not backend_text:
+            return False  # it parses, and without a backend class no rule can fire
+        try:
+            return could_fire(self.tree, self.codes, self.options)
+        except RecursionError:
+            return True
 
     def _analyse(self) -> None:
         try:
@@ -147,23 +170,23 @@ class _Run:
         except cst.ParserSyntaxError as error:
             self._fail(error.raw_line, error.raw_column, str(error.message))
             return
-        except (RecursionError, Exception) as error:  # libcst raises a few other types
+        except Exception as error:  # libcst raises a few other types on odd input
             self._fail(1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__)
             return
         wanted = set(self.codes)
         for code in list(wanted):
             wanted.update(REQUIRES.get(code, ()))
-        ctx = FileContext(self.options)
-        rules = [rule(ctx) for rule in RULES if rule.CODE in wanted and rule.CODE != "KVP900"]
+        self.ctx = FileContext(self.options)
+        rules = [rule(self.ctx) for rule in RULES if rule.CODE in wanted and rule.CODE != "KVP900"]
         try:
-            cst.visit_batched(self.module, [Collector(ctx), *rules])
+            cst.visit_batched(self.module, [Collector(self.ctx), *rules])
             for rule in rules:
                 rule.finish()
         except RecursionError:
             self.module = None
             self._fail(1, 0, "nesting too deep")
             return
-        self.reports = [report for report in ctx.reports if report.code in self.codes]
+        self.reports = [report for report in self.ctx.reports if report.code in self.codes]
 
     def _fail(self, line: int, col: int, reason: str) -> None:
         if "KVP900" in self.codes:
@@ -171,30 +194,40 @@ class _Run:
             self.failure = Finding(max(line, 1), max(col, 0), "KVP900", message, False)
 
     # -- positions and suppressions ---------------------------------------------------------
-    def _position(self, node: cst.CSTNode):
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions[node]
-
     def _line_text(self, number: int) -> str:
         if self._lines is None:
-            self._lines = self.source.splitlines()
+            self._lines = LINE_BREAK_RE.split(self.source)
         return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
 
-    def _suppressed(self, report: Report) -> bool:
-        line = self._position(report.node).start.line
-        return self.honor_noqa and is_suppressed(self._line_text(line), report.code)
+    def _start(self, node: cst.CSTNode) -> tuple:
+        """(line, col) of a reported ``self.<attr>`` node, via the ast (cheap) when possible."""
+        if not self._positions and self.tree is not None:
+            self._positions = _ast_positions(self.tree, self.ctx, self._line_text)
+        found = self._positions.get(id(node))
+        if found is None:
+            start = self._span(node).start
+            found = (start.line, start.column)
+        return found
 
-    def _touches_protected(self, report: Report) -> bool:
+    def _span(self, node: cst.CSTNode):
+        if self._spans is None:  # full libcst positions: only for fixes near a `# noqa`
+            self._spans = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
+                PositionProvider
+            )
+        return self._spans[node]
+
+    def _suppressed(self, report: Report) -> bool:
         if not self.honor_noqa:
             return False
+        return is_suppressed(self._line_text(self._start(report.node)[0]), report.code)
+
+    def _touches_protected(self, report: Report) -> bool:
+        if not self.honor_noqa or "noqa" not in self.source.lower():
+            return False
         for original, _new in report.edits.values():
-            span = self._position(original)
+            span = self._span(original)
             for number in range(span.start.line, span.end.line + 1):
-                if suppressed_codes(self._line_text(number)) is not None and any(
-                    is_suppressed(self._line_text(number), code) for code in ALL_CODES
-                ):
+                if any(is_suppressed(self._line_text(number), code) for code in ALL_CODES):
                     return True
         return False
 
@@ -205,9 +238,9 @@ class _Run:
         for report in self.reports:
             if self._suppressed(report):
                 continue
-            start = self._position(report.node).start
+            line, col = self._start(report.node)
             fixable = bool(report.edits) and not self._touches_protected(report)
-            found.append(Finding(start.line, start.column, report.code, report.message, fixable))
+            found.append(Finding(line, col, report.code, report.message, fixable))
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
 
     def applicable_edits(self) -> Dict[int, tuple]:
@@ -222,6 +255,39 @@ class _Run:
             if not clash:
                 merged.update(report.edits)
         return merged
+
+
+def _ast_positions(tree: ast.AST, ctx: FileContext, line_text) -> Dict[int, tuple]:
+    """Map every reported libcst ``self.<attr>`` to (line, character column) through the ast.
+
+    Both trees list a given ``self.<attr>`` in source order, so the n-th occurrence in one is
+    the n-th in the other; an attribute whose counts differ is left to libcst positions.
+    """
+    wanted = {}
+    for report in ctx.reports:
+        node = report.node
+        if isinstance(node, cst.Attribute):
+            wanted.setdefault(node.attr.value, set()).add(id(node))
+    by_attr: Dict[str, list] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in wanted
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            by_attr.setdefault(node.attr, []).append((node.lineno, node.col_offset))
+    positions = {}
+    for attr, ids in wanted.items():
+        ours = [use.node for use in ctx.attr_uses.get(attr, ()) if use.on_self]
+        theirs = sorted(by_attr.get(attr, ()))
+        if len(ours) != len(theirs):
+            continue
+        for node, (line, byte_col) in zip(ours, theirs):
+            if id(node) in ids:
+                text = line_text(line).encode("utf-8", "surrogatepass")[:byte_col]
+                positions[id(node)] = (line, len(text.decode("utf-8", "replace")))
+    return positions
 
 
 def _same(left, right) -> bool:

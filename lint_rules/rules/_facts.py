@@ -104,6 +104,8 @@ class ClassInfo:
     pool_assigned: Dict[str, List[int]] = field(default_factory=dict)
     # visit ticks of `self.m(...)` calls made directly in __init__, by method name
     init_calls: Dict[str, List[int]] = field(default_factory=dict)
+    # methods that mention token_to_kv_pool_allocator / get_kvcache (pool resolvers)
+    asks_allocator: set = field(default_factory=set)
 
 
 @dataclass
@@ -325,6 +327,8 @@ class Collector(cst.BatchableCSTVisitor):
             role = "call"
         else:
             role = "load"
+        if cls is not None and node.attr.value in ALLOCATOR_HINTS:
+            cls.asks_allocator.add(method)
         use = AttrUse(node, on_self, role, cls, method, self.ctx.tick)
         self.ctx.attr_uses.setdefault(node.attr.value, []).append(use)
         if role == "bool" and on_self:

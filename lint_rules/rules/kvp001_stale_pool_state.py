@@ -10,7 +10,6 @@ from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Rule, Valid
 from lint_rules.rules._facts import (
     ACTIVE_POOL,
-    ALLOCATOR_HINTS,
     ClassInfo,
     is_self,
     is_swa_flag_expr,
@@ -43,10 +42,10 @@ def _string_arg(call: cst.Call, index: int) -> Optional[str]:
 class _Flow:
     """Forward taint over one function body: which locals / self attrs hold pool state."""
 
-    def __init__(self, rule: Rule, cls: ClassInfo, tainted_methods: Dict[str, int]) -> None:
+    def __init__(self, rule: Rule, cls: ClassInfo, helpers: "_Helpers") -> None:
         self.rule = rule
         self.cls = cls
-        self.tainted_methods = tainted_methods
+        self.helpers = helpers
         self.env: Dict[str, int] = {}
         self.self_env: Dict[str, int] = {}
         self.returned = CLEAN
@@ -67,7 +66,10 @@ class _Flow:
             return POOL
         if is_self(node.value):
             return self.self_env.get(attr, CLEAN)
-        return self._derived(self.taint(node.value), attr)
+        base = self.taint(node.value)
+        if base == SWA_STATE and not _is_swa_word(attr):
+            return CLEAN  # metadata of SWA state (layout flags, dtype, shape), not the state
+        return self._derived(base, attr)
 
     @staticmethod
     def _derived(base: int, attr: Optional[str]) -> int:
@@ -95,7 +97,7 @@ class _Flow:
         if isinstance(func, cst.Attribute):
             owner = func.value
             if is_self(owner) or (isinstance(owner, cst.Name) and owner.value == self.cls.name):
-                return self.tainted_methods.get(func.attr.value, CLEAN)
+                return self.helpers.level(func.attr.value)
             return self._derived(self.taint(owner), func.attr.value)
         return CLEAN
 
@@ -206,16 +208,30 @@ class _Flow:
         self.rule.report(target, attr=attr)
 
 
-def _consults_allocator(method: cst.FunctionDef) -> bool:
-    found = []
+class _Helpers:
+    """Taint of what same-class methods return, computed on first call (one level deep)."""
 
-    class _Finder(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value in ALLOCATOR_HINTS:
-                found.append(node)
+    def __init__(self, rule: Rule, cls: ClassInfo) -> None:
+        self.rule = rule
+        self.cls = cls
+        self.levels: Dict[str, int] = {}
 
-    method.visit(_Finder())
-    return bool(found)
+    def level(self, name: str) -> int:
+        if name not in self.levels:
+            self.levels[name] = CLEAN
+            method = self.cls.methods.get(name)
+            # a resolver that asks the allocator (like _resolve_swa_kv_pool) is the fix itself
+            if method is not None and name != "__init__" and name not in self.cls.asks_allocator:
+                flow = _Flow(self.rule, self.cls, _NoHelpers())
+                flow.run(method.body.body, report=False)
+                self.levels[name] = flow.returned
+        return self.levels[name]
+
+
+class _NoHelpers:
+    @staticmethod
+    def level(name: str) -> int:
+        return CLEAN
 
 
 class StalePoolState(Rule):
@@ -254,24 +270,12 @@ class StalePoolState(Rule):
                 self._check_class(cls)
 
     def _check_class(self, cls: ClassInfo) -> None:
-        tainted = self._tainted_helpers(cls)
-        init = _Flow(self, cls, tainted)
+        helpers = _Helpers(self, cls)
+        init = _Flow(self, cls, helpers)
         init.run(cls.methods["__init__"].body.body, report=True)
         for name in self._init_only_helpers(cls):
-            helper = _Flow(self, cls, tainted)
+            helper = _Flow(self, cls, helpers)
             helper.run(cls.methods[name].body.body, report=True)
-
-    def _tainted_helpers(self, cls: ClassInfo) -> Dict[str, int]:
-        """Methods whose return value is pool state; resolvers that ask the allocator are not."""
-        levels = {}
-        for name, method in cls.methods.items():
-            if name == "__init__" or _consults_allocator(method):
-                continue
-            flow = _Flow(self, cls, {})
-            flow.run(method.body.body, report=False)
-            if flow.returned:
-                levels[name] = flow.returned
-        return levels
 
     def _init_only_helpers(self, cls: ClassInfo):
         """Methods called as ``self.m(...)`` from ``__init__`` and referenced nowhere else."""
