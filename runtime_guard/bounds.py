@@ -2,8 +2,9 @@
 
 A trtllm decode/extend launch reads, for each row ``r < batch``, the first
 ``ceil(cache_seqlens[r] / page_size)`` entries of its page table. Rows past the batch and
-columns past a row's length are padding and are never read, so they are never checked.
-Torch is imported inside the functions: ``import runtime_guard`` must work without it.
+columns past a row's length are padding (often uninitialised memory) and are never read, so
+they are never checked. Torch is imported inside the functions: ``import runtime_guard``
+must work without it.
 """
 
 from __future__ import annotations
@@ -14,38 +15,58 @@ from runtime_guard.checks import Problem
 from runtime_guard.errors import SWAPoolMismatchError
 
 
-def _read_mask_and_bad(page_table: Any, seq_lens: Any, page_size: int, num_pages: int):
-    """Device-side tensors: which entries the launch reads and which of those are invalid."""
+def _rows(page_table: Any, seq_lens: Any):
+    rows = min(int(page_table.shape[0]), int(seq_lens.shape[0]))
+    return page_table[:rows], seq_lens[:rows]
+
+
+def _unread_mask(table: Any, lens: Any, page_size: int):
+    """True where the launch does not read: columns at or past ``ceil(len / page_size)``."""
     import torch
 
-    rows = min(int(page_table.shape[0]), int(seq_lens.shape[0]))
-    table = page_table[:rows]
-    lens = seq_lens[:rows].to(device=table.device, dtype=torch.int64)
-    pages_read = (lens + (page_size - 1)) // page_size
-    columns = torch.arange(table.shape[1], device=table.device)
-    read = columns.unsqueeze(0) < pages_read.unsqueeze(1)
-    bad = read & ((table >= num_pages) | (table < 0))
-    return table, read, bad
+    pages_read = (lens.to(device=table.device, dtype=torch.int32) + (page_size - 1)) // page_size
+    columns = torch.arange(table.shape[1], device=table.device, dtype=torch.int32)
+    return columns.unsqueeze(0) >= pages_read.unsqueeze(1)
+
+
+def _read_extremes(table: Any, lens: Any, page_size: int):
+    """Device tensors (min, max) over the entries read; unread entries count as page 0,
+    which every buffer has, so they can never raise an alarm."""
+    import torch
+
+    return torch.aminmax(table.masked_fill(_unread_mask(table, lens, page_size), 0))
 
 
 def find_bounds_problem(
     page_table: Any, seq_lens: Any, page_size: int, num_pages: int, where: str = ""
 ) -> Optional[Problem]:
-    """Host check (synchronises with the device once): the first out-of-range read, or None."""
-    if page_table.numel() == 0 or seq_lens.numel() == 0:
+    """Host check (synchronises with the device): the first out-of-range read, or None."""
+    import torch
+
+    table, lens = _rows(page_table, seq_lens)
+    if table.numel() == 0:
         return None
-    table, read, bad = _read_mask_and_bad(page_table, seq_lens, page_size, num_pages)
-    if not bool(bad.any()):
+    # Fast path: a table whose every entry is in range needs no mask (CUDA-graph buffers).
+    low, high = torch.aminmax(table)
+    if int(low) >= 0 and int(high) < num_pages:
         return None
+    low, high = _read_extremes(table, lens, page_size)
+    if int(low) >= 0 and int(high) < num_pages:
+        return None
+    return _describe(table, lens, page_size, num_pages, where)
+
+
+def _describe(table: Any, lens: Any, page_size: int, num_pages: int, where: str) -> Problem:
+    read = ~_unread_mask(table, lens, page_size)
+    bad = read & ((table >= num_pages) | (table < 0))
     row, col = (int(i) for i in bad.nonzero()[0])
-    largest = int(table[read].max())
-    smallest = int(table[read].min())
+    values = table[read]
     return Problem(
         "bounds",
         f"poolguard: {where + ': ' if where else ''}page table row {row} column {col} holds "
         f"page {int(table[row, col])}, outside the KV buffer's {num_pages} pages (valid "
-        f"0..{num_pages - 1}; pages read span {smallest}..{largest}, page_size {page_size}); "
-        f"the kernel would read past the buffer.",
+        f"0..{num_pages - 1}; pages read span {int(values.min())}..{int(values.max())}, "
+        f"page_size {page_size}); the kernel would read past the buffer.",
     )
 
 
@@ -65,7 +86,8 @@ def assert_page_bounds_async(
     safe inside CUDA-graph capture (the assert is recorded and runs on every replay)."""
     import torch
 
-    if page_table.numel() == 0 or seq_lens.numel() == 0:
+    table, lens = _rows(page_table, seq_lens)
+    if table.numel() == 0:
         return
-    _, _, bad = _read_mask_and_bad(page_table, seq_lens, page_size, num_pages)
-    torch._assert_async(torch.logical_not(bad.any()), message)
+    low, high = _read_extremes(table, lens, page_size)
+    torch._assert_async(torch.logical_and(low >= 0, high < num_pages), message)

@@ -36,12 +36,16 @@ def _accepts(fn, name: str) -> bool:
     return name in inspect.signature(fn).parameters
 
 
-def swa_pool(size: int = SIZE, size_swa: int = SIZE_SWA, page: int = PAGE, device: str = "cpu"):
-    """A hybrid model's real ``SWAKVPool`` (layers 0, 2 sliding-window; 1, 3 full)."""
+def swa_pool(
+    size: int = SIZE, size_swa: int = SIZE_SWA, page: int = PAGE, device: str = "cpu",
+    *, head_dim: int = 8, swa_layers=SWA_LAYERS, full_layers=FULL_LAYERS,
+):
+    """A hybrid model's real ``SWAKVPool`` (by default layers 0, 2 sliding-window; 1, 3 full)."""
     cls = sglang().SWAKVPool
     kwargs = dict(
-        size=size, size_swa=size_swa, page_size=page, dtype=DTYPE, head_num=1, head_dim=8,
-        swa_attention_layer_ids=SWA_LAYERS, full_attention_layer_ids=FULL_LAYERS, device=device,
+        size=size, size_swa=size_swa, page_size=page, dtype=DTYPE, head_num=1,
+        head_dim=head_dim, swa_attention_layer_ids=list(swa_layers),
+        full_attention_layer_ids=list(full_layers), device=device,
     )
     if _accepts(cls.__init__, "enable_kvcache_transpose"):  # SGLang 0.5.12
         kwargs["enable_kvcache_transpose"] = False

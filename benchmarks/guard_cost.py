@@ -1,0 +1,140 @@
+"""Host cost of the runtime guard per trtllm launch on the CPU: off vs check vs bounds.
+
+Setting: a decode batch of 256 requests at 32k context, page size 64 (page tables 256 x 512),
+on real SGLang objects built on the CPU (``SWAKVPool``, ``SWATokenToKVPoolAllocator``, the
+fixed trtllm backend, ``RadixAttention`` layers, ``ForwardBatch``): a 36-layer hybrid model,
+even layers sliding-window. The wrapped "launch" is an empty function, so the numbers are
+the guard's own Python/torch host work. One forward = the metadata hook plus 36 launches;
+bounds mode checks the two distinct page tables (SWA, full) once per forward.
+
+Run: ``python benchmarks/guard_cost.py [--repeats N]``. Prints a table of medians and ratios.
+Needs torch and SGLang (``pip install -r requirements/sglang-0.5.23.txt --no-deps``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
+
+BATCH, CONTEXT, PAGE, LAYERS = 256, 32 * 1024, 64, 36
+WINDOW = 4096  # SWA tokens kept per request
+
+
+def build(padded: bool = False):
+    """Real pools and a fixed backend with decode metadata for the benchmark batch.
+
+    ``padded``: requests of mixed lengths whose unread columns hold garbage (as
+    ``torch.empty`` page tables do), so the bounds check must take its masked path.
+    """
+    import scenarios as sc
+    import torch
+
+    size, size_swa = BATCH * CONTEXT, BATCH * WINDOW
+    pool = sc.swa_pool(
+        size, size_swa, PAGE, head_dim=1,
+        swa_layers=range(0, LAYERS, 2), full_layers=range(1, LAYERS, 2),
+    )
+    allocator = sc.swa_allocator(pool, size, size_swa, PAGE)
+    runner = sc.runner(pool, allocator)
+    runner.page_size = PAGE
+    backend = sc.construct_backend(sc.fixed_backend_module().FixedTRTLLMHAAttnBackend, runner)
+    pages = CONTEXT // PAGE
+    seq = [CONTEXT - 1 - (r % PAGE) for r in range(BATCH)]
+    full = (torch.arange(BATCH * pages, dtype=torch.int32) + 1).view(BATCH, pages)
+    swa = full % (size_swa // PAGE)
+    if padded:
+        seq = [1 + (r * CONTEXT) // BATCH for r in range(BATCH)]
+        for table in (full, swa):
+            unread = torch.arange(pages).unsqueeze(0) >= (
+                (torch.tensor(seq) + PAGE - 1) // PAGE
+            ).unsqueeze(1)
+            table.masked_fill_(unread, 2**30)
+    sc.metadata(backend, seq, full, swa)
+    batch = sc.decode_batch(pool, seq)
+    layers = [sc.layer(i) for i in range(LAYERS)]
+    q = torch.zeros(BATCH, 16, dtype=sc.DTYPE)
+    return backend, batch, layers, q
+
+
+def time_forward(hooks, backend, batch, layers, q, guarded: bool) -> float:
+    """Seconds for one forward: metadata hook (when guarded) and one launch per layer."""
+    def launch(*args, **kwargs):
+        return None
+
+    def metadata(*args, **kwargs):
+        return None
+
+    start = time.perf_counter()
+    if guarded:
+        hooks.guard_metadata(metadata, backend, batch)
+        for layer in layers:
+            hooks.guard_launch(launch, backend, q, None, None, layer, batch)
+    else:
+        metadata(backend, batch)
+        for layer in layers:
+            launch(backend, q, None, None, layer, batch)
+    return time.perf_counter() - start
+
+
+def measure(repeats: int) -> dict:
+    from runtime_guard import hooks
+    from runtime_guard.config import GuardConfig
+
+    full_length = build()
+    padded = build(padded=True)
+    results = {}
+    for mode, setup in (
+        ("off", full_length), ("check", full_length), ("bounds", full_length),
+        ("bounds, padded tables", padded),
+    ):
+        guarded = mode != "off"
+        hooks.configure(GuardConfig(mode=mode.split(",")[0] if guarded else "check"))
+        for _ in range(5):  # warm-up
+            time_forward(hooks, *setup, guarded)
+        samples = [time_forward(hooks, *setup, guarded) for _ in range(repeats)]
+        results[mode] = statistics.median(samples) * 1e6
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=300, help="forwards timed per mode")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+
+        # One thread: the figure is host work per launch, and a shared CPU makes
+        # multi-threaded elementwise ops noisy. On a GPU server these tensors live on the GPU.
+        torch.set_num_threads(1)
+        results = measure(args.repeats)
+    except ImportError as err:
+        print(f"guard_cost: needs torch and SGLang: {err}", file=sys.stderr)
+        return 2
+    print(f"guard cost per launch, CPU host work: {BATCH} requests x {CONTEXT // 1024}k context, "
+          f"page {PAGE} ({BATCH}x{CONTEXT // PAGE} page tables), {LAYERS} layers, "
+          f"median of {args.repeats} forwards, 1 torch thread")
+    print()
+    print("| mode | µs per forward | µs per launch | added per launch vs off |")
+    print("| --- | ---: | ---: | ---: |")
+    off = results["off"]
+    for mode, total in results.items():
+        per_launch = total / LAYERS
+        added = (total - off) / LAYERS
+        print(f"| {mode} | {total:.1f} | {per_launch:.2f} | {added:+.2f} µs |")
+    check_added = (results["check"] - off) / LAYERS
+    verdict = "meets" if check_added < 5 else "MISSES"
+    print()
+    print(f"check mode adds {check_added:.2f} µs per launch: {verdict} the < 5 µs target.")
+    for mode in ("bounds", "bounds, padded tables"):
+        print(f"{mode}: {(results[mode] - results['check']):.0f} µs per forward over check "
+              f"(the SWA and the full table, each checked once per forward).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
