@@ -4,6 +4,7 @@ Also home of the read rewrite that KVP002 and KVP004 reuse when they drop a flag
 """
 from __future__ import annotations
 
+import re
 from textwrap import dedent
 from typing import Optional
 
@@ -71,10 +72,23 @@ def _inline_definition(ctx: FileContext, read: BoolRead) -> Optional[cst.BaseExp
             uses = ctx.attr_uses.get(attr, ())
             if any(u.role == "store" and u.cls is flag.cls and u.tick > flag.tick for u in uses):
                 return None
-    value = flag.value.deep_clone().with_changes(lpar=[], rpar=[])
+    value = _compact(flag.value.with_changes(lpar=[], rpar=[]))
     if isinstance(value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
         return value.with_changes(lpar=read.attr.lpar, rpar=read.attr.rpar)
     return _parenthesized(value)
+
+
+def _compact(value: cst.BaseExpression) -> cst.BaseExpression:
+    """A copy of ``value`` on one line when that is safe (no strings or comments inside)."""
+    code = cst.Module(body=[]).code_for_node(value)
+    if any(mark in code for mark in ("#", "'", '"')):
+        return value.deep_clone()
+    flat = re.sub(r"\s*([)\],])", r"\1", re.sub(r"([(\[])\s*", r"\1", " ".join(code.split())))
+    flat = re.sub(r",(?=[)\]])", "", flat)  # a trailing comma left by a multi-line call
+    try:
+        return cst.parse_expression(flat)
+    except cst.ParserSyntaxError:
+        return value.deep_clone()
 
 
 def _walk(node: cst.CSTNode):
