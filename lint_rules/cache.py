@@ -54,7 +54,7 @@ def _package_digest() -> str:
     return hasher.hexdigest()
 
 
-def _tool_version() -> str:
+def tool_version() -> str:
     try:
         from importlib.metadata import version
 
@@ -66,10 +66,18 @@ def _tool_version() -> str:
 def fingerprint(codes, options, per_file_ignores) -> str:
     """One key for everything besides the file that determines its findings."""
     material = repr((
-        FORMAT_VERSION, _tool_version(), _package_digest(), sorted(codes), options,
+        FORMAT_VERSION, tool_version(), _package_digest(), sorted(codes), options,
         per_file_ignores,
     ))
     return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
+
+
+def _well_formed(entry) -> bool:
+    """``[mtime_ns|None, size, digest, [[line, col, code, message, fixable], ...]]``."""
+    return (
+        isinstance(entry, list) and len(entry) == 4 and isinstance(entry[3], list)
+        and all(isinstance(row, list) and len(row) == 5 for row in entry[3])
+    )
 
 
 class ResultCache:
@@ -99,7 +107,9 @@ class ResultCache:
         except (OSError, ValueError):
             return  # no cache or a corrupt one: start empty, never fail the run
         if isinstance(data, dict) and data.get("format") == FORMAT_VERSION:
-            self.entries = data.get("files", {})
+            files = data.get("files")
+            if isinstance(files, dict):
+                self.entries = {k: v for k, v in files.items() if _well_formed(v)}
 
     def by_stat(self, path: str, mtime_ns: int, size: int) -> Optional[list]:
         """Cached findings when the stat matches a trusted entry, without reading the file."""

@@ -78,9 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def tool_version() -> str:
-    from lint_rules.cache import _tool_version
+    from lint_rules.cache import tool_version as version
 
-    return _tool_version()
+    return version()
 
 
 def _write(text: str, stream=None) -> None:

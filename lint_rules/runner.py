@@ -53,7 +53,7 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
     """``[(path, mtime_ns, size)]`` for every Python file under ``paths``, plus error lines."""
     found, errors, seen = [], [], set()
     for raw in paths:
-        if config.is_excluded(raw) and os.path.abspath(raw) != os.getcwd():
+        if _explicitly_excluded(raw, config):
             continue
         try:
             st = os.stat(raw)
@@ -73,6 +73,25 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
             seen.add(key)
             unique.append((key, item[1], item[2]))
     return unique, errors
+
+
+def _explicitly_excluded(raw: str, config: RunConfig) -> bool:
+    """A named path is excluded if it, or a directory between it and the current directory,
+    matches: pre-commit passes ``tests/fixtures/x.py`` even when ``tests/fixtures`` is excluded.
+    Directories above the current one never count (a checkout may live under ``build/``).
+    """
+    absolute = os.path.abspath(raw)
+    relative = os.path.relpath(absolute)
+    if relative == os.curdir:
+        return False
+    if relative.startswith(os.pardir):
+        return config.is_excluded(absolute)
+    prefix = os.getcwd()
+    for part in relative.split(os.sep):
+        prefix = os.path.join(prefix, part)
+        if config.is_excluded(prefix):
+            return True
+    return False
 
 
 def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:

@@ -268,6 +268,8 @@ def test_per_file_ignores_and_exclude_from_config(tmp_path):
     })
     done = poolguard("lint", "--format", "json", cwd=tmp_path, expect=1)
     assert codes_of(done.stdout) == [("gated.py", 6, "KVP003")]
+    # named on the command line, as pre-commit passes files: still excluded
+    poolguard("lint", "vendored/stale.py", "legacy/stale.py", cwd=tmp_path, expect=0)
 
 
 @pytest.mark.parametrize("config", [
@@ -392,6 +394,18 @@ def test_cache_trusts_the_stat_of_old_files_only_and_keys_on_configuration(tmp_p
                      cwd=tree, cache_dir=cache, expect=1)
     assert codes_of(done.stdout) == [("mirror.py", 4, "KVP004")]
     assert len(list(cache.glob("lint-*.json"))) == 2
+
+
+@pytest.mark.parametrize("garbage", ["{not json", '{"format": 1, "files": {"x": [1]}}', "[]"])
+def test_a_corrupt_cache_is_ignored(tmp_path, garbage):
+    cache = tmp_path / "cache"
+    tree = write(tmp_path / "tree", {"gated.py": GATED})
+    cold = poolguard("lint", "--isolated", cwd=tree, cache_dir=cache, expect=1)
+    (cache_file,) = cache.glob("lint-*.json")
+    entries = json.loads(cache_file.read_text())["files"]
+    cache_file.write_text(garbage.replace('"x"', json.dumps(next(iter(entries)))))
+    warm = poolguard("lint", "--isolated", cwd=tree, cache_dir=cache, expect=1)
+    assert warm.stdout == cold.stdout
 
 
 def test_fix_with_a_warm_cache(tmp_path):
