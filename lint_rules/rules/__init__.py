@@ -25,6 +25,10 @@ __all__ = ["RULES", "RULES_BY_CODE", "REQUIRES", "Rule", "Valid", "Invalid", "Re
            "render_markdown", "render_rule"]
 
 
+def _markdown(text: str) -> str:
+    return text.replace("``", "`")  # docstrings use reST literals
+
+
 def _fence(source: str) -> str:
     return "```python\n" + source.rstrip("\n") + "\n```"
 
@@ -37,7 +41,7 @@ def _options_note(options) -> str:
 def render_rule(code: str, heading: str = "###") -> str:
     """Markdown for one rule: summary, explanation, then its VALID / INVALID examples."""
     rule = RULES_BY_CODE[code.upper()]
-    lines = inspect.cleandoc(rule.__doc__ or "").splitlines()
+    lines = _markdown(inspect.cleandoc(rule.__doc__ or "")).splitlines()
     parts = [f"{heading} {rule.CODE} `{rule.NAME}` — {lines[0]}", "\n".join(lines[1:]).strip()]
     for example in rule.VALID:
         parts.append("Valid" + _options_note(example.options) + ":\n\n" + _fence(example.code))
@@ -59,7 +63,7 @@ def render_markdown(code: Optional[str] = None) -> str:
     for rule in RULES:
         table.append(
             f"| {rule.CODE} | `{rule.NAME}` | {'on' if rule.DEFAULT else 'off (opt-in)'} "
-            f"| {'yes' if rule.FIXABLE else 'no'} | {rule.summary()} |"
+            f"| {'yes' if rule.FIXABLE else 'no'} | {_markdown(rule.summary())} |"
         )
     sections = [render_rule(rule.CODE) for rule in RULES]
     return "## Lint rules\n\n" + "\n".join(table) + "\n\n" + "\n".join(sections)

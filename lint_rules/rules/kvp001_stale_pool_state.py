@@ -89,7 +89,8 @@ class _Flow:
                 return SWA_STATE if first else CLEAN
             if func.value == "getattr":
                 name = _string_arg(node, 1)
-                if name == ACTIVE_POOL and (is_self(node.args[0].value) or _is_runner(node.args[0].value)):
+                owner = node.args[0].value
+                if name == ACTIVE_POOL and (is_self(owner) or _is_runner(owner)):
                     return POOL
                 return self._derived(first, name)
             if func.value == "bool":

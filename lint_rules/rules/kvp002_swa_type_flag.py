@@ -131,8 +131,8 @@ SwaTypeFlag.INVALID = (
                             model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator
                         )
 
-                def table(self, metadata):
-                    return metadata.swa_page_table if self.use_swa else metadata.page_table
+                def table(self, meta):
+                    return meta.swa_page_table if self.use_swa else meta.page_table
             """
         ),
         expected=((5, "KVP002"), (10, "KVP003")),
@@ -144,8 +144,8 @@ SwaTypeFlag.INVALID = (
                     if model_runner.is_draft_worker:
                         pass
 
-                def table(self, metadata):
-                    return metadata.swa_page_table if self._swa_kv_pool is not None else metadata.page_table
+                def table(self, meta):
+                    return meta.swa_page_table if self._swa_kv_pool is not None else meta.page_table
             """
         ),
     ),

@@ -1,0 +1,250 @@
+"""Every rule's own VALID / INVALID examples, generated into cases (no registration step)."""
+import importlib
+import pkgutil
+import textwrap
+
+import libcst as cst
+import pytest
+
+import lint_rules.rules as rules_pkg
+from lint_rules.engine import ALL_CODES, DEFAULT_CODES, Finding, fix_source, lint_source
+from lint_rules.options import Options
+from lint_rules.rules import RULES, render_markdown
+
+
+def pairs(findings):
+    return [(finding.line, finding.code) for finding in findings]
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _cases(kind):
+    for rule in RULES:
+        for index, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.CODE}-{kind.lower()}-{index}")
+
+
+def _codes(rule):
+    return DEFAULT_CODES | {rule.CODE}
+
+
+def test_codes_are_unique_and_match_the_public_list():
+    codes = [rule.CODE for rule in RULES]
+    assert len(codes) == len(set(codes))
+    assert tuple(codes) == ALL_CODES
+    assert DEFAULT_CODES == {rule.CODE for rule in RULES if rule.DEFAULT}
+
+
+def test_every_rule_module_is_registered():
+    found = pkgutil.iter_modules(rules_pkg.__path__)
+    modules = [m.name for m in found if not m.name.startswith("_")]
+    registered = {rule.__module__.rsplit(".", 1)[1] for rule in RULES}
+    assert modules and set(modules) == registered
+    for name in modules:  # one rule per module, named after its code
+        module = importlib.import_module(f"lint_rules.rules.{name}")
+        own = [r for r in RULES if r.__module__ == module.__name__]
+        assert len(own) == 1 and name.startswith(own[0].CODE.lower())
+
+
+def test_every_rule_documents_itself():
+    for rule in RULES:
+        assert rule.__doc__ and rule.NAME and rule.MESSAGE
+        assert rule.INVALID, f"{rule.CODE} has no INVALID example"
+        assert "FROZEN_KV" in rule.MESSAGE or rule.CODE == "KVP900"
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("VALID")))
+def test_valid_example_is_clean(rule, example):
+    assert lint_source(example.code, codes=_codes(rule), options=example.options) == []
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
+def test_invalid_example_reports_exactly_its_findings(rule, example):
+    found = lint_source(example.code, codes=_codes(rule), options=example.options)
+    assert tuple(pairs(found)) == example.expected
+    assert rule.CODE in {code for _, code in example.expected}
+    for finding in found:
+        assert "\n" not in finding.message and not finding.message.startswith("KVP")
+        assert finding.fixable == (example.fixed is not None and finding.code != "KVP001") or (
+            finding.code in ("KVP001", "KVP900") and not finding.fixable
+        ) or example.fixed is None
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
+def test_invalid_example_fix(rule, example):
+    codes, options = _codes(rule), example.options
+    fixed, left = fix_source(example.code, codes=codes, options=options)
+    if example.fixed is None:
+        assert fixed == example.code
+        return
+    assert fixed == example.fixed
+    cst.parse_module(fixed)  # re-parses
+    assert left == lint_source(fixed, codes=codes, options=options, honor_noqa=True)
+    assert not [f for f in left if f.fixable]  # nothing fixable is left behind
+    assert fix_source(fixed, codes=codes, options=options) == (fixed, left)  # idempotent
+
+
+def test_flag_drop_leaves_pass_when_block_would_be_empty():
+    rule = next(r for r in RULES if r.CODE == "KVP002")
+    fixed = rule.INVALID[0].fixed
+    assert "            pass\n" in fixed and "use_swa" not in fixed
+
+
+GATED = src(
+    """
+    class DemoAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+
+        def table(self, meta):
+            if self.use_sliding_window_kv_pool:  # noqa: KVP003
+                return meta.swa_page_table
+            if self.use_sliding_window_kv_pool:  # NOQA:kvp0
+                return meta.swa_page_table
+            if self.use_sliding_window_kv_pool:  # noqa
+                return meta.swa_page_table
+            if self.use_sliding_window_kv_pool:  # noqa: E501,KVP001
+                return meta.swa_page_table
+            return meta.page_table
+    """
+)
+
+
+def test_noqa_follows_flake8_semantics():
+    every = [(6, "KVP003"), (8, "KVP003"), (10, "KVP003"), (12, "KVP003")]
+    assert pairs(lint_source(GATED)) == every
+    assert pairs(lint_source(GATED, honor_noqa=True)) == [(12, "KVP003")]
+
+
+def test_fix_never_touches_a_line_with_a_kvp_noqa():
+    # a line whose noqa names any KVP code is left alone, even for another KVP code
+    fixed, left = fix_source(GATED)
+    assert fixed == GATED
+    assert pairs(left) == [(12, "KVP003")] and not left[0].fixable
+    other = GATED.replace("E501,KVP001", "E501")
+    fixed, left = fix_source(other)
+    assert "if self._swa_kv_pool is not None:  # noqa: E501" in fixed and left == []
+    assert fixed.count("self.use_sliding_window_kv_pool") == 3
+
+
+def test_flag_drop_is_atomic_when_a_read_is_suppressed():
+    source = src(
+        """
+        class DemoAttnBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                self.has_swa = isinstance(self._swa_kv_pool, SWAKVPool)
+
+            def a(self):
+                return 1 if self.has_swa else 0  # noqa: KVP003
+
+            def b(self):
+                return 1 if self.has_swa else 0
+        """
+    )
+    fixed, left = fix_source(source)
+    assert "self.has_swa = isinstance" in fixed  # the definition stays: one read is protected
+    assert "return 1 if self.has_swa else 0  # noqa: KVP003" in fixed
+    assert "return 1 if self._swa_kv_pool is not None else 0\n" in fixed
+    assert pairs(left) == [(4, "KVP002")]
+
+
+def test_not_and_parentheses_keep_precedence():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self._swa_kv_pool = None
+
+            def f(self, x):
+                if not (self.use_sliding_window_kv_pool) or x:
+                    return x if(self.use_sliding_window_kv_pool)else None
+                while not self.use_sliding_window_kv_pool and x:
+                    x = not not self.use_sliding_window_kv_pool
+                assert self.use_sliding_window_kv_pool, "needs SWA"
+        """
+    )
+    fixed, left = fix_source(source)
+    assert left == []
+    assert "if (self._swa_kv_pool is None) or x:" in fixed
+    assert "return x if(self._swa_kv_pool is not None)else None" in fixed
+    assert "while self._swa_kv_pool is None and x:" in fixed
+    assert "x = not self._swa_kv_pool is None" in fixed
+    assert 'assert self._swa_kv_pool is not None, "needs SWA"' in fixed
+
+
+def test_kvp003_unfixable_without_the_pool_attribute_and_in_init_before_it():
+    source = src(
+        """
+        class B(TRTLLMHAAttnBackend):
+            def __init__(self, model_runner):
+                super().__init__(model_runner)
+                self.table = make() if self.use_sliding_window_kv_pool else None
+        """
+    )
+    found = lint_source(source)
+    assert pairs(found) == [(4, "KVP003")] and not found[0].fixable
+    assert fix_source(source)[0] == source
+
+
+def test_positions_are_one_based_lines_and_zero_based_character_columns():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):  # ünïcödé
+            def __init__(self, model_runner):
+                self._swa_kv_pool = None
+                s = "ä"; t = 1 if self.use_sliding_window_kv_pool else 0
+        """
+    )
+    [finding] = lint_source(source)
+    assert (finding.line, finding.col) == (4, source.splitlines()[3].index("self.use"))
+
+
+def test_kvp004_is_opt_in_and_names_the_configured_pool_attribute():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self.swa_pool = resolve(model_runner)
+                self.on = self.swa_pool is None
+
+            def f(self):
+                return 1 if self.on else 2
+        """
+    )
+    assert lint_source(source) == []
+    options = Options(pool_attr="swa_pool")
+    [finding] = lint_source(source, codes=ALL_CODES, options=options)
+    assert finding.code == "KVP004" and "self.swa_pool" in finding.message
+    fixed, left = fix_source(source, codes=ALL_CODES, options=options)
+    assert "return 1 if self.swa_pool is None else 2" in fixed and left == []
+
+
+def test_kvp900_for_unparsable_source_never_raises():
+    [finding] = lint_source("class A(:\n    swa = 1\n")
+    assert finding == Finding(finding.line, finding.col, "KVP900", finding.message, False)
+    assert finding.line in (1, 2) and finding.message.startswith("cannot parse: ")
+    assert "\n" not in finding.message
+    assert fix_source("class A(:\n    swa = 1\n")[1] == [finding]
+    assert lint_source("class A(:\n    swa = 1\n", codes={"KVP003"}) == []
+
+
+def test_prefilter_skips_sources_that_cannot_match():
+    assert lint_source("def f(:\n") == []  # no class, no pool: never parsed
+    assert lint_source("class A:\n    x = 1\n") == []
+
+
+def test_options_parse_list():
+    assert Options.parse_list("a, b,,c ") == ("a", "b", "c")
+    assert Options.parse_list([" a", "b "]) == ("a", "b")
+    assert Options.parse_list(None) == ()
+
+
+def test_readme_rule_block_is_generated():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- BEGIN rules -->\n", 1)[1].split("<!-- END rules -->", 1)[0]
+    assert block == render_markdown(), "regenerate: python -m lint_rules.rules --readme README.md"
