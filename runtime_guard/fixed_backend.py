@@ -52,8 +52,8 @@ class FixedTRTLLMHAAttnBackend(_upstream.TRTLLMHAAttnBackend):
             model_runner
         ):
             return None
-        allocator = getattr(model_runner, "token_to_kv_pool_allocator", None)
-        get_kvcache = getattr(allocator, "get_kvcache", None)
+        allocator = model_runner.token_to_kv_pool_allocator
+        get_kvcache = getattr(allocator, "get_kvcache", None)  # not every allocator has one
         pool = get_kvcache() if callable(get_kvcache) else None
         return pool if is_swa_pool(pool) else None
 
