@@ -1,0 +1,145 @@
+"""The flake8 adapter through the real flake8 (``python -m flake8`` in a temporary project)."""
+import argparse
+import ast
+import textwrap
+from pathlib import Path
+
+from lint_rules.engine import lint_source
+from lint_rules.examples import read_example
+from lint_rules.flake8_plugin import PoolGuardChecker
+from lint_rules.options import Options
+
+GATED = textwrap.dedent(
+    """\
+    class DemoAttnBackend(FlashInferAttnBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.has_swa = self._swa_kv_pool is not None
+
+        def table(self, meta):
+            if self.use_sliding_window_kv_pool:
+                return meta.swa_page_table
+            return meta.page_table if self.has_swa else None
+    """
+)
+CUSTOM = textwrap.dedent(
+    """\
+    class Helper(PoolUser):
+        def __init__(self, model_runner):
+            self.pool_ref = model_runner.token_to_kv_pool
+
+        def table(self, meta):
+            return meta.swa_page_table if self.swa_on else meta.page_table
+    """
+)
+
+
+def rows(stdout: str):
+    """``[(path, line, col, code), ...]`` from flake8's default output format."""
+    found = []
+    for line in stdout.splitlines():
+        path, lineno, col, rest = line.split(":", 3)
+        found.append((Path(path).as_posix(), int(lineno), int(col), rest.split()[0]))
+    return found
+
+
+def test_default_run_reports_default_codes_with_flake8_columns(run_flake8):
+    done = run_flake8({"gated.py": GATED}, "--extend-ignore=F821", "gated.py")
+    assert done.returncode == 1
+    # flake8 prints the plugin's 0-based column plus one
+    assert rows(done.stdout) == [("gated.py", 7, 12, "KVP003")]
+    [finding] = lint_source(GATED)
+    assert (finding.line, finding.col + 1) == (7, 12)
+    assert "FROZEN_KV" in done.stdout and "KVP003 control flow gated" in done.stdout
+
+
+def test_kvp004_is_off_by_default_and_enabled_by_extend_select(run_flake8):
+    done = run_flake8({"gated.py": GATED}, "gated.py")
+    assert "KVP004" not in done.stdout
+    # an explicit --select of the whole prefix is flake8's "select all": KVP004 included
+    done = run_flake8({"gated.py": GATED}, "--select", "KVP", "gated.py")
+    assert [row[3] for row in rows(done.stdout)] == ["KVP004", "KVP003"]
+    config = "[flake8]\nextend-select = KVP004\n"
+    done = run_flake8({"gated.py": GATED, "setup.cfg": config}, "gated.py")
+    assert ("gated.py", 4, 9, "KVP004") in rows(done.stdout)
+    done = run_flake8({"gated.py": GATED}, "--select", "KVP004", "gated.py")
+    assert rows(done.stdout) == [("gated.py", 4, 9, "KVP004")]
+
+
+def test_noqa_is_left_to_flake8(run_flake8):
+    source = GATED.replace(
+        "if self.use_sliding_window_kv_pool:", "if self.use_sliding_window_kv_pool:  # noqa: KVP003"
+    )
+    done = run_flake8({"gated.py": source}, "--select", "KVP003", "gated.py")
+    assert done.returncode == 0 and done.stdout == ""
+    bare = GATED.replace(
+        "if self.use_sliding_window_kv_pool:", "if self.use_sliding_window_kv_pool:  # noqa"
+    )
+    assert run_flake8({"gated.py": bare}, "--select", "KVP003", "gated.py").stdout == ""
+    other = GATED.replace(
+        "if self.use_sliding_window_kv_pool:", "if self.use_sliding_window_kv_pool:  # noqa: KVP001"
+    )
+    assert rows(run_flake8({"gated.py": other}, "--select", "KVP003", "gated.py").stdout)
+
+
+def test_per_file_ignores_from_tox_ini(run_flake8):
+    config = "[flake8]\nselect = KVP\nper-file-ignores =\n    legacy/*.py: KVP003,KVP004\n"
+    files = {"tox.ini": config, "legacy/old.py": GATED, "new.py": GATED}
+    done = run_flake8(files, ".")
+    assert [row[0] for row in rows(done.stdout)] == ["new.py", "new.py"]
+
+
+def test_kvp_options_from_dot_flake8(run_flake8):
+    files = {"custom.py": CUSTOM}
+    assert run_flake8(files, "--select", "KVP", "custom.py").stdout == ""
+    config = (
+        "[flake8]\nselect = KVP\nkvp-backend-bases = PoolUser, OtherBase\n"
+        "kvp-swa-flags = swa_on\nkvp-pool-attr = pool_ref\n"
+    )
+    done = run_flake8({**files, ".flake8": config}, "custom.py")
+    assert rows(done.stdout) == [("custom.py", 3, 9, "KVP001"), ("custom.py", 6, 39, "KVP003")]
+    assert "self.pool_ref is not None" in done.stdout  # the message names the configured attr
+
+
+def test_kvp_options_on_the_command_line(run_flake8):
+    done = run_flake8(
+        {"custom.py": CUSTOM},
+        "--select=KVP",
+        "--kvp-backend-bases",
+        "PoolUser",
+        "--kvp-swa-flags=swa_on",
+        "custom.py",
+    )
+    assert [row[3] for row in rows(done.stdout)] == ["KVP001", "KVP003"]
+
+
+def test_the_prefix_example_through_flake8(run_flake8):
+    done = run_flake8({"prefix.py": read_example("trtllm_backend_prefix.py")}, "--select", "KVP")
+    assert sorted({(line, code) for _, line, _, code in rows(done.stdout)}) == [
+        (36, "KVP002"), (37, "KVP001"), (37, "KVP003"), (44, "KVP003"), (52, "KVP003")
+    ]
+
+
+def test_syntax_error_is_flake8_e999_and_the_engine_reports_kvp900(run_flake8):
+    broken = (
+        "class B(FlashInferAttnBackend):\n"
+        "    def f(self:\n"
+        "        self.use_sliding_window_kv_pool\n"
+    )
+    done = run_flake8({"broken.py": broken}, "--select", "E999,KVP", "broken.py")
+    # flake8 cannot build an ast, so no plugin runs: E999 is flake8's own report
+    assert [row[3] for row in rows(done.stdout)] == ["E999"]
+    [finding] = lint_source(broken)
+    assert finding.code == "KVP900" and finding.message.startswith("cannot parse:")
+
+
+def test_checker_directly_yields_zero_based_columns_and_prefixed_messages():
+    parsed = argparse.Namespace(kvp_backend_bases=[], kvp_swa_flags=[], kvp_pool_attr="")
+    PoolGuardChecker.parse_options(parsed)
+    assert PoolGuardChecker.options == Options()
+    lines = GATED.splitlines(keepends=True)
+    results = list(PoolGuardChecker(ast.parse(GATED), lines, "gated.py").run())
+    assert [(line, col, text.split()[0]) for line, col, text, _ in results] == [
+        (4, 8, "KVP004"), (7, 11, "KVP003")
+    ]
+    assert all(kind is PoolGuardChecker for *_, kind in results)
