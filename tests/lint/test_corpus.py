@@ -281,25 +281,25 @@ def changed_original_lines(before: str, after: str) -> set[int]:
 
 def fix_problems(source: str) -> list[str]:
     """Every way ``fix_source`` misbehaves on ``source`` (empty list: it behaved)."""
-    fixable = [f for f in lint_source(source, codes=CODES, honor_noqa=True) if f.fixable]
+    before = lint_source(source, codes=CODES, honor_noqa=True)  # what --fix acts on
+    fixable = [f for f in before if f.fixable]
     if not fixable:
         return []
     fixed, remaining = fix_source(source, codes=CODES)
-    problems = []
     try:
         libcst.parse_module(fixed)
     except libcst.ParserSyntaxError as error:
         return [f"fixed output does not parse: {str(error).splitlines()[0]}"]
+    problems = []
     relinted = lint_source(fixed, codes=CODES, honor_noqa=True)
     if set(relinted) != set(remaining):
         problems.append(f"fix_source reports {remaining} but a re-lint finds {relinted}")
     still_fixable = [(f.line, f.code) for f in relinted if f.fixable]
     if still_fixable:
         problems.append(f"fixable findings survive the fix: {still_fixable}")
-    unfixable_before = Counter(f.code for f in lint_source(source, codes=CODES, honor_noqa=True)
-                               if not f.fixable)
-    if Counter(f.code for f in relinted) != unfixable_before:
-        problems.append(f"unfixable findings changed: {unfixable_before} -> "
+    unfixable = Counter(f.code for f in before if not f.fixable)
+    if Counter(f.code for f in relinted) != unfixable:
+        problems.append(f"unfixable findings changed: {unfixable} -> "
                         f"{Counter(f.code for f in relinted)}")
     outside = changed_original_lines(source, fixed) - allowed_lines(source, fixable)
     if outside:
