@@ -101,3 +101,16 @@ def test_log_action_reports_each_site_once(guard, caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 2
     assert "layer 0 (SWA)" in lines[0] and "layer 1 (full)" in lines[1]
+
+
+def test_metadata_and_replay_paths_stop_it_before_their_kernels(guard):
+    """The metadata hooks (eager, capture, CUDA-graph replay) check before translating ids."""
+    hooks = guard("check")
+    target, backend, batch = _frozen_kv_setup(sc.pre_fix_backend_class())
+
+    def metadata_kernels(*args, **kwargs):
+        pytest.fail("the metadata path ran with a stale SWA pool")
+
+    with sc.frozen_kv_view(batch, target, backend):
+        with pytest.raises(SWAPoolMismatchError, match="backend._swa_kv_pool is None"):
+            hooks.guard_metadata(metadata_kernels, backend, batch)

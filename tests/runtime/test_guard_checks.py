@@ -66,14 +66,22 @@ def _prepared(cls, runner, reads):
 
 @pytest.mark.parametrize("kind", ["fixed", "upstream"])
 @pytest.mark.parametrize("name", CONFIGS)
-def test_correct_configurations_pass(name, kind):
+def test_correct_configurations_pass(name, kind, guard):
+    hooks = guard("bounds")
     runner, reads = _config(name)
     backend, batch, view = _prepared(_backend_class(kind), runner, reads)
+    launched = []
     with view:
         verify_backend(backend, None, batch)
+        hooks.guard_metadata(lambda *a, **k: None, backend, batch)
         for layer_id in _layer_ids(reads):
             verify_backend(backend, layer_id, batch)
+            hooks.guard_launch(
+                lambda *a, **k: launched.append(layer_id), backend, None, None, None,
+                sc.layer(layer_id), batch,
+            )
     assert (backend._swa_kv_pool is not None) == is_swa_pool(reads)
+    assert launched == _layer_ids(reads)
 
 
 def test_eagle_draft_given_the_target_allocator_pool_is_caught():
