@@ -439,6 +439,11 @@ def test_installed_console_script(tmp_path):
 
 def test_demo_runs_the_main_job(tmp_path):
     done = poolguard("demo", cwd=tmp_path, expect=0)
-    assert "== 1. poolguard lint" in done.stdout and "KVP001" in done.stdout
-    assert "+++ b/trtllm_backend_prefix.py" in done.stdout
-    assert "== 3. runtime guard" in done.stdout
+    lint, fix, replay = re.split(r"\n== \d\. ", done.stdout)[1:]
+    assert lint.startswith("poolguard lint trtllm_backend_prefix.py")
+    assert {"KVP001", "KVP002", "KVP003"} <= set(re.findall(r": (KVP\d{3}) ", lint))
+    assert "+++ b/trtllm_backend_prefix.py" in fix and "+        if self._swa_kv_pool" in fix
+    assert "Left for a human" in fix and "KVP001" in fix.split("Left for a human")[1]
+    assert replay.startswith("runtime guard")
+    if importlib.util.find_spec("runtime_guard.demo"):  # the replay ships with the guard
+        assert "SWAPoolMismatchError" in replay
