@@ -166,6 +166,9 @@ def main(argv=None) -> int:
     except ImportError as err:
         print(f"gpu_bounds: needs torch and SGLang: {err}", file=sys.stderr)
         return 2
+    import sglang
+
+    print(f"torch {torch.__version__}, SGLang {sglang.__version__}")
     if torch.cuda.is_available():
         name = torch.cuda.get_device_name()
         rows = measure("cuda", dict(batch=BATCH, context=CONTEXT, page=PAGE, window=WINDOW),
