@@ -174,7 +174,8 @@ def _summarise(result, findings: list) -> None:
     if findings:
         fixable = sum(1 for _, f in findings if f.fixable)
         hint = f" ({fixable} fixable with `poolguard lint --fix`)" if fixable else ""
-        parts.append(f"{_plural(len(findings), 'finding')}{' remain' if fixed else ''}{hint}")
+        verb = (" remains" if len(findings) == 1 else " remain") if fixed else ""
+        parts.append(f"{_plural(len(findings), 'finding')}{verb}{hint}")
     if parts:
         _write("poolguard: " + "; ".join(parts) + "\n", sys.stderr)
 
