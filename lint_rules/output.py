@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -37,7 +38,7 @@ class RuleDoc:
     summary: str
     doc: str
     valid: tuple = ()
-    invalid: tuple = ()  # (source, fixed source or None) pairs
+    invalid: tuple = ()  # (source, fixed source or None, flagged line numbers) triples
 
 
 PARSE_ERROR_DOC = RuleDoc("KVP900", "parse-error", PARSE_ERROR_DOC_TEXT.splitlines()[0],
@@ -45,10 +46,11 @@ PARSE_ERROR_DOC = RuleDoc("KVP900", "parse-error", PARSE_ERROR_DOC_TEXT.splitlin
 
 
 def _example_pair(example) -> tuple:
-    """``(source, fixed or None)`` of a rule example (a ``Valid``/``Invalid`` or a plain string)."""
+    """``(source, fixed or None, lines)`` of a rule example (``Valid``/``Invalid`` or a string)."""
     if isinstance(example, str):
-        return example, None
-    return str(getattr(example, "code", example)), getattr(example, "fixed", None)
+        return example, None, ()
+    lines = tuple(sorted({line for line, _code in getattr(example, "expected", ())}))
+    return str(getattr(example, "code", example)), getattr(example, "fixed", None), lines
 
 
 def _doc_of(rule) -> RuleDoc:
@@ -191,13 +193,18 @@ def render_explain(doc: RuleDoc) -> str:
         out += [doc.doc, ""]
     for number, source in enumerate(doc.valid, 1):
         out += [f"Valid example {number} (no finding):", _indent(source), ""]
-    for number, (source, fixed) in enumerate(doc.invalid, 1):
-        out += [f"Invalid example {number} (flagged):", _indent(source), ""]
+    for number, (source, fixed, lines) in enumerate(doc.invalid, 1):
+        note = " (flagged lines marked >)" if lines else " (flagged)"
+        out += [f"Invalid example {number}{note}:", _indent(source, lines), ""]
         if fixed:
             out += ["  after `poolguard lint --fix`:", _indent(fixed), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _indent(source: str) -> str:
-    return "\n".join("    " + line if line.strip() else "" for line in
-                     inspect.cleandoc(source).splitlines())
+def _indent(source: str, marked: tuple = ()) -> str:
+    # dedent, not cleandoc: cleandoc treats the first line apart and would flatten class bodies
+    lines = textwrap.dedent(source).rstrip("\n").splitlines()
+    return "\n".join(
+        ("  > " if number in marked else "    ") + line if line.strip() else ""
+        for number, line in enumerate(lines, 1)
+    )

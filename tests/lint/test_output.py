@@ -110,5 +110,11 @@ def test_explain_text_shows_documentation_and_examples(doc):
     assert doc.summary in text
     for source in doc.valid:
         assert source.strip().splitlines()[0].strip() in text
-    for source, _ in doc.invalid:
+    for source, fixed, _ in doc.invalid:
         assert source.strip().splitlines()[0].strip() in text
+        shown = [line.replace("  > ", "    ", 1) for line in text.splitlines()]
+        for line in (fixed or source).strip("\n").splitlines():
+            assert ("    " + line).rstrip() in shown  # indentation kept
+    for source, _, lines in doc.invalid:  # every flagged line is marked
+        for number in lines:
+            assert "  > " + source.splitlines()[number - 1] in text.splitlines()
