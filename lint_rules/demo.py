@@ -9,10 +9,14 @@ Findings are the expected outcome here, so the demo exits 0 when every step ran 
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import importlib.util
+import io
+import logging
 import sys
+import warnings
 from importlib import resources
 
 EXAMPLE = "trtllm_backend_prefix.py"
@@ -57,6 +61,27 @@ def fix_step(out, source: str) -> list:
     return remaining
 
 
+@contextlib.contextmanager
+def _quiet(sink):
+    """Hold back SGLang's import-time chatter on a CPU box (CUDA/AWQ warnings, logging);
+    it is shown only if the replay fails."""
+    handler = logging.StreamHandler(sink)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    saved = [(h, h.level) for h in root.handlers if h is not handler]
+    for other, _ in saved:
+        other.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink), \
+                contextlib.redirect_stderr(sink):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        root.removeHandler(handler)
+        for other, level in saved:
+            other.setLevel(level)
+
+
 def replay_step(out) -> bool:
     """Run the runtime replay if SGLang and the replay exist; False only if it broke."""
     _header(out, "3. runtime guard: FROZEN_KV MTP pool swap on real SGLang pools (CPU)")
@@ -68,12 +93,15 @@ def replay_step(out) -> bool:
     if replay is None:
         out.write(f"runtime replay unavailable: {REPLAY_MODULE}.{REPLAY_FUNCTION} is missing.\n")
         return True
+    noise = io.StringIO()
     try:
-        report = replay()
+        with _quiet(noise):
+            report = replay()
     except ImportError as exc:
         out.write(f"runtime replay skipped: SGLang is not importable here ({exc}).\n")
         return True
     except Exception as exc:  # the replay is the last step: report it, do not hide it
+        out.write(noise.getvalue())
         out.write(f"runtime replay failed unexpectedly: {type(exc).__name__}: {exc}\n")
         return False
     text = "" if report is None or isinstance(report, bool) else str(report)
