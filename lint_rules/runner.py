@@ -106,12 +106,16 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
         for entry in entries:
             if config.is_excluded(entry.path):
                 continue
-            if entry.is_dir():
-                if not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
-                    stack.append(entry.path)
-            elif entry.name.endswith(".py") and entry.is_file():
-                st = entry.stat()
-                found.append((entry.path, st.st_mtime_ns, st.st_size))
+            try:
+                # symlinked directories are not followed (as os.walk and flake8): no loops
+                if entry.is_dir(follow_symlinks=False):
+                    if not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py") and entry.is_file():
+                    st = entry.stat()
+                    found.append((entry.path, st.st_mtime_ns, st.st_size))
+            except OSError:  # vanished while walking: nothing to lint
+                continue
 
 
 # ---------------------------------------------------------------- reading (main process)
@@ -187,6 +191,7 @@ def _mp_context():
 
 def _write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` in one rename so an interrupted fix never leaves half a file."""
+    path = os.path.realpath(path)  # write through a symlink instead of replacing it
     mode = os.stat(path).st_mode
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".poolguard-", suffix=".tmp")
@@ -275,7 +280,8 @@ class _Run:
         try:
             text, encoding = _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-            return self._finish_plain(path, mtime_ns, size, digest, [_undecodable(exc)])
+            found = [_undecodable(exc)] if "KVP900" in self.config.codes_for(key) else []
+            return self._finish_plain(path, mtime_ns, size, digest, found)
         if not self.may_match(text):  # the engine would skip it too: no parse, no fix
             return self._finish_plain(path, mtime_ns, size, digest, [])
         return _Job(path, mtime_ns, size, self.config.codes_for(key), digest, text, encoding)

@@ -151,6 +151,18 @@ def test_undecodable_file_is_kvp900(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"# swa\nx = '\xff'\n")  # not UTF-8, no cookie
     done = poolguard("lint", "--isolated", "--format", "json", cwd=tmp_path, expect=1)
     assert codes_of(done.stdout) == [("latin.py", 1, "KVP900")]
+    poolguard("lint", "--isolated", "--ignore", "KVP900", cwd=tmp_path, expect=0)
+
+
+def test_symlinked_directories_are_not_followed(tmp_path):
+    write(tmp_path, {"pkg/gated.py": GATED})
+    (tmp_path / "pkg" / "loop").symlink_to(tmp_path)
+    (tmp_path / "pkg" / "alias.py").symlink_to(tmp_path / "pkg" / "gated.py")
+    done = poolguard("lint", "--isolated", "--format", "json", cwd=tmp_path, expect=1)
+    assert codes_of(done.stdout) == [("pkg/alias.py", 6, "KVP003"), ("pkg/gated.py", 6, "KVP003")]
+    poolguard("lint", "--isolated", "--fix", "pkg/alias.py", cwd=tmp_path, expect=0)
+    assert (tmp_path / "pkg" / "alias.py").is_symlink()  # fixed through the link
+    assert (tmp_path / "pkg" / "gated.py").read_text() == GATED_FIXED
 
 
 @pytest.mark.parametrize("args, message", [
