@@ -307,11 +307,12 @@ class _Run:
         elif self.mode == "diff":
             self._done(job.path, rows, diff=_unified_diff(job.path, job.text, new_text))
         else:
-            data = new_text.encode(job.encoding)
             try:
+                data = new_text.encode(job.encoding)
                 _write_atomically(job.path, data)
-            except OSError as exc:
-                self.errors.append(f"{job.path}: cannot write the fix: {exc.strerror or exc}")
+            except (OSError, UnicodeEncodeError) as exc:
+                reason = getattr(exc, "strerror", None) or exc
+                self.errors.append(f"{job.path}: cannot write the fix: {reason}")
                 self.results[job.path] = FileResult(job.path, error=self.errors[-1])
                 return
             st = os.stat(job.path)
