@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "runtime")]
+sys.path.insert(0, str(ROOT))  # runtime_guard from this checkout
 
 BATCH, CONTEXT, PAGE, WINDOW = 256, 32 * 1024, 64, 4096
 Q_HEADS, HEAD_DIM = 8, 64  # one KV head, grouped-query: 8 query heads share it
@@ -43,7 +43,7 @@ SMOKE = dict(batch=4, context=512, page=16, window=128)
 
 def build(device: str, batch: int, context: int, page: int, window: int):
     """Real SGLang pools on ``device`` and a fixed backend primed with decode metadata."""
-    import scenarios as sc
+    from runtime_guard import scenarios as sc
     import torch
 
     size, size_swa = batch * context, batch * window
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
         sys.path.insert(0, args.sglang_dir)
     try:
         import torch
-        import scenarios
+        from runtime_guard import scenarios
 
         scenarios.sglang()
     except ImportError as err:

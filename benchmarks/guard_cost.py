@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runtime_guard from this checkout
 
 BATCH, CONTEXT, PAGE, LAYERS = 256, 32 * 1024, 64, 36
 WINDOW = 4096  # SWA tokens kept per request
@@ -31,7 +31,7 @@ def build(padded: bool = False):
     ``padded``: requests of mixed lengths whose unread columns hold garbage (as
     ``torch.empty`` page tables do), so the bounds check must take its masked path.
     """
-    import scenarios as sc
+    from runtime_guard import scenarios as sc
     import torch
 
     size, size_swa = BATCH * CONTEXT, BATCH * WINDOW

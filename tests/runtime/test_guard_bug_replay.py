@@ -19,32 +19,19 @@ torch = pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
 
-import scenarios as sc  # noqa: E402
+from runtime_guard import scenarios as sc  # noqa: E402
 
 from runtime_guard import SWAPoolMismatchError, verify_page_bounds  # noqa: E402
 
-SEQ = [30, 29]  # 8 + 8 pages of 4 tokens: full-pool pages 1..16; the SWA buffer holds 9
 SWA_LAYER = 0
 
 
 def _frozen_kv_setup(backend_class):
-    target = sc.swa_pool()
-    allocator = sc.swa_allocator(target)
-    draft_pool = sc.mha_pool(layer_num=1)
-    runner = sc.runner(draft_pool, allocator, draft=True, spec="FROZEN_KV_MTP")
-    backend = sc.construct_backend(backend_class, runner)
-    full_table = sc.contiguous_page_table(SEQ, 9)
-    # init_forward_metadata builds an SWA table only when the backend has an SWA pool.
-    swa_table = sc.contiguous_page_table(SEQ, 9, first_page=0) % 9
-    has_swa = backend._swa_kv_pool is not None
-    sc.metadata(backend, SEQ, full_table, swa_table if has_swa else None)
-    return target, backend, sc.decode_batch(draft_pool, SEQ)
+    return sc.frozen_kv_draft(backend_class)
 
 
 def _decode_args(batch):
-    q = torch.zeros(len(SEQ), 2 * 8, dtype=sc.DTYPE)
-    k = torch.ones(len(SEQ), 8, dtype=sc.DTYPE)
-    return q, k, k.clone(), sc.layer(SWA_LAYER), batch
+    return sc.decode_args(batch, SWA_LAYER)
 
 
 def test_pre_fix_backend_is_stopped_before_the_launch(guard):

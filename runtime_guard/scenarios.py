@@ -1,10 +1,12 @@
-"""Real SGLang objects on the CPU for the runtime-guard tests and benchmarks.
+"""Real SGLang objects on the CPU: the guard's replay of the FROZEN_KV MTP pool swap.
 
-Pools, allocators, ``RadixAttention`` layers, ``ForwardBatch``, ``TRTLLMMHAMetadata`` and the
-trtllm backend classes are SGLang's own. Only two things are ours: the ``model_runner``
-handed to backend constructors is a ``SimpleNamespace`` carrying the attributes they read
-(a real ``ModelRunner`` loads a model), and backends are constructed by running the real
-``__init__`` until it needs the GPU runtime (see ``construct_backend``).
+Used by ``poolguard demo`` (through ``runtime_guard.demo``), the test suite and the
+benchmarks; serving code never imports it. Pools, allocators, ``RadixAttention`` layers,
+``ForwardBatch``, ``TRTLLMMHAMetadata`` and the trtllm backend classes are SGLang's own.
+Only two things are ours: the ``model_runner`` handed to backend constructors is a
+``SimpleNamespace`` carrying the attributes they read (a real ``ModelRunner`` loads a model),
+and backends are constructed by running the real ``__init__`` until it needs the GPU runtime
+(see ``construct_backend``). Needs torch and SGLang.
 """
 
 from __future__ import annotations
@@ -209,3 +211,31 @@ def fixed_backend_module():
     from runtime_guard import fixed_backend
 
     return fixed_backend
+
+
+REPLAY_SEQ = [30, 29]  # 8 + 8 pages of 4 tokens: full-pool pages 1..16; the SWA buffer holds 9
+
+
+def frozen_kv_draft(backend_class, seq=REPLAY_SEQ):
+    """The upstream crash's setting: a hybrid target (real ``SWAKVPool`` + allocator) and a
+    FROZEN_KV MTP draft with its own non-SWA pool and a ``backend_class`` backend, primed with
+    the decode metadata its ``init_forward_metadata`` would build (an SWA page table only when
+    it has an SWA pool). Returns (target pool, draft backend, draft forward batch)."""
+    target = swa_pool()
+    allocator = swa_allocator(target)
+    draft_pool = mha_pool(layer_num=1)
+    model_runner = runner(draft_pool, allocator, draft=True, spec="FROZEN_KV_MTP")
+    backend = construct_backend(backend_class, model_runner)
+    width = max(-(-n // PAGE) for n in seq) + 1
+    swa_table = contiguous_page_table(seq, width, first_page=0) % (SIZE_SWA // PAGE + 1)
+    has_swa = backend._swa_kv_pool is not None
+    metadata(backend, seq, contiguous_page_table(seq, width), swa_table if has_swa else None)
+    return target, backend, decode_batch(draft_pool, seq)
+
+
+def decode_args(batch, layer_id: int):
+    """Positional arguments after ``self`` for ``forward_decode``: q, k, v, layer, batch."""
+    rows = batch.batch_size
+    q = torch.zeros(rows, 2 * 8, dtype=DTYPE)
+    k = torch.ones(rows, 8, dtype=DTYPE)
+    return q, k, k.clone(), layer(layer_id), batch
