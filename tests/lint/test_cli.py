@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from textwrap import dedent
 
@@ -373,6 +374,11 @@ def test_jobs_2_gives_the_same_result_as_jobs_1(tmp_path):
 def test_warm_cache_matches_cold_and_sees_content_changes(tmp_path):
     cache = tmp_path / "cache"
     tree = _many_files(tmp_path / "tree")
+    target = tree / "d0" / "m0.py"
+    # a write the run cannot have seen settle yet (mtime not 2 s before the run started),
+    # whatever the machine's speed: its stat must not be trusted, only its content digest
+    future = time.time_ns() + 60 * 10**9
+    os.utime(target, ns=(future, future))
     args = ("lint", "--isolated", "--format", "json")
     cold = poolguard(*args, cwd=tree, cache_dir=cache, expect=1)
     (cache_file,) = cache.glob("lint-*.json")
@@ -380,7 +386,6 @@ def test_warm_cache_matches_cold_and_sees_content_changes(tmp_path):
     assert poolguard(*args, "--no-cache", cwd=tree, cache_dir=cache).stdout == cold.stdout
 
     # same size, same mtime, new content: the fresh entry is not trusted by stat alone
-    target = tree / "d0" / "m0.py"
     assert "d0/m0.py" in cold.stdout
     stat = target.stat()
     target.write_text(("x = 1\n#" + "-" * stat.st_size)[:stat.st_size - 1] + "\n")
