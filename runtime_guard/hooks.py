@@ -12,7 +12,13 @@ import logging
 import os
 from typing import Any
 
-from runtime_guard.checks import Problem, active_pool, describe_backend, find_backend_problem
+from runtime_guard.checks import (
+    Problem,
+    active_pool,
+    describe_backend,
+    describe_pool,
+    find_backend_problem,
+)
 from runtime_guard.config import GuardConfig
 from runtime_guard.errors import SWAPoolMismatchError
 
@@ -91,14 +97,15 @@ def check_launch_bounds(backend: Any, layer: Any, forward_batch: Any) -> None:
     checked = backend.__dict__.setdefault(_CHECKED, set())
     mapping = getattr(pool, "layers_mapping", None)
     is_swa = bool(mapping and mapping.get(layer.layer_id, (0, False))[1])
-    key = (id(table), id(pool), is_swa)
+    # _version: a table rewritten in place by torch ops between forwards is checked again.
+    key = (id(table), getattr(table, "_version", 0), id(pool), is_swa)
     if key in checked:
         return
     checked.add(key)
     page_size = backend.page_size
     num_pages = pool.get_kv_buffer(layer.layer_id)[0].shape[0] // page_size
     seq_lens = metadata.cache_seqlens_int32
-    where = describe_backend(backend, layer.layer_id, pool)
+    where = f"{describe_backend(backend, layer.layer_id, pool)} reading {describe_pool(pool)}"
     from runtime_guard import bounds
 
     if _device_assert_only(table):
