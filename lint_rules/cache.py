@@ -86,7 +86,7 @@ class ResultCache:
     def __init__(self, path: Optional[Path]):
         self.path = path
         self.entries: dict = {}
-        self.dirty = False
+        self.changed: dict = {}  # entries written by this run, merged into the file on save
         self.started_ns = time.time_ns()
         if path is not None:
             self._load()
@@ -101,15 +101,20 @@ class ResultCache:
         return cls(None)
 
     def _load(self) -> None:
+        self.entries = self._read_entries()
+
+    def _read_entries(self) -> dict:
         try:
             with open(self.path, "rb") as handle:
                 data = json.loads(handle.read())
         except (OSError, ValueError):
-            return  # no cache or a corrupt one: start empty, never fail the run
-        if isinstance(data, dict) and data.get("format") == FORMAT_VERSION:
-            files = data.get("files")
-            if isinstance(files, dict):
-                self.entries = {k: v for k, v in files.items() if _well_formed(v)}
+            return {}  # no cache or a corrupt one: start empty, never fail the run
+        if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+            return {}
+        files = data.get("files")
+        if not isinstance(files, dict):
+            return {}
+        return {key: value for key, value in files.items() if _well_formed(value)}
 
     def by_stat(self, path: str, mtime_ns: int, size: int) -> Optional[list]:
         """Cached findings when the stat matches a trusted entry, without reading the file."""
@@ -134,16 +139,19 @@ class ResultCache:
         trusted = mtime_ns if mtime_ns < self.started_ns - RACY_WINDOW_NS else None
         entry = [trusted, size, digest, findings]
         if self.entries.get(path) != entry:
-            self.entries[path] = entry
-            self.dirty = True
+            self.entries[path] = self.changed[path] = entry
 
     def save(self) -> None:
         """Write the cache atomically once per run; a read-only home just means no cache."""
-        if self.path is None or not self.dirty:
+        if self.path is None or not self.changed:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            payload = json.dumps({"format": FORMAT_VERSION, "files": self.entries})
+            # re-read and merge: pre-commit runs several batches of files at once, and each
+            # must keep what the others stored meanwhile
+            merged = self._read_entries()
+            merged.update(self.changed)
+            payload = json.dumps({"format": FORMAT_VERSION, "files": merged})
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".lint-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:

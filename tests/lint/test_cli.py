@@ -464,3 +464,17 @@ def test_demo_runs_the_main_job(tmp_path):
     assert replay.startswith("runtime guard")
     if importlib.util.find_spec("runtime_guard.demo"):  # the replay ships with the guard
         assert "SWAPoolMismatchError" in replay
+
+
+def test_cache_writers_running_at_once_keep_each_others_entries(tmp_path, monkeypatch):
+    from lint_rules.cache import ResultCache
+
+    monkeypatch.setenv("POOLGUARD_CACHE_DIR", str(tmp_path))
+    first, second = (ResultCache.for_run(DEFAULT_CODES, None, ()) for _ in range(2))
+    first.store("/a.py", 1, 10, "d-a", [])
+    second.store("/b.py", 2, 20, "d-b", [[1, 0, "KVP001", "m", False]])
+    first.save()
+    second.save()  # pre-commit's parallel batches: the later writer merges, not overwrites
+    merged = ResultCache.for_run(DEFAULT_CODES, None, ())
+    assert merged.digest_of("/a.py") == "d-a" and merged.digest_of("/b.py") == "d-b"
+    assert merged.findings_of("/b.py") == [[1, 0, "KVP001", "m", False]]
