@@ -1,9 +1,11 @@
 """Lint throughput on a whole SGLang source tree: flake8 with and without the KVP plugin,
 ``poolguard lint`` cold and warm, and ``ruff check --select F`` as the speed anchor.
 
-Every tool runs as a subprocess on the same tree; the table shows medians and ratios. A
-second, in-process section says where poolguard's time goes: the text pre-filter's hit rate,
-libcst parsing of the files it lets through, the full per-file lint, and the import cost.
+Every tool runs as a subprocess on the same tree; the table shows medians of wall time and of
+CPU time (user + sys of the process and its workers, which other load on a shared machine
+barely moves) and ratios. A second, in-process section says where poolguard's CPU goes: the
+text pre-filter's hit rate, ``ast`` and libcst parsing of the files let through, the whole
+per-file lint, start-up, and the flake8 plugin's own cost.
 
     python benchmarks/lint_throughput.py                 # newest release, downloaded and cached
     python benchmarks/lint_throughput.py --tree PATH     # any folder of Python files
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -20,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 DEFAULT_VERSION = "0.5.23"
 COLD_TARGET_S = 5.0
@@ -76,23 +80,33 @@ def tool(name: str) -> str:
     return found
 
 
-def time_command(command: list[str], cwd: Path, env: dict) -> float:
-    """Wall seconds of one run; exit 0/1 (clean/findings) is fine, anything else is an error."""
-    start = time.perf_counter()
+class Timing(NamedTuple):
+    wall: float
+    cpu: float  # user + sys of the child and every child it waited for (worker pools)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_command(command: list[str], cwd: Path, env: dict) -> Timing:
+    """One run; exit 0/1 (clean/findings) is fine, anything else is an error."""
+    cpu_before, start = _children_cpu(), time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - start
+    timing = Timing(time.perf_counter() - start, _children_cpu() - cpu_before)
     if done.returncode not in (0, 1):
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise SystemExit(f"error: {' '.join(command[:3])} … exited {done.returncode}: {tail}")
-    return elapsed
+    return timing
 
 
-def run_tools(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
-    """Median inputs: wall seconds per run for each tool configuration."""
+def run_tools(tree: Path, args: argparse.Namespace) -> dict[str, list[Timing]]:
+    """Every run of each tool configuration."""
     base_env = dict(os.environ)
     cwd, target = tree.parent, tree.name  # relative paths, outside any project config
-    times: dict[str, list[float]] = {}
+    times: dict[str, list[Timing]] = {}
     times["ruff check --select F"] = [
         time_command([tool("ruff"), "check", "--isolated", "--no-cache", "--select", "F",
                       "--quiet", target], cwd, base_env)
@@ -120,46 +134,69 @@ def run_tools(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     return times
 
 
+class ParseMeter:
+    """Counts calls, characters and CPU seconds of one parser function while the lint runs."""
+
+    def __init__(self, module, name: str) -> None:
+        self.module, self.name, self.original = module, name, getattr(module, name)
+        self.calls, self.chars, self.seconds = 0, 0, 0.0
+
+    def __enter__(self) -> "ParseMeter":
+        def metered(source, *args, **kwargs):
+            start = time.process_time()
+            try:
+                return self.original(source, *args, **kwargs)
+            finally:
+                self.seconds += time.process_time() - start
+                self.calls += 1
+                self.chars += len(source)
+
+        setattr(self.module, self.name, metered)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        setattr(self.module, self.name, self.original)
+
+
 def profile_in_process(tree: Path) -> dict[str, float]:
-    """One-process breakdown of what ``poolguard lint`` pays per phase (seconds, counts)."""
+    """One-process breakdown of poolguard's CPU seconds per phase, and file counts."""
+    import ast
+
     import libcst
 
-    from lint_rules.engine import ALL_CODES, lint_source, may_match
+    from lint_rules.engine import DEFAULT_CODES, lint_source, may_match
 
     files = sorted(tree.rglob("*.py"))
     sources = [path.read_bytes().decode("utf-8", "replace") for path in files]
-    start = time.perf_counter()
+    start = time.process_time()
     passed = [source for source in sources if may_match(source)]
-    prefilter_s = time.perf_counter() - start
-    start = time.perf_counter()
-    for source in passed:
-        try:
-            libcst.parse_module(source)
-        except libcst.ParserSyntaxError:
-            pass
-    parse_s = time.perf_counter() - start
-    start = time.perf_counter()
-    findings = sum(len(lint_source(source, codes=ALL_CODES)) for source in sources)
-    lint_s = time.perf_counter() - start
+    prefilter_s = time.process_time() - start
+    # The CLI's default codes (KVP900 included: files past the text filter get an ast check).
+    with ParseMeter(libcst, "parse_module") as cst_meter, ParseMeter(ast, "parse") as ast_meter:
+        start = time.process_time()
+        findings = sum(len(lint_source(source, codes=DEFAULT_CODES)) for source in sources)
+        lint_s = time.process_time() - start
     return {
         "files": len(files), "mb": sum(map(len, sources)) / 1e6, "passed": len(passed),
         "passed_mb": sum(map(len, passed)) / 1e6, "findings": findings,
-        "startup_s": startup_seconds(), "prefilter_s": prefilter_s, "parse_s": parse_s,
-        "lint_s": lint_s,
+        "startup": startup_seconds(), "prefilter_s": prefilter_s, "lint_s": lint_s,
+        "ast_files": ast_meter.calls, "ast_mb": ast_meter.chars / 1e6, "ast_s": ast_meter.seconds,
+        "cst_files": cst_meter.calls, "cst_mb": cst_meter.chars / 1e6, "cst_s": cst_meter.seconds,
         "plugin_s": profile_flake8_plugin(files, sources),
     }
 
 
-def startup_seconds() -> float:
-    """Median wall time of ``poolguard lint`` on an empty folder: interpreter, imports, config."""
+def startup_seconds() -> Timing:
+    """Median ``poolguard lint`` on an empty folder: interpreter, imports, config."""
     with tempfile.TemporaryDirectory(prefix="poolguard-bench-") as empty:
         env = dict(os.environ, POOLGUARD_CACHE_DIR=empty)
         command = [tool("poolguard"), "lint", "--isolated", empty]
-        return statistics.median(time_command(command, Path(empty), env) for _ in range(5))
+        runs = [time_command(command, Path(empty), env) for _ in range(5)]
+    return Timing(*(statistics.median(values) for values in zip(*runs)))
 
 
 def profile_flake8_plugin(files: list[Path], sources: list[str]) -> float:
-    """Seconds the flake8 plugin itself adds over the tree on one core (ast given, as in flake8)."""
+    """CPU seconds the flake8 plugin itself adds over the tree (flake8 hands it the ast)."""
     import ast
 
     try:
@@ -173,43 +210,69 @@ def profile_flake8_plugin(files: list[Path], sources: list[str]) -> float:
         except (SyntaxError, ValueError):
             continue  # flake8 reports E999 and never calls tree plugins on such a file
         lines = source.splitlines(keepends=True)
-        start = time.perf_counter()
+        start = time.process_time()
         list(PoolGuardChecker(tree, lines, str(path)).run())
-        total += time.perf_counter() - start
+        total += time.process_time() - start
     return total
 
 
-def print_tables(times: dict[str, list[float]], prof: dict[str, float], jobs: int) -> None:
-    medians = {name: statistics.median(runs) for name, runs in times.items()}
+def _median(runs: list[Timing]) -> Timing:
+    return Timing(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs))
+
+
+def print_tables(times: dict[str, list[Timing]], prof: dict, jobs: int, load: tuple) -> None:
+    medians = {name: _median(runs) for name, runs in times.items()}
     anchor = medians["ruff check --select F"]
-    print(f"\n{prof['files']} files, {prof['mb']:.1f} MB; {os.cpu_count()} CPUs, --jobs {jobs}\n")
-    print("| tool | runs | median s | min s | × ruff |\n| --- | ---: | ---: | ---: | ---: |")
+    print(f"\n{prof['files']} files, {prof['mb']:.1f} MB; {os.cpu_count()} CPUs, --jobs {jobs}; "
+          f"1-min load average {load[0]:.1f} before, {load[1]:.1f} after\n")
+    print("| tool | runs | median wall s | min wall s | median CPU s | wall × ruff |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for name, runs in times.items():
-        print(f"| {name} | {len(runs)} | {medians[name]:.2f} | {min(runs):.2f} | "
-              f"{medians[name] / anchor:.1f} |")
+        median = medians[name]
+        print(f"| {name} | {len(runs)} | {median.wall:.2f} | {min(r.wall for r in runs):.2f} | "
+              f"{median.cpu:.2f} | {median.wall / anchor.wall:.1f} |")
+    print_targets(medians, prof, jobs)
+    print_profile(prof)
+
+
+def print_targets(medians: dict[str, Timing], prof: dict, jobs: int) -> None:
     print("\n| target | measured | goal | met |\n| --- | ---: | ---: | --- |")
     cold, warm = medians["poolguard lint (cold)"], medians["poolguard lint (warm)"]
-    for name, value, goal in (("cold", cold, COLD_TARGET_S), ("warm", warm, WARM_TARGET_S)):
-        print(f"| poolguard {name} | {value:.2f} s | ≤ {goal:.0f} s | {_met(value, goal)} |")
-    if "flake8 defaults" in medians:
-        alone = medians["flake8 defaults"]
-        overhead = medians["flake8 defaults + KVP"] / alone - 1
-        estimate = prof["plugin_s"] / jobs / alone  # plugin CPU spread over flake8's jobs
-        goal = PLUGIN_OVERHEAD_TARGET
-        print(f"| plugin overhead (wall, measured) | {overhead:+.1%} | ≤ {goal:.0%} | "
-              f"{_met(overhead, goal)} |")
-        print(f"| plugin overhead (in-process CPU / jobs) | {estimate:+.1%} | ≤ {goal:.0%} | "
-              f"{_met(estimate, goal)} |")
-    print("\nwhere poolguard's time goes (one process, one core):\n")
+    rows = [("poolguard cold, wall", cold.wall, COLD_TARGET_S),
+            # what the wall time would be with the cores to itself: CPU spread over the jobs
+            ("poolguard cold, CPU / jobs", cold.cpu / jobs, COLD_TARGET_S),
+            ("poolguard warm, wall", warm.wall, WARM_TARGET_S)]
+    for name, value, goal in rows:
+        print(f"| {name} | {value:.2f} s | ≤ {goal:.0f} s | {_met(value, goal)} |")
+    if "flake8 defaults" not in medians:
+        return
+    alone, plugged = medians["flake8 defaults"], medians["flake8 defaults + KVP"]
+    goal = PLUGIN_OVERHEAD_TARGET
+    for name, value in (("plugin overhead, wall", plugged.wall / alone.wall - 1),
+                        ("plugin overhead, CPU", plugged.cpu / alone.cpu - 1),
+                        ("plugin overhead, in-process plugin CPU / flake8 CPU",
+                         prof["plugin_s"] / alone.cpu)):
+        print(f"| {name} | {value:+.1%} | ≤ {goal:.0%} | {_met(value, goal)} |")
+
+
+def print_profile(prof: dict) -> None:
+    print("\nwhere poolguard's CPU goes (one process):\n")
     print("| phase | value |\n| --- | ---: |")
-    print(f"| poolguard lint start-up (empty folder, wall) | {prof['startup_s']:.2f} s |")
-    print(f"| pre-filter over all files | {prof['prefilter_s']:.2f} s |")
-    print(f"| files let through to libcst | {prof['passed']} of {prof['files']} "
+    startup = prof["startup"]
+    print(f"| poolguard lint start-up (empty folder) | {startup.wall:.2f} s wall, "
+          f"{startup.cpu:.2f} s CPU |")
+    print(f"| text pre-filter over all files | {prof['prefilter_s']:.2f} s |")
+    print(f"| files past the text pre-filter | {prof['passed']} of {prof['files']} "
           f"({prof['passed_mb']:.1f} MB) |")
-    print(f"| libcst.parse_module on those | {prof['parse_s']:.2f} s |")
-    print(f"| lint_source over all files (all codes) | {prof['lint_s']:.2f} s, "
+    print(f"| ast.parse (syntax check + ast gate) | {prof['ast_files']} files, "
+          f"{prof['ast_mb']:.1f} MB, {prof['ast_s']:.2f} s |")
+    print(f"| libcst.parse_module (files let through to libcst) | {prof['cst_files']} files, "
+          f"{prof['cst_mb']:.1f} MB, {prof['cst_s']:.2f} s |")
+    rest = prof["lint_s"] - prof["ast_s"] - prof["cst_s"]
+    print(f"| rules, metadata, reporting (the rest of lint_source) | {rest:.2f} s |")
+    print(f"| lint_source over all files, default codes | {prof['lint_s']:.2f} s, "
           f"{prof['findings']} findings |")
-    print(f"| flake8 plugin run() over all files | {prof['plugin_s']:.2f} s |")
+    print(f"| flake8 plugin run() over all files (ast given) | {prof['plugin_s']:.2f} s |")
 
 
 def _met(value: float, goal: float) -> str:
@@ -219,8 +282,10 @@ def _met(value: float, goal: float) -> str:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     tree = resolve_tree(args)
+    load_before = os.getloadavg()[0]
     times = run_tools(tree, args)
-    print_tables(times, profile_in_process(tree), args.jobs)
+    profile = profile_in_process(tree)
+    print_tables(times, profile, args.jobs, (load_before, os.getloadavg()[0]))
     return 0
 
 
