@@ -132,3 +132,16 @@ def test_check_mode_does_no_bounds_work(guard, swa_backend, monkeypatch):
     seq = [8]
     sc.metadata(backend, seq, _table([[999, 999]]), _table([[999, 999]]))
     assert _launch_all_layers(sc, hooks, backend, sc.decode_batch(target, seq)) == [0, 1, 2, 3]
+
+
+def test_bounds_hooks_work_on_inference_mode_tensors(guard, swa_backend):
+    """SGLang's scheduler runs forwards under torch.inference_mode."""
+    sc, target, backend = swa_backend
+    hooks = guard("bounds")
+    seq = [8, 5]
+    with torch.inference_mode():
+        sc.metadata(backend, seq, sc.contiguous_page_table(seq, 2), _table([[0, 8], [7, 9]]))
+        batch = sc.decode_batch(target, seq)
+        hooks.guard_metadata(lambda *a, **k: None, backend, batch)
+        with pytest.raises(SWAPoolMismatchError, match="holds page 9"):
+            _launch_all_layers(sc, hooks, backend, batch)
