@@ -1,1 +1,1 @@
-"""Static checks (libcst) that flag SWA KV-pool state cached from a pool that is swapped at runtime."""
+"""Static checks (libcst) for SWA KV-pool state cached from a pool swapped at runtime."""
