@@ -110,6 +110,11 @@ def fix_source(
     )
 
 
+def lint_source_ungated(source: str, codes: Collection[str] = DEFAULT_CODES) -> List[Finding]:
+    """``lint_source`` without the ast gate: for tests that prove the gate never hides a finding."""
+    return _Run(source, codes, Options(), False, gate=False).findings()
+
+
 def suppressed_codes(line: str) -> Optional[tuple]:
     """None when the line has no ``# noqa``; ``()`` for a bare one; else the listed codes."""
     match = NOQA_RE.search(line)
@@ -130,7 +135,9 @@ def is_suppressed(line: str, code: str) -> bool:
 class _Run:
     """One file: text filter, ``ast`` gate, then one libcst parse and one batched pass."""
 
-    def __init__(self, source, codes, options: Options, honor_noqa: bool, tree=None) -> None:
+    def __init__(
+        self, source, codes, options: Options, honor_noqa: bool, tree=None, gate: bool = True
+    ) -> None:
         self.source = source
         self.codes = frozenset(code.upper() for code in codes)
         self.options = options
@@ -143,7 +150,7 @@ class _Run:
         self._positions: Dict[int, tuple] = {}
         self._spans = None
         self._lines: Optional[List[str]] = None
-        if may_match(source) and self._worth_parsing():
+        if may_match(source) and (self._worth_parsing() or not gate):
             self._analyse()
 
     def _worth_parsing(self) -> bool:

@@ -101,29 +101,89 @@ def _is_pool_source(node: ast.AST) -> bool:
     return False
 
 
+def _called_methods(function: ast.AST, class_name: str) -> set:
+    """Names called as ``self.m(...)`` or ``ClassName.m(...)`` inside ``function``."""
+    called = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if _is_self(owner) or (isinstance(owner, ast.Name) and owner.id == class_name):
+                called.add(node.func.attr)
+    return called
+
+
+def _init_reachable(cls: ast.ClassDef) -> List[ast.AST]:
+    """``__init__`` and the methods it reaches in two calls: all KVP001 ever analyses."""
+    methods = {
+        node.name: node
+        for node in cls.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    if "__init__" not in methods:
+        return []
+    reach, frontier = {"__init__"}, {"__init__"}
+    for _ in range(2):
+        frontier = {
+            name
+            for caller in frontier
+            for name in _called_methods(methods[caller], cls.name)
+            if name in methods and name not in reach
+        }
+        reach |= frontier
+    return [methods[name] for name in reach]
+
+
+def _is_swap_point(parent: ast.AST) -> bool:
+    if isinstance(parent, ast.Assign):
+        return len(parent.targets) == 1 and _self_attr(parent.targets[0]) == ACTIVE_POOL
+    return isinstance(parent, ast.AnnAssign) and _self_attr(parent.target) == ACTIVE_POOL
+
+
+POOL, SWA, BOUND = "pool", "swa", "bound"  # strings: True == 1 must not confuse them
+TYPE_TESTS = ("isinstance", "issubclass", "type", "getattr")
+
+
+def _climb(node: ast.AST, parent: ast.AST, level: int):
+    """Follow KVP001's taint one step up: the new level, BOUND when stored, None if lost."""
+    if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return)):
+        if level == POOL and _is_swap_point(parent):
+            return None
+        return BOUND
+    if isinstance(parent, ast.Attribute):
+        return SWA if level == SWA or any(w in parent.attr.lower() for w in SWA_WORDS) else None
+    if isinstance(parent, ast.Call):
+        if parent.func is node:  # a method of the tainted value, e.g. translate_loc_...()
+            return level
+        name = _last_name(parent.func) if isinstance(parent.func, ast.Name) else ""
+        if name in TYPE_TESTS:
+            return SWA
+        return SWA if name == "bool" and level == SWA else None
+    if isinstance(parent, ast.IfExp):
+        return SWA if parent.test is node else level
+    if isinstance(parent, (ast.BoolOp, ast.Tuple, ast.List, ast.Starred)):
+        return level
+    if isinstance(parent, (ast.Subscript, ast.Compare)) or (
+        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+    ):
+        return SWA if level == SWA else None
+    return None
+
+
 def _pool_state_used(cls: ast.ClassDef) -> bool:
-    """An active-pool read used other than for geometry (the only thing KVP001 can report)."""
-    parents = {}
-    for node in ast.walk(cls):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    for node in ast.walk(cls):
-        if not _is_pool_source(node) or isinstance(getattr(node, "ctx", None), ast.Store):
-            continue
-        parent = parents.get(node)
-        if isinstance(parent, ast.Attribute):
-            if any(word in parent.attr.lower() for word in SWA_WORDS):
+    """An active-pool read, reachable from ``__init__``, that can flow into a binding."""
+    for method in _init_reachable(cls):
+        parents = {}
+        for node in ast.walk(method):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+        for node in ast.walk(method):
+            if not _is_pool_source(node) or isinstance(getattr(node, "ctx", None), ast.Store):
+                continue
+            level, current = POOL, node
+            while level in (POOL, SWA) and current in parents:
+                level, current = _climb(current, parents[current], level), parents[current]
+            if level == BOUND:
                 return True
-            continue  # geometry (page_size, dtype, get_kv_buffer...): never reported
-        if isinstance(parent, ast.Subscript) and parent.value is node:
-            continue
-        if (
-            isinstance(parent, ast.Assign)
-            and len(parent.targets) == 1
-            and _self_attr(parent.targets[0]) == ACTIVE_POOL
-        ):
-            continue  # the swap point
-        return True
     return False
 
 
