@@ -247,3 +247,93 @@ def test_readme_rule_block_is_generated():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- BEGIN rules -->\n", 1)[1].split("<!-- END rules -->", 1)[0]
     assert block == render_markdown(), "regenerate: python -m lint_rules.rules --readme README.md"
+
+
+def kvp001_lines(source: str):
+    return [f.line for f in lint_source(source, codes={"KVP001"})]
+
+
+def test_kvp001_follows_aliases_branches_and_or_and_walrus():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner, fast):
+                if fast:
+                    pool = model_runner.token_to_kv_pool
+                else:
+                    pool = None
+                self.a = pool or self.fallback
+                self.b = (p := self.model_runner.token_to_kv_pool) and p.full_to_swa_index_mapping
+                self.c = 4 if isinstance(pool, SWAKVPool) else 8
+                pool = None
+                self.d = pool
+        """
+    )
+    assert kvp001_lines(source) == [7, 8, 9]
+
+
+def test_kvp001_ignores_geometry_metadata_asserts_and_call_arguments():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self.token_to_kv_pool = model_runner.token_to_kv_pool
+                self.head_dim = model_runner.token_to_kv_pool.head_dim
+                self.layout = self.token_to_kv_pool.get_swa_key_layout().is_interleaved
+                assert isinstance(self.token_to_kv_pool, SWAKVPool)
+                self.indexer = make_indexer(token_to_kv_pool=self.token_to_kv_pool)
+                self.first = self.token_to_kv_pool.layers_mapping[0].device
+        """
+    )
+    assert kvp001_lines(source) == []
+
+
+def test_kvp001_init_only_helpers_and_resolvers():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self._setup(model_runner)
+                self._refresh(model_runner)
+                self.pool = self._resolve_pool(model_runner)
+                self.raw = self._active(model_runner)
+
+            def _setup(self, model_runner):
+                self.mapping = model_runner.token_to_kv_pool.full_to_swa_index_mapping
+
+            def _refresh(self, model_runner):  # also called per forward: not init-only
+                self.mapping2 = model_runner.token_to_kv_pool.full_to_swa_index_mapping
+
+            def forward_extend(self, forward_batch):
+                self._refresh(forward_batch)
+
+            def _resolve_pool(self, model_runner):
+                pool = model_runner.token_to_kv_pool
+                fallback = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                return pool if isinstance(pool, SWAKVPool) else fallback
+
+            def _active(self, model_runner):
+                return model_runner.token_to_kv_pool
+        """
+    )
+    assert kvp001_lines(source) == [6, 9]
+
+
+def test_scope_is_backend_classes_by_base_name_or_local_inheritance():
+    source = src(
+        """
+        class Base(mod.sub.TritonAttnBackend):
+            pass
+
+
+        class Child(Base):
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+
+
+        class NotABackend(Base2):
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+        """
+    )
+    assert kvp001_lines(source) == [7]
