@@ -55,6 +55,20 @@ def render_rule(code: str, heading: str = "###") -> str:
     return "\n\n".join(part for part in parts if part) + "\n"
 
 
+INTRO = """\
+The rules look only at attention backends: classes with a base whose name ends in `Backend`
+(`FlashInferAttnBackend`, `mod.TritonAttnBackend`...), a base named with `--kvp-backend-bases`,
+or a class of the same file that is one. They read one file at a time, by syntax: a flag read or
+a pool attribute set in another module is invisible to them, so review cross-module readers
+(e.g. `backend.use_sliding_window_kv_pool` elsewhere) before applying a fix that drops a flag.
+Suppress a finding with `# noqa: KVP003` (flake8 semantics; `# noqa: KVP` or a bare `# noqa`
+covers every code); `poolguard lint --fix` never rewrites a line whose `# noqa` names a KVP code.
+A file is parsed only if its text mentions `class` and `token_to_kv_pool`, `swa` or
+`sliding_window`; such a file that does not parse is one KVP900 finding with libcst's reason.
+Under flake8 a syntax error is flake8's own E999 and plugins do not run on that file.
+"""
+
+
 def render_markdown(code: Optional[str] = None) -> str:
     """The README rule reference: a table of codes, then each rule with its examples."""
     if code is not None:
@@ -66,4 +80,4 @@ def render_markdown(code: Optional[str] = None) -> str:
             f"| {'yes' if rule.FIXABLE else 'no'} | {_markdown(rule.summary())} |"
         )
     sections = [render_rule(rule.CODE) for rule in RULES]
-    return "## Lint rules\n\n" + "\n".join(table) + "\n\n" + "\n".join(sections)
+    return "## Lint rules\n\n" + INTRO + "\n" + "\n".join(table) + "\n\n" + "\n".join(sections)

@@ -40,7 +40,8 @@ class PoolMirror(Rule):
     FROZEN_KV MTP fix does) silently leaves the mirror describing the old pool, and code gated
     on it sends full-pool indices to SWA layers (illegal memory access). Off by default, like
     flake8-bugbear's opinionated B9xx checks: upstream SGLang 0.5.18+ keeps exactly such a
-    mirror. Enable with ``--extend-select KVP004`` / ``--select KVP004``. The fix drops the
+    mirror. Enable with ``--extend-select KVP004`` (an explicit ``--select KVP`` includes it
+    too under flake8). The fix drops the
     mirror and rewrites every read to test the pool attribute; it is offered only when every
     read of the mirror in the file is a condition that can be rewritten.
     """
