@@ -92,13 +92,21 @@ def _mirror(node: ast.AST, pool_attr: str) -> bool:
 
 
 def _is_pool_source(node: ast.AST) -> bool:
+    """What KVP001 treats as the active pool, loosened: any ``<name>.token_to_kv_pool`` (the
+    runner may be any parameter), ``getattr(..., "token_to_kv_pool")``, any ``.get_kvcache()``."""
     if isinstance(node, ast.Attribute) and node.attr == ACTIVE_POOL:
         owner = node.value
-        return _is_self(owner) or _last_name(owner) == "model_runner"
+        return isinstance(owner, ast.Name) or (
+            isinstance(owner, ast.Attribute) and _is_self(owner.value)
+        )
     if isinstance(node, ast.Call) and _last_name(node.func) == "getattr" and len(node.args) > 1:
         name = node.args[1]
         return isinstance(name, ast.Constant) and name.value == ACTIVE_POOL
-    return False
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get_kvcache"
+    )
 
 
 def _called_methods(function: ast.AST, class_name: str) -> set:

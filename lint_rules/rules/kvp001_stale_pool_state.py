@@ -16,6 +16,7 @@ from lint_rules.rules._facts import (
     self_attr,
 )
 
+ALLOCATOR = "token_to_kv_pool_allocator"
 CLEAN, SWA_STATE, POOL = 0, 1, 2  # taint levels, ordered so max() merges them
 SWA_WORDS = ("swa", "layers_mapping", "translate_loc", "sliding")
 TYPE_TESTS = ("isinstance", "issubclass", "type")
@@ -26,11 +27,22 @@ def _is_swa_word(name: str) -> bool:
     return any(word in lowered for word in SWA_WORDS)
 
 
-def _is_runner(node: cst.BaseExpression) -> bool:
-    """``model_runner`` or ``self.model_runner``; ``self`` itself is handled by the caller."""
-    if isinstance(node, cst.Name):
-        return node.value == "model_runner"
-    return self_attr(node) == "model_runner"
+def _params(function: cst.FunctionDef) -> frozenset:
+    """Parameter names of a method, ``self`` excepted: any of them may be the model runner."""
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    return frozenset(p.name.value for p in every if p.name.value != "self")
+
+
+def _plain_read(value: cst.BaseExpression) -> bool:
+    """``x``, ``a.b`` or ``getattr(a, "b"[, default])``: a copy, not a derived value."""
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        return True
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "getattr"
+    )
 
 
 def _string_arg(call: cst.Call, index: int) -> Optional[str]:
@@ -42,10 +54,14 @@ def _string_arg(call: cst.Call, index: int) -> Optional[str]:
 class _Flow:
     """Forward taint over one function body: which locals / self attrs hold pool state."""
 
-    def __init__(self, rule: Rule, cls: ClassInfo, helpers: "_Helpers") -> None:
+    def __init__(
+        self, rule: Rule, cls: ClassInfo, helpers: "_Helpers", function: cst.FunctionDef
+    ) -> None:
         self.rule = rule
         self.cls = cls
         self.helpers = helpers
+        self.params = _params(function)
+        self.allocators: set = set()  # local names bound to the runner's KV allocator
         self.env: Dict[str, int] = {}
         self.self_env: Dict[str, int] = {}
         self.returned = CLEAN
@@ -57,12 +73,27 @@ class _Flow:
         handler = getattr(self, "_taint_" + type(node).__name__, None)
         return handler(node) if handler else CLEAN
 
+    def _is_runner(self, node: cst.BaseExpression) -> bool:
+        """The model runner: a parameter (``model_runner``, ``runner``...) or ``self.*runner``."""
+        if isinstance(node, cst.Name):
+            return node.value in self.params or node.value.endswith("runner")
+        return (self_attr(node) or "").endswith("runner")
+
+    def _is_allocator(self, node: cst.BaseExpression) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in self.allocators
+        return (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == ALLOCATOR
+            and (is_self(node.value) or self._is_runner(node.value))
+        )
+
     def _taint_Name(self, node: cst.Name) -> int:
         return self.env.get(node.value, CLEAN)
 
     def _taint_Attribute(self, node: cst.Attribute) -> int:
         attr = node.attr.value
-        if attr == ACTIVE_POOL and (is_self(node.value) or _is_runner(node.value)):
+        if attr == ACTIVE_POOL and (is_self(node.value) or self._is_runner(node.value)):
             return POOL
         if is_self(node.value):
             return self.self_env.get(attr, CLEAN)
@@ -90,13 +121,15 @@ class _Flow:
             if func.value == "getattr":
                 name = _string_arg(node, 1)
                 owner = node.args[0].value
-                if name == ACTIVE_POOL and (is_self(owner) or _is_runner(owner)):
+                if name == ACTIVE_POOL and (is_self(owner) or self._is_runner(owner)):
                     return POOL
                 return self._derived(first, name)
             if func.value == "bool":
                 return SWA_STATE if first == SWA_STATE else CLEAN
         if isinstance(func, cst.Attribute):
             owner = func.value
+            if func.attr.value == "get_kvcache" and self._is_allocator(owner):
+                return POOL  # the allocator's pool, taken without looking at the active one
             if is_self(owner) or (isinstance(owner, cst.Name) and owner.value == self.cls.name):
                 return self.helpers.level(func.attr.value)
             return self._derived(self.taint(owner), func.attr.value)
@@ -195,6 +228,10 @@ class _Flow:
             target = target.value
         if isinstance(target, cst.Name):
             self.env[target.value] = level
+            if self._is_allocator(value):
+                self.allocators.add(target.value)
+            else:
+                self.allocators.discard(target.value)
             return
         attr = self_attr(target)
         if attr is None:
@@ -202,7 +239,7 @@ class _Flow:
         self.self_env[attr] = level
         if not (report and level):
             return
-        if attr == ACTIVE_POOL and level == POOL and isinstance(value, (cst.Name, cst.Attribute)):
+        if attr == ACTIVE_POOL and level == POOL and _plain_read(value):
             return  # the swap point itself: a plain copy under the same name
         if is_swa_flag_expr(value):
             return  # an SWA type flag: KVP002 reports it with a stronger fix
@@ -223,7 +260,7 @@ class _Helpers:
             method = self.cls.methods.get(name)
             # a resolver that asks the allocator (like _resolve_swa_kv_pool) is the fix itself
             if method is not None and name != "__init__" and name not in self.cls.asks_allocator:
-                flow = _Flow(self.rule, self.cls, _NoHelpers())
+                flow = _Flow(self.rule, self.cls, _NoHelpers(), method)
                 flow.run(method.body.body, report=False)
                 self.levels[name] = flow.returned
         return self.levels[name]
@@ -272,10 +309,10 @@ class StalePoolState(Rule):
 
     def _check_class(self, cls: ClassInfo) -> None:
         helpers = _Helpers(self, cls)
-        init = _Flow(self, cls, helpers)
+        init = _Flow(self, cls, helpers, cls.methods["__init__"])
         init.run(cls.methods["__init__"].body.body, report=True)
         for name in self._init_only_helpers(cls):
-            helper = _Flow(self, cls, helpers)
+            helper = _Flow(self, cls, helpers, cls.methods[name])
             helper.run(cls.methods[name].body.body, report=True)
 
     def _init_only_helpers(self, cls: ClassInfo):

@@ -337,3 +337,24 @@ def test_scope_is_backend_classes_by_base_name_or_local_inheritance():
         """
     )
     assert kvp001_lines(source) == [7]
+
+
+def test_kvp001_runner_under_any_name_and_the_allocator_pool_outside_a_resolver():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, runner=None):
+                self.token_to_kv_pool = getattr(runner, "token_to_kv_pool", None)
+                self.kv_pool = runner.token_to_kv_pool
+                allocator = runner.token_to_kv_pool_allocator
+                self._swa_kv_pool = allocator.get_kvcache() if self.swa else None
+                self._ok = self._resolve(runner)
+
+            @staticmethod
+            def _resolve(runner):
+                active = runner.token_to_kv_pool
+                pool = runner.token_to_kv_pool_allocator.get_kvcache()
+                return active if isinstance(active, SWAKVPool) else pool
+        """
+    )
+    assert kvp001_lines(source) == [4, 6]
