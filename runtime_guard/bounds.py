@@ -37,6 +37,14 @@ def _read_extremes(table: Any, lens: Any, page_size: int):
     return torch.aminmax(table.masked_fill(_unread_mask(table, lens, page_size), 0))
 
 
+def _in_range(extremes: Any, num_pages: int) -> bool:
+    """One device-to-host copy for both extremes (two ``int()`` calls would copy twice)."""
+    import torch
+
+    low, high = torch.stack(tuple(extremes)).tolist()
+    return low >= 0 and high < num_pages
+
+
 def find_bounds_problem(
     page_table: Any, seq_lens: Any, page_size: int, num_pages: int, where: str = ""
 ) -> Optional[Problem]:
@@ -47,11 +55,9 @@ def find_bounds_problem(
     if table.numel() == 0:
         return None
     # Fast path: a table whose every entry is in range needs no mask (CUDA-graph buffers).
-    low, high = torch.aminmax(table)
-    if int(low) >= 0 and int(high) < num_pages:
+    if _in_range(torch.aminmax(table), num_pages):
         return None
-    low, high = _read_extremes(table, lens, page_size)
-    if int(low) >= 0 and int(high) < num_pages:
+    if _in_range(_read_extremes(table, lens, page_size), num_pages):
         return None
     return _describe(table, lens, page_size, num_pages, where)
 
