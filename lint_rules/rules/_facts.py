@@ -189,6 +189,10 @@ class Collector(cst.BatchableCSTVisitor):
         self.conditions: Dict[int, cst.BaseExpression] = {}  # id(cond) -> node a rewrite replaces
         self.negated: set = set()  # ids of conditions under `not`
         self.called: set = set()  # ids of Call.func nodes
+        # `alias = self.<attr>` per (function id, alias); (function id, name) used as conditions
+        self.aliases: Dict[tuple, list] = {}
+        self.name_conditions: set = set()
+        self.uses_by_id: Dict[int, AttrUse] = {}
 
     # -- structure -------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -256,6 +260,12 @@ class Collector(cst.BatchableCSTVisitor):
         else:
             self.stores.add(id(target))
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Name) and self_attr(node.value) and self.func_stack:
+            key = (id(self.func_stack[-1]), target.value)
+            self.aliases.setdefault(key, []).append(node.value)
+
     def leave_Assign(self, original_node: cst.Assign) -> None:
         self.ctx.tick += 1
         self._note_pool_assignment(t.target for t in original_node.targets)
@@ -275,6 +285,12 @@ class Collector(cst.BatchableCSTVisitor):
 
     # -- conditions -------------------------------------------------------------------------
     def _condition(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            if isinstance(node.expression, cst.Name):
+                node = node.expression
+        if isinstance(node, cst.Name) and self.func_stack:
+            self.name_conditions.add((id(self.func_stack[-1]), node.value))
+            return
         if (
             isinstance(node, cst.UnaryOperation)
             and isinstance(node.operator, cst.Not)
@@ -331,6 +347,7 @@ class Collector(cst.BatchableCSTVisitor):
             cls.asks_allocator.add(method)
         use = AttrUse(node, on_self, role, cls, method, self.ctx.tick)
         self.ctx.attr_uses.setdefault(node.attr.value, []).append(use)
+        self.uses_by_id[key] = use
         if role == "bool" and on_self:
             target = self.conditions[key]
             read = BoolRead(node, target, key in self.negated, cls, method, self.ctx.tick)
@@ -347,6 +364,18 @@ class Collector(cst.BatchableCSTVisitor):
             self.ctx.strings.add(node.raw_value)
         except Exception:  # odd prefixes: the string cannot name a flag anyway
             pass
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        # `has_swa = self.flag` then `if has_swa:` gates on the flag as much as `if self.flag:`
+        for key, values in self.aliases.items():
+            if key not in self.name_conditions:
+                continue
+            for value in values:
+                use = self.uses_by_id.get(id(value))
+                if use is not None and use.role == "load":
+                    use.role = "bool"
+                    read = BoolRead(value, value, False, use.cls, use.method, use.tick)
+                    self.ctx.bool_reads.append(read)
 
     # -- statement slots (for fixes that drop a statement) ----------------------------------
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:

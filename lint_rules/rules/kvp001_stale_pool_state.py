@@ -284,7 +284,11 @@ class StalePoolState(Rule):
     the pool object itself under another attribute, an ``isinstance``/``type`` test on it, and
     SWA-specific reads from it (names containing ``swa``, ``layers_mapping``, ``translate_loc``,
     ``sliding``), through local aliases, ternaries, ``and``/``or``, tuple unpacking, ``getattr``
-    and same-class helpers that return such values. Geometry reads (``page_size``, ``dtype``,
+    and same-class helpers that return such values; the runner may be any parameter
+    (``model_runner``, ``runner``...). The allocator's pool
+    (``token_to_kv_pool_allocator.get_kvcache()``) taken in ``__init__`` outside a resolver
+    counts too: it ignores the active pool, which is wrong for an EAGLE draft that owns a full
+    pool (the original upstream bug). Geometry reads (``page_size``, ``dtype``,
     ``head_dim``, buffers' dtypes...) are not flagged: both pools share them, and the rule must
     never fire on correct code. Allowed: the swap point
     ``self.token_to_kv_pool = model_runner.token_to_kv_pool``, and values returned by a

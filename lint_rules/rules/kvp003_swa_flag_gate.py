@@ -149,7 +149,8 @@ class SwaFlagGate(Rule):
     swapped per forward (FROZEN_KV MTP / EAGLE drafts) or re-resolved by a subclass, the flag
     and ``self._swa_kv_pool`` disagree, SWA layers get full-pool indices and the kernel reads
     out of bounds. Flagged: ``self.<flag>`` as the test of ``if``/``elif``/``while``/a ternary/
-    ``assert`` or an operand of ``and``/``or``/``not``, in an attention backend, where the flag
+    ``assert`` or an operand of ``and``/``or``/``not`` (also through a local alias,
+    ``has_swa = self.<flag>`` then ``if has_swa:``), in an attention backend, where the flag
     is ``use_sliding_window_kv_pool`` (always, even when it mirrors the pool, as upstream
     0.5.18+ does), an attribute KVP002 finds in the file, or a name given with
     ``--kvp-swa-flags``. The fix reads the pool attribute instead (``--kvp-pool-attr``); it is

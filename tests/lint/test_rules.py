@@ -358,3 +358,23 @@ def test_kvp001_runner_under_any_name_and_the_allocator_pool_outside_a_resolver(
         """
     )
     assert kvp001_lines(source) == [4, 6]
+
+
+def test_kvp003_follows_a_local_alias_of_the_flag_into_a_condition():
+    source = src(
+        """
+        class B(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self._swa_kv_pool = resolve(model_runner)
+
+            def f(self, meta):
+                has_swa = self.use_sliding_window_kv_pool
+                logged = self.use_sliding_window_kv_pool
+                print(logged)
+                return meta.swa if not has_swa else meta.full
+        """
+    )
+    assert pairs(lint_source(source)) == [(6, "KVP003")]
+    fixed, left = fix_source(source)
+    assert "has_swa = self._swa_kv_pool is not None" in fixed and left == []
+    assert "logged = self.use_sliding_window_kv_pool" in fixed
