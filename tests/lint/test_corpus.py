@@ -115,10 +115,9 @@ def test_snapshot_covers_every_version_and_code():
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_findings_match_snapshot(version):
-    expected = snapshot()["findings"][version]
-    actual = finding_rows(version)
-    gained = [row for row in actual if row not in expected]
-    lost = [row for row in expected if row not in actual]
+    expected = Counter(tuple(row) for row in snapshot()["findings"][version])
+    actual = Counter(tuple(row) for row in finding_rows(version))
+    gained, lost = sorted((actual - expected).elements()), sorted((expected - actual).elements())
     assert not gained and not lost, (
         f"sglang {version}: findings changed; new {gained}, gone {lost}. "
         f"Review them, then rerun with {UPDATE_ENV}=1."
@@ -285,12 +284,13 @@ def fix_problems(source: str) -> list[str]:
     fixable = [f for f in before if f.fixable]
     if not fixable:
         return []
+    problems = [f"{f.code} at line {f.line} claims a fix" for f in fixable
+                if f.code not in FIXED_CODES]
     fixed, remaining = fix_source(source, codes=CODES)
     try:
         libcst.parse_module(fixed)
     except libcst.ParserSyntaxError as error:
-        return [f"fixed output does not parse: {str(error).splitlines()[0]}"]
-    problems = []
+        return problems + [f"fixed output does not parse: {str(error).splitlines()[0]}"]
     relinted = lint_source(fixed, codes=CODES, honor_noqa=True)
     if set(relinted) != set(remaining):
         problems.append(f"fix_source reports {remaining} but a re-lint finds {relinted}")
@@ -335,6 +335,7 @@ def test_whole_newest_tree_never_crashes():
         source = read_python(path)
         line_count = source.count("\n") + 1
         for finding in lint_source(source, codes=CODES):
-            if finding.code not in CODES or not 1 <= finding.line <= line_count:
+            # KVP900 here would mean a real release file the rules never saw
+            if finding.code == "KVP900" or not 1 <= finding.line <= line_count:
                 bad.append((path.relative_to(tree).as_posix(), finding))
-    assert not bad, f"malformed findings: {bad[:5]}"
+    assert not bad, f"unparsed files or malformed findings: {bad[:5]}"
