@@ -15,6 +15,9 @@ import importlib.util
 import io
 import json
 import os
+import shutil
+import subprocess
+import sys
 import tokenize
 from collections import Counter
 from pathlib import Path
@@ -339,3 +342,38 @@ def test_whole_newest_tree_never_crashes():
             if finding.code == "KVP900" or not 1 <= finding.line <= line_count:
                 bad.append((path.relative_to(tree).as_posix(), finding))
     assert not bad, f"unparsed files or malformed findings: {bad[:5]}"
+
+
+# --- the front ends report the same set on real code -------------------------------------------
+
+
+def _console_script(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert found, f"{name} is not installed next to {sys.executable}"
+    return found
+
+
+def test_flake8_plugin_and_cli_agree_with_the_engine():
+    """Real flake8 and ``poolguard lint`` on the newest attention package: same (file, line,
+    code) set as ``lint_source`` with ``# noqa`` honoured, as both front ends do."""
+    tree = sglang_wheels.source_tree(NEWEST)
+    expected = sorted(
+        (relpath, finding.line, finding.code)
+        for relpath, source in scoped_sources(NEWEST).items()
+        for finding in lint_source(source, codes=CODES, honor_noqa=True)
+    )
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+         "--format", "%(path)s:%(row)d:%(code)s", SCOPE],
+        cwd=tree, capture_output=True, text=True,
+    )
+    assert flake8.returncode in (0, 1) and not flake8.stderr, flake8.stderr
+    rows = (line.rsplit(":", 2) for line in flake8.stdout.splitlines())
+    assert sorted((path, int(line), code) for path, line, code in rows) == expected
+    cli = subprocess.run(
+        [_console_script("poolguard"), "lint", "--isolated", "--no-cache", "--select", "KVP",
+         "--format", "json", SCOPE],
+        cwd=tree, capture_output=True, text=True,
+    )
+    assert cli.returncode == (1 if expected else 0), cli.stderr
+    assert sorted((r["path"], r["line"], r["code"]) for r in json.loads(cli.stdout)) == expected
