@@ -150,7 +150,8 @@ class _Run:
         self._positions: Dict[int, tuple] = {}
         self._spans = None
         self._lines: Optional[List[str]] = None
-        if may_match(source) and (self._worth_parsing() or not gate):
+        self._unsafe = False  # set when libcst must not see this source at all
+        if may_match(source) and (self._worth_parsing() or not (gate or self._unsafe)):
             self._analyse()
 
     def _worth_parsing(self) -> bool:
@@ -168,7 +169,12 @@ class _Run:
                     return False
                 if self.tree is None:
                     self.tree = ast.parse(self.source)
-        except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        except (RecursionError, MemoryError):
+            # too deep for CPython's parser; libcst's native parser would crash the process
+            self._fail(1, 0, "nesting too deep")
+            self._unsafe = True
+            return False
+        except (SyntaxError, ValueError, OverflowError):
             return True  # libcst decides: KVP900, or syntax it accepts and CPython does not
         try:
             return could_fire(self.tree, self.codes, self.options)

@@ -378,3 +378,13 @@ def test_kvp003_follows_a_local_alias_of_the_flag_into_a_condition():
     fixed, left = fix_source(source)
     assert "has_swa = self._swa_kv_pool is not None" in fixed and left == []
     assert "logged = self.use_sliding_window_kv_pool" in fixed
+
+
+def test_too_deep_for_cpython_is_kvp900_and_never_reaches_libcst():
+    # libcst's native parser can overflow the C stack (a process crash) on input this deep;
+    # CPython's parser refuses it first, so the engine reports it without calling libcst
+    deep = "class A(XBackend):\n    pool = model_runner.token_to_kv_pool\n    y = "
+    source = deep + "1+" * 20000 + "1\n"
+    [finding] = lint_source(source)
+    assert (finding.code, finding.message) == ("KVP900", "cannot parse: nesting too deep")
+    assert fix_source(source) == (source, [finding])
