@@ -9,7 +9,8 @@ class ParseFailure(Rule):
 
     Reported once per file at the position of the syntax error, with libcst's reason, so a
     broken file is visible instead of silently passing. Only files that pass the cheap text
-    pre-filter are parsed, so a file that cannot contain a KVP finding is never reported. Under
+    pre-filter and declare a backend class (``class X(...Backend)``) are parsed, so a file that
+    cannot contain a KVP finding is never reported: its syntax is flake8's E999. Under
     flake8 a file that Python itself cannot parse is reported as E999 and plugins do not run.
     """
 

@@ -141,7 +141,8 @@ def test_github_output_is_annotation_lines(tmp_path):
 
 
 def test_syntax_error_is_kvp900_not_a_crash(tmp_path):
-    write(tmp_path, {"broken.py": "class A(:\n    swa = 1\n", "gated.py": GATED})
+    broken = "class ABackend(AttnBackend):\n    def __init__(self:\n        swa = 1\n"
+    write(tmp_path, {"broken.py": broken, "gated.py": GATED})
     done = poolguard("lint", "--isolated", "--format", "json", cwd=tmp_path, expect=1)
     found = codes_of(done.stdout)
     assert ("broken.py", found[0][1], "KVP900") == found[0]
@@ -358,7 +359,8 @@ def test_diff_prints_the_fix_and_writes_nothing(tmp_path):
 # ---------------------------------------------------------------- jobs and cache
 
 def _many_files(root: Path) -> Path:
-    sources = (GATED, STALE, CLEAN, MIRROR, "x = 1\n", "class A(:\n    swa = 1\n")
+    broken = "class ABackend(AttnBackend):\n    def f(self:\n        swa = 1\n"
+    sources = (GATED, STALE, CLEAN, MIRROR, "x = 1\n", broken)
     return write(root, {f"d{i % 7}/m{i}.py": sources[i % len(sources)] for i in range(90)})
 
 
