@@ -16,19 +16,10 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from samples import GATED
 
 from lint_rules.engine import DEFAULT_CODES, lint_source
 
-GATED = dedent("""\
-    class DemoAttnBackend(AttentionBackend):
-        def __init__(self, model_runner):
-            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-
-        def forward_decode(self, layer):
-            if self.use_sliding_window_kv_pool:
-                return 1
-            return 0
-""")
 GATED_FIXED = GATED.replace("self.use_sliding_window_kv_pool", "self._swa_kv_pool is not None")
 STALE = dedent("""\
     class DemoAttnBackend(AttentionBackend):

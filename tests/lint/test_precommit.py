@@ -16,20 +16,11 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
+from samples import GATED
 
 PROJECT = Path(__file__).resolve().parents[2]
 SKIP_PARTS = {".git", ".tox", ".venv", "__pycache__", "build", "dist", ".cache", ".pytest_cache",
               ".hypothesis", ".whl"}
-GATED = dedent("""\
-    class DemoAttnBackend(AttentionBackend):
-        def __init__(self, model_runner):
-            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-
-        def forward_decode(self, layer):
-            if self.use_sliding_window_kv_pool:
-                return 1
-            return 0
-""")
 CLEAN = "def f():\n    return 1\n"
 
 
