@@ -143,3 +143,10 @@ def test_checker_directly_yields_zero_based_columns_and_prefixed_messages():
         (4, 8, "KVP004"), (7, 11, "KVP003")
     ]
     assert all(kind is PoolGuardChecker for *_, kind in results)
+
+
+def test_installed_plugin_is_listed_by_flake8(run_flake8):
+    assert "sglang-poolguard" in run_flake8({}, "--version").stdout
+    help_text = run_flake8({}, "--help").stdout
+    assert all(option in help_text for option in
+               ("--kvp-backend-bases", "--kvp-swa-flags", "--kvp-pool-attr"))
