@@ -43,7 +43,7 @@ SMOKE = dict(batch=4, context=512, page=16, window=128)
 
 def build(device: str, batch: int, context: int, page: int, window: int):
     """Real SGLang pools on ``device`` and a fixed backend primed with decode metadata."""
-    from runtime_guard import scenarios as sc
+    from runtime_guard.demo import scenarios as sc
     import torch
 
     size, size_swa = batch * context, batch * window
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
         sys.path.insert(0, args.sglang_dir)
     try:
         import torch
-        from runtime_guard import scenarios
+        from runtime_guard.demo import scenarios
 
         scenarios.sglang()
     except ImportError as err:

@@ -31,7 +31,7 @@ def build(padded: bool = False):
     ``padded``: requests of mixed lengths whose unread columns hold garbage (as
     ``torch.empty`` page tables do), so the bounds check must take its masked path.
     """
-    from runtime_guard import scenarios as sc
+    from runtime_guard.demo import scenarios as sc
     import torch
 
     size, size_swa = BATCH * CONTEXT, BATCH * WINDOW

@@ -12,7 +12,7 @@ import logging
 import sys
 import traceback
 
-from runtime_guard import scenarios as sc
+from runtime_guard.demo import scenarios as sc
 
 METHODS = (
     "__init__", "forward_decode", "forward_extend", "init_forward_metadata",

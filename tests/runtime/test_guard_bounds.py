@@ -71,7 +71,7 @@ def test_device_assert_variant_agrees():
 def swa_backend():
     if importlib.util.find_spec("sglang") is None:
         pytest.skip("SGLang is not installed")
-    from runtime_guard import scenarios as sc
+    from runtime_guard.demo import scenarios as sc
 
     target = sc.swa_pool()
     fixed = sc.fixed_backend_module().FixedTRTLLMHAAttnBackend

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
 
-from runtime_guard import scenarios as sc  # noqa: E402
+from runtime_guard.demo import scenarios as sc  # noqa: E402
 
 from runtime_guard import SWAPoolMismatchError, verify_page_bounds  # noqa: E402
 

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
 
-from runtime_guard import scenarios as sc  # noqa: E402
+from runtime_guard.demo import scenarios as sc  # noqa: E402
 
 from runtime_guard import SWAPoolMismatchError, verify_backend  # noqa: E402
 from runtime_guard.checks import find_backend_problem, is_swa_pool  # noqa: E402

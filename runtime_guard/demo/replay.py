@@ -12,7 +12,8 @@ from runtime_guard.config import GuardConfig
 
 def replay_frozen_kv_swap() -> str:
     """Run the replay with the guard in bounds mode and return the report text."""
-    from runtime_guard import hooks, scenarios
+    from runtime_guard import hooks
+    from runtime_guard.demo import scenarios
 
     scenarios.sglang()
     previous = hooks._config

@@ -1,6 +1,6 @@
 """Real SGLang objects on the CPU: the guard's replay of the FROZEN_KV MTP pool swap.
 
-Used by ``poolguard demo`` (through ``runtime_guard.demo``), the test suite and the
+Used by ``poolguard demo`` (through ``runtime_guard.demo.replay``), the test suite and the
 benchmarks; serving code never imports it. Pools, allocators, ``RadixAttention`` layers,
 ``ForwardBatch``, ``TRTLLMMHAMetadata`` and the trtllm backend classes are SGLang's own.
 Only two things are ours: the ``model_runner`` handed to backend constructors is a
@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import torch
 
-from runtime_guard.sglang_cpu import import_sglang_for_cpu
+from runtime_guard.demo.sglang_cpu import import_sglang_for_cpu
 
 PAGE = 4
 SIZE, SIZE_SWA = 64, 32  # tokens; the buffers hold one extra page (SGLang's padding page)
