@@ -1,10 +1,24 @@
 """Page-index bounds: every page a launch will read must exist in the KV buffer it is given.
 
-A trtllm decode/extend launch reads, for each row ``r < batch``, the first
-``ceil(cache_seqlens[r] / page_size)`` entries of its page table. Rows past the batch and
-columns past a row's length are padding (often uninitialised memory) and are never read, so
-they are never checked. Torch is imported inside the functions: ``import runtime_guard``
-must work without it.
+A trtllm decode/extend launch reads, for each request ``r < len(seq_lens)``, row ``r`` of its
+page table and, in that row, the first ``ceil(seq_lens[r] / page_size)`` entries. So the
+launch is in bounds when (a) the table has a row for every request, (b) every row is wide
+enough for its request's pages, and (c) every entry read is a page of the KV buffer
+(``0 <= page < num_pages``). Rows past the batch and columns past a row's length are
+padding (often uninitialised memory) and are never read, so they are never checked.
+
+Two implementations of the same condition:
+
+* ``find_bounds_problem`` / ``verify_page_bounds``: host check, one device sync, a message
+  naming the first bad row and column (CPU tensors, debugging, eager host mode).
+* ``assert_page_bounds_async``: no host sync, safe inside CUDA-graph capture. On a CUDA
+  tensor it is one fused Triton kernel (masked min/max over exactly the entries read, plus
+  conditions (a) and (b)) writing a verdict into a cached per-device scalar, then one
+  ``torch._assert_async`` on that scalar: two small kernels, no allocation per call. On other
+  devices the same condition is built from torch ops.
+
+Torch and Triton are imported inside the functions: ``import runtime_guard`` must work
+without them, and Triton is imported only when a CUDA tensor is checked.
 """
 
 from __future__ import annotations
@@ -14,19 +28,25 @@ from typing import Any, Optional
 from runtime_guard.checks import Problem
 from runtime_guard.errors import SWAPoolMismatchError
 
+_kernel = None  # the Triton kernel, built on first use (needs Triton)
+_state: dict = {}  # device -> (int32[3] state buffer, its verdict element)
+_VERDICT = 2  # state layout: [violation flag, programs finished, verdict (1 = in bounds)]
 
-def _rows(page_table: Any, seq_lens: Any):
-    rows = min(int(page_table.shape[0]), int(seq_lens.shape[0]))
-    return page_table[:rows], seq_lens[:rows]
+
+def _pages_read(lens: Any, page_size: int, device: Any):
+    """Pages each request reads: ``ceil(len / page_size)`` (nothing for a length <= 0)."""
+    import torch
+
+    lens = lens.to(device=device, dtype=torch.int64)
+    return ((lens + (page_size - 1)) // page_size).clamp_(min=0)
 
 
 def _unread_mask(table: Any, lens: Any, page_size: int):
     """True where the launch does not read: columns at or past ``ceil(len / page_size)``."""
     import torch
 
-    pages_read = (lens.to(device=table.device, dtype=torch.int32) + (page_size - 1)) // page_size
-    columns = torch.arange(table.shape[1], device=table.device, dtype=torch.int32)
-    return columns.unsqueeze(0) >= pages_read.unsqueeze(1)
+    columns = torch.arange(table.shape[1], device=table.device)
+    return columns.unsqueeze(0) >= _pages_read(lens, page_size, table.device).unsqueeze(1)
 
 
 def _read_extremes(table: Any, lens: Any, page_size: int):
@@ -37,29 +57,60 @@ def _read_extremes(table: Any, lens: Any, page_size: int):
     return torch.aminmax(table.masked_fill(_unread_mask(table, lens, page_size), 0))
 
 
-def _in_range(extremes: Any, num_pages: int) -> bool:
-    """One device-to-host copy for both extremes (two ``int()`` calls would copy twice)."""
-    import torch
+def _prefix(where: str) -> str:
+    return f"poolguard: {where + ': ' if where else ''}"
 
-    low, high = torch.stack(tuple(extremes)).tolist()
-    return low >= 0 and high < num_pages
+
+def _too_many_requests(rows: int, batch: int, where: str) -> Problem:
+    return Problem(
+        "bounds",
+        f"{_prefix(where)}{batch} requests (seq_lens) but the page table has {rows} rows; "
+        f"the kernel would read rows past the table.",
+    )
 
 
 def find_bounds_problem(
     page_table: Any, seq_lens: Any, page_size: int, num_pages: int, where: str = ""
 ) -> Optional[Problem]:
-    """Host check (synchronises with the device): the first out-of-range read, or None."""
+    """Host check (synchronises once with the device): the first out-of-bounds read, or None.
+
+    Out of bounds: more requests than table rows, a request needing more pages than its row
+    holds, or a page read outside ``0..num_pages - 1``."""
     import torch
 
-    table, lens = _rows(page_table, seq_lens)
-    if table.numel() == 0:
+    rows, width = int(page_table.shape[0]), int(page_table.shape[1])
+    batch = int(seq_lens.shape[0])
+    if batch > rows:
+        return _too_many_requests(rows, batch, where)
+    if batch == 0:
         return None
+    table, lens = page_table[:batch], seq_lens
+    needed = _pages_read(lens, page_size, table.device)
+    if width == 0:
+        most, low, high = int(needed.max()), 0, 0
+    else:  # one device-to-host copy for all three numbers
+        most, low, high = torch.stack(
+            (needed.max(), table.min().long(), table.max().long())
+        ).tolist()
+    if most > width:
+        return _describe_short_row(needed, lens, width, page_size, where)
     # Fast path: a table whose every entry is in range needs no mask (CUDA-graph buffers).
-    if _in_range(torch.aminmax(table), num_pages):
+    if low >= 0 and high < num_pages:
         return None
-    if _in_range(_read_extremes(table, lens, page_size), num_pages):
+    low, high = torch.stack(tuple(_read_extremes(table, lens, page_size))).tolist()
+    if low >= 0 and high < num_pages:
         return None
     return _describe(table, lens, page_size, num_pages, where)
+
+
+def _describe_short_row(needed: Any, lens: Any, width: int, page_size: int, where: str):
+    row = int((needed > width).nonzero()[0])
+    return Problem(
+        "bounds",
+        f"{_prefix(where)}request {row} has seq_len {int(lens[row])}, which needs "
+        f"{int(needed[row])} pages of {page_size} tokens, but its page table row holds "
+        f"{width}; the kernel would read past the row.",
+    )
 
 
 def _describe(table: Any, lens: Any, page_size: int, num_pages: int, where: str) -> Problem:
@@ -69,7 +120,7 @@ def _describe(table: Any, lens: Any, page_size: int, num_pages: int, where: str)
     values = table[read]
     return Problem(
         "bounds",
-        f"poolguard: {where + ': ' if where else ''}page table row {row} column {col} holds "
+        f"{_prefix(where)}page table row {row} column {col} holds "
         f"page {int(table[row, col])}, outside the KV buffer's {num_pages} pages (valid "
         f"0..{num_pages - 1}; pages read span {int(values.min())}..{int(values.max())}, "
         f"page_size {page_size}); the kernel would read past the buffer.",
@@ -77,9 +128,11 @@ def _describe(table: Any, lens: Any, page_size: int, num_pages: int, where: str)
 
 
 def verify_page_bounds(page_table: Any, seq_lens: Any, page_size: int, num_pages: int) -> None:
-    """Raise ``SWAPoolMismatchError`` if a page index the launch reads is ``>= num_pages``
-    (or negative). Only rows ``< len(seq_lens)`` and columns ``< ceil(seq_len / page_size)``
-    are read; padding elsewhere is ignored. Synchronises once with the tensors' device."""
+    """Raise ``SWAPoolMismatchError`` if the launch would read out of bounds: more requests
+    than table rows, a request needing more pages than its row holds, or a page index read
+    that is ``>= num_pages`` or negative. Only rows ``< len(seq_lens)`` and columns
+    ``< ceil(seq_len / page_size)`` are read; padding elsewhere is ignored. Synchronises once
+    with the tensors' device."""
     problem = find_bounds_problem(page_table, seq_lens, page_size, num_pages)
     if problem is not None:
         raise SWAPoolMismatchError(problem.message)
@@ -89,11 +142,113 @@ def assert_page_bounds_async(
     page_table: Any, seq_lens: Any, page_size: int, num_pages: int, message: str
 ) -> None:
     """Same condition as ``verify_page_bounds`` as a device-side assert: no host sync, so it is
-    safe inside CUDA-graph capture (the assert is recorded and runs on every replay)."""
+    safe inside CUDA-graph capture (the check is recorded and runs on every replay).
+
+    On a CUDA tensor: one fused Triton kernel and one ``torch._assert_async`` on its verdict.
+    A failed device assert is fatal to the CUDA context, as every device assert is; the
+    message is printed by the device runtime. On the CPU the assert raises at once."""
     import torch
 
-    table, lens = _rows(page_table, seq_lens)
-    if table.numel() == 0:
-        return
-    low, high = _read_extremes(table, lens, page_size)
-    torch._assert_async(torch.logical_and(low >= 0, high < num_pages), message)
+    if getattr(page_table, "is_cuda", False):
+        verdict = launch_fused_check(page_table, seq_lens, page_size, num_pages)
+    else:
+        verdict = _torch_verdict(page_table, seq_lens, page_size, num_pages)
+    torch._assert_async(verdict, message)
+
+
+def _torch_verdict(page_table: Any, seq_lens: Any, page_size: int, num_pages: int):
+    """The verdict (a one-element tensor, true = in bounds) from torch ops, no host sync."""
+    import torch
+
+    rows, width = int(page_table.shape[0]), int(page_table.shape[1])
+    batch = int(seq_lens.shape[0])
+    if batch > rows:
+        return torch.zeros((), dtype=torch.bool)
+    if batch == 0:
+        return torch.ones((), dtype=torch.bool)
+    table = page_table[:batch]
+    rows_fit = _pages_read(seq_lens, page_size, table.device).max() <= width
+    if width == 0:
+        return rows_fit
+    low, high = _read_extremes(table, seq_lens, page_size)
+    return rows_fit & (low >= 0) & (high < num_pages)
+
+
+def launch_fused_check(
+    page_table: Any, seq_lens: Any, page_size: int, num_pages: int, state: Any = None
+):
+    """Launch the fused Triton check without waiting for it; return its verdict, a
+    one-element int32 tensor on the table's device that reads 1 when in bounds, else 0.
+
+    ``state`` (an int32 tensor of 3 zeros) defaults to a buffer cached per device: no
+    allocation per call, the same address in every captured graph. The kernel leaves the
+    buffer's first two elements zeroed for the next call. Launches on the current stream."""
+    kernel = _fused_kernel()
+    verdict = None
+    if state is None:
+        state, verdict = _device_state(page_table.device)
+    rows, width = int(page_table.shape[0]), int(page_table.shape[1])
+    batch = int(seq_lens.shape[0])
+    checked = min(rows, batch)
+    block = min(1024, max(16, 1 << max(width - 1, 0).bit_length()))
+    kernel[(max(checked, 1),)](
+        page_table, seq_lens, state, checked, width,
+        page_table.stride(0), page_table.stride(1) if width else 1,
+        page_size, num_pages, int(batch > rows), BLOCK=block,
+    )
+    return verdict if verdict is not None else state[_VERDICT:]
+
+
+def _device_state(device: Any):
+    """The cached (state buffer, verdict view) for ``device``, created on first use."""
+    key = str(device)
+    cached = _state.get(key)
+    if cached is None:
+        import torch
+
+        buffer = torch.zeros(3, dtype=torch.int32, device=device)
+        cached = _state[key] = (buffer, buffer[_VERDICT:])
+    return cached
+
+
+def _fused_kernel():
+    """Build the Triton kernel once (imports Triton; only called for a CUDA table or a test
+    under ``TRITON_INTERPRET=1``)."""
+    global _kernel
+    if _kernel is None:
+        _kernel = _build_kernel()
+    return _kernel
+
+
+def _build_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def page_bounds_kernel(
+        table, lens, state, checked_rows, width, row_stride, col_stride, page_size,
+        num_pages, too_many_requests, BLOCK: tl.constexpr,
+    ):
+        # One program per request row: is every page it reads in 0..num_pages-1, and does
+        # the row hold all of them? Then the last program to finish publishes the verdict.
+        row = tl.program_id(0)
+        length = tl.load(lens + row, mask=row < checked_rows, other=0).to(tl.int64)
+        needed = tl.maximum((length + page_size - 1) // page_size, 0)
+        read = tl.minimum(needed, width)
+        base = table + row.to(tl.int64) * row_stride
+        worst = tl.zeros([BLOCK], dtype=tl.int32)
+        for start in range(0, read, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            inside = cols < read
+            page = tl.load(base + cols * col_stride, mask=inside, other=0)
+            worst = tl.maximum(worst, (inside & ((page < 0) | (page >= num_pages))).to(tl.int32))
+        bad = tl.max(worst, axis=0) | (needed > width).to(tl.int32)
+        bad = tl.where((row == 0) & (too_many_requests != 0), 1, bad)
+        tl.atomic_max(state, bad)
+        finished = tl.atomic_add(state + 1, 1)
+        if finished == tl.num_programs(0) - 1:  # all others have published (acq_rel atomics)
+            flag = tl.atomic_xchg(state, 0)
+            tl.store(state + 1, 0)
+            tl.store(state + 2, 1 - flag)
+
+    return page_bounds_kernel

@@ -1,12 +1,18 @@
 """Page-index bounds: what a launch reads is checked, padding is not, once per table per forward.
 
 The KV buffers are real SGLang pool buffers: an SWAKVPool of 32 SWA tokens in pages of 4
-holds 9 pages (one is SGLang's padding page), valid page ids 0..8.
+holds 9 pages (one is SGLang's padding page), valid page ids 0..8. Out of bounds is also a
+request needing more pages than its table row holds, and more requests than table rows.
+The fused Triton kernel of the CUDA path runs here under Triton's CPU interpreter.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -58,6 +64,40 @@ def test_padding_is_never_read():
     verify_page_bounds(table, _lens([7, 4]), PAGE, 9)  # rows 2, 3: past the batch
     with pytest.raises(SWAPoolMismatchError, match="row 1 column 1"):
         verify_page_bounds(table, _lens([7, 5]), PAGE, 9)  # one token more reads column 1
+
+
+def test_a_row_too_short_for_its_seq_len_is_caught():
+    table = _table([[1, 2, 3], [4, 5, 6]])  # rows hold 3 pages of 4 tokens: 12 tokens
+    verify_page_bounds(table, _lens([12, 9]), PAGE, 9)
+    with pytest.raises(SWAPoolMismatchError) as caught:
+        verify_page_bounds(table, _lens([12, 13]), PAGE, 9)
+    message = str(caught.value)
+    assert "request 1 has seq_len 13, which needs 4 pages of 4 tokens" in message
+    assert "its page table row holds 3" in message
+
+
+def test_more_requests_than_table_rows_is_caught():
+    table = _table([[1, 2], [3, 4]])
+    with pytest.raises(SWAPoolMismatchError, match="3 requests .* the page table has 2 rows"):
+        verify_page_bounds(table, _lens([8, 8, 1]), PAGE, 9)
+    with pytest.raises(SWAPoolMismatchError, match="1 requests .* has 0 rows"):
+        verify_page_bounds(torch.zeros(0, 2, dtype=torch.int32), _lens([0]), PAGE, 9)
+
+
+def test_a_zero_width_table_only_fits_empty_requests():
+    empty_rows = torch.zeros(2, 0, dtype=torch.int32)
+    verify_page_bounds(empty_rows, _lens([0, 0]), PAGE, 9)
+    with pytest.raises(SWAPoolMismatchError, match="needs 1 pages"):
+        verify_page_bounds(empty_rows, _lens([0, 1]), PAGE, 9)
+
+
+def test_device_assert_variant_catches_the_shape_conditions():
+    for table, lens in (
+        (_table([[1, 2, 3]]), _lens([13])),  # row too short
+        (_table([[1, 2, 3]]), _lens([4, 4])),  # more requests than rows
+    ):
+        with pytest.raises(RuntimeError, match="poolguard: shape"):
+            assert_page_bounds_async(table, lens, PAGE, 9, "poolguard: shape")
 
 
 def test_device_assert_variant_agrees():
@@ -145,3 +185,68 @@ def test_bounds_hooks_work_on_inference_mode_tensors(guard, swa_backend):
         hooks.guard_metadata(lambda *a, **k: None, backend, batch)
         with pytest.raises(SWAPoolMismatchError, match="holds page 9"):
             _launch_all_layers(sc, hooks, backend, batch)
+
+
+# Cases for the fused kernel: (table rows, seq_lens, num_pages). Every bounds condition,
+# padding that must be ignored, a strided table and columns beyond one kernel block.
+_FUSED_CASES = """
+[[[1, 2, 3], [4, 9, 1000]], [12, 8], 9]
+[[[1, 2, 3], [4, 9, 1000]], [12, 4], 9]
+[[[1, 2, 3], [4, 8, 1000]], [13, 4], 9]
+[[[1, 2, 3], [4, 8, 1000]], [12, 4, 1], 9]
+[[[1, -1, 3]], [12], 9]
+[[[1, 2]], [], 9]
+[[[7, 7], [1000, 1000]], [0, -3], 9]
+"""
+
+_FUSED_SCRIPT = """
+import json, sys, torch
+from runtime_guard import bounds
+for line in sys.stdin.read().split("\\n"):
+    if not line.strip():
+        continue
+    rows, lens, pages = json.loads(line)
+    table = torch.tensor(rows, dtype=torch.int32)
+    seq = torch.tensor(lens, dtype=torch.int32)
+    state = torch.zeros(3, dtype=torch.int32)
+    verdict = int(bounds.launch_fused_check(table, seq, 4, pages, state)[0])
+    host = bounds.find_bounds_problem(table, seq, 4, pages) is None
+    wide = torch.full((3, 1500), 5, dtype=torch.int32).t().contiguous().t()  # strided
+    wide[2, 1499] = pages
+    wide_lens = torch.tensor([6000, 4, 5996 + (verdict % 2)], dtype=torch.int64)
+    wide_verdict = int(bounds.launch_fused_check(wide, wide_lens, 4, pages, state)[0])
+    wide_host = bounds.find_bounds_problem(wide, wide_lens, 4, pages) is None
+    print(verdict, int(host), wide_verdict, int(wide_host), state[:2].tolist())
+"""
+
+
+def test_fused_triton_kernel_agrees_with_the_host_check():
+    """The CUDA path's kernel, run by Triton's interpreter on the CPU in a child process
+    (TRITON_INTERPRET must be set before Triton is imported)."""
+    if importlib.util.find_spec("triton") is None:
+        pytest.skip("Triton is not installed")
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_FUSED_SCRIPT)], input=_FUSED_CASES,
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.split("\n")[:-1]
+    assert [line.split()[:2] for line in lines] == [
+        ["0", "0"], ["1", "1"], ["0", "0"], ["0", "0"], ["0", "0"], ["1", "1"], ["1", "1"],
+    ]
+    for line in lines:
+        verdict, host, wide_verdict, wide_host = line.split()[:4]
+        assert verdict == host and wide_verdict == wide_host
+        assert line.endswith("[0, 0]")  # the kernel leaves its state ready for the next call
+    assert {line.split()[2] for line in lines} == {"0", "1"}
+
+
+def test_hook_catches_a_seq_len_longer_than_its_table_row(guard, swa_backend):
+    sc, target, backend = swa_backend
+    hooks = guard("bounds")
+    seq = [8, 13]  # 13 tokens need 4 pages; the tables are 3 pages wide
+    sc.metadata(backend, seq, _table([[1, 2, 0], [3, 4, 5]]), _table([[0, 1, 0], [2, 3, 4]]))
+    batch = sc.decode_batch(target, seq)
+    with pytest.raises(SWAPoolMismatchError, match="request 1 has seq_len 13, which needs 4"):
+        _launch_all_layers(sc, hooks, backend, batch)
