@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
+from runtime_guard.backends import LAYER_PAGE_TABLE, BackendSpec, spec_for
 from runtime_guard.errors import SWAPoolMismatchError
 
 _SWA_BASE_NAMES = frozenset({"BaseSWAKVPool", "SWAKVPool"})
@@ -35,6 +36,48 @@ def is_swa_pool(pool: Any) -> bool:
     return known
 
 
+class RunnerFacts(NamedTuple):
+    """What a backend's ``__init__`` saw of its model runner (recorded by the init hook):
+    the fix's resolver needs role and allocator; messages name role and algorithm."""
+
+    is_draft: bool
+    frozen_kv: bool
+    allocator: Any
+    role: str
+    algorithm: Optional[str]
+
+
+RUNNER = "_poolguard_runner"  # backend.__dict__ key holding its RunnerFacts
+
+
+def _is_frozen_kv_mtp(algorithm: Any) -> bool:
+    probe = getattr(algorithm, "is_frozen_kv_mtp", None)  # absent before FROZEN_KV MTP existed
+    return bool(probe()) if callable(probe) else False
+
+
+def facts_of(model_runner: Any) -> RunnerFacts:
+    """Draft/target, the speculative algorithm and the allocator of ``model_runner``."""
+    is_draft = getattr(model_runner, "is_draft_worker", None)
+    algorithm = getattr(model_runner, "spec_algorithm", None)
+    return RunnerFacts(
+        is_draft=bool(is_draft),
+        frozen_kv=_is_frozen_kv_mtp(algorithm),
+        allocator=getattr(model_runner, "token_to_kv_pool_allocator", None),
+        role="role unknown" if is_draft is None else ("draft" if is_draft else "target"),
+        algorithm=getattr(algorithm, "name", algorithm),
+    )
+
+
+def record_runner(backend: Any, model_runner: Any) -> None:
+    """Remember ``facts_of(model_runner)`` on ``backend`` (the init hook calls this)."""
+    backend.__dict__[RUNNER] = facts_of(model_runner)
+
+
+def runner_facts(backend: Any) -> Optional[RunnerFacts]:
+    """The facts ``record_runner`` stored on ``backend``, or None."""
+    return getattr(backend, "__dict__", {}).get(RUNNER)
+
+
 def active_pool(backend: Any, forward_batch: Any = None) -> Any:
     """The pool the next launch reads: the backend's own attribute (SGLang >= 0.5.13, swapped by
     ``frozen_kv_target_view``) or, where backends have none, the forward batch's."""
@@ -58,7 +101,8 @@ def describe_pool(pool: Any) -> str:
 
 def describe_backend(backend: Any, layer_id: Optional[int] = None, pool: Any = None) -> str:
     """Backend class, draft/target role, speculative algorithm and, when known, the layer."""
-    role, algorithm = getattr(backend, "_poolguard_role", None) or ("role unknown", None)
+    facts = runner_facts(backend)
+    role, algorithm = (facts.role, facts.algorithm) if facts else ("role unknown", None)
     text = f"{type(backend).__name__} ({role}, speculative algorithm {algorithm or 'unknown'})"
     if layer_id is not None:
         text += f" layer {layer_id} ({layer_kind(pool, layer_id)})"
@@ -74,40 +118,112 @@ def layer_kind(pool: Any, layer_id: int) -> str:
 
 
 def find_backend_problem(
-    backend: Any, layer_id: Optional[int] = None, forward_batch: Any = None
+    backend: Any, layer_id: Optional[int] = None, forward_batch: Any = None,
+    spec: Optional[BackendSpec] = None,
 ) -> Optional[Problem]:
     """Return the first violated invariant for the coming launch, or None when all hold.
 
-    Invariant (needs no remembered state): with ``active`` the pool the launch reads,
-    ``backend._swa_kv_pool`` is ``active`` when ``active`` is an SWA pool and ``None``
-    otherwise; ``use_sliding_window_kv_pool`` agrees with it; an SWA layer gets the SWA table.
+    Invariant (needs no remembered state), over the attributes ``spec`` names: with ``active``
+    the pool the launch reads, a pool attribute is ``active`` when ``active`` is an SWA pool and
+    ``None`` otherwise; a flag says the same; a cached mapping is ``active``'s; an SWA layer
+    gets the SWA page table. Multi-step draft backends are checked through each step backend.
     """
+    spec = spec or spec_for(type(backend))
+    if spec.children:
+        for child in getattr(backend, spec.children, None) or ():
+            problem = find_backend_problem(child, layer_id, forward_batch)
+            if problem is not None:
+                return problem
+        return None
     active = active_pool(backend, forward_batch)
-    swa = getattr(backend, "_swa_kv_pool", None)
+    if active is None:
+        return None
     active_is_swa = is_swa_pool(active)
-    if active is not None and swa is not (active if active_is_swa else None):
-        return Problem("pool", _pool_message(backend, layer_id, active, swa, active_is_swa))
-    flag = getattr(backend, "use_sliding_window_kv_pool", None)
-    if flag is not None and bool(flag) != (swa is not None):
-        return Problem("flag", _flag_message(backend, layer_id, active, swa, flag))
-    if layer_id is not None and active_is_swa:
-        mapping = active.layers_mapping.get(layer_id)
-        metadata = getattr(backend, "forward_metadata", None)
-        if mapping is not None and mapping[1] and metadata is not None:
-            if getattr(metadata, "swa_page_table", None) is None:
-                return Problem("route", _route_message(backend, layer_id, active))
+    state = vars(backend) if hasattr(backend, "__dict__") else {}
+    for attr in spec.pool_attrs:
+        pool = getattr(backend, attr, None) if attr in state else _MISSING
+        if pool is not _MISSING and pool is not (active if active_is_swa else None):
+            if not _frozen_draft_outside_view(backend, active_is_swa, pool):
+                return Problem("pool", _pool_message(backend, layer_id, active, attr, pool))
+    for attr in spec.flag_attrs:
+        problem = _flag_problem(backend, attr, layer_id, active, active_is_swa)
+        if problem is not None:
+            return problem
+    if active_is_swa:
+        return _mapping_problem(backend, spec, layer_id, active) or _route_problem(
+            backend, spec, layer_id, active)
+    return None
+
+
+_MISSING = object()
+
+
+def _frozen_draft_outside_view(backend: Any, active_is_swa: bool, pool: Any) -> bool:
+    """A FROZEN_KV draft may hold the allocator's SWA pool while its own pool is active: it
+    only launches inside the target view, which makes that pool the active one."""
+    facts = runner_facts(backend)
+    if active_is_swa or facts is None or not (facts.is_draft and facts.frozen_kv):
+        return False
+    get_kvcache = getattr(facts.allocator, "get_kvcache", None)
+    return callable(get_kvcache) and pool is get_kvcache()
+
+
+def _flag_problem(backend, attr, layer_id, active, active_is_swa) -> Optional[Problem]:
+    flag = getattr(backend, attr, None)
+    if flag is None or bool(flag) == active_is_swa:
+        return None
+    if not flag and getattr(active, "swa_layer_nums", 1) == 0:
+        return None  # an SWA pool without SWA layers: nothing would be translated
+    if flag and _frozen_draft_outside_view(backend, active_is_swa, _first_pool(backend)):
+        return None
+    return Problem("flag", _flag_message(backend, layer_id, active, attr, flag))
+
+
+def _first_pool(backend: Any) -> Any:
+    spec = spec_for(type(backend))
+    return getattr(backend, spec.pool_attrs[0], None) if spec.pool_attrs else None
+
+
+def _mapping_problem(backend, spec, layer_id, active) -> Optional[Problem]:
+    expected = getattr(active, "full_to_swa_index_mapping", None)
+    for attr in spec.mapping_attrs:
+        cached = getattr(backend, attr, None)
+        if cached is not None and cached is not expected:
+            return Problem("mapping", (
+                f"poolguard: {describe_backend(backend, layer_id, active)}: backend.{attr} is "
+                f"not the full->SWA mapping of the active pool {describe_pool(active)} (it was "
+                f"cached from another pool); SWA page ids would be translated with the wrong "
+                f"table. Read the mapping from the active pool or use SGLANG_POOLGUARD_FIX=1."))
+    return None
+
+
+def _route_problem(backend, spec, layer_id, active) -> Optional[Problem]:
+    # Only where SWA layers must get a separate table (trtllm); other backends legitimately
+    # leave it unset on some paths and are covered by the flag and bounds checks.
+    if layer_id is None or spec.reader != LAYER_PAGE_TABLE:
+        return None
+    mapping = active.layers_mapping.get(layer_id)
+    metadata = getattr(backend, "forward_metadata", None)
+    if mapping is None or not mapping[1] or metadata is None or not hasattr(
+            metadata, "swa_page_table"):
+        return None
+    swa_table = metadata.swa_page_table
+    if swa_table is None or swa_table is getattr(metadata, "page_table", None):
+        return Problem("route", _route_message(backend, layer_id, active, swa_table))
     return None
 
 
 def verify_backend(backend: Any, layer_id: Optional[int] = None, forward_batch: Any = None) -> None:
     """Raise ``SWAPoolMismatchError`` if the backend's SWA state does not match the pool its
-    next launch reads (identity, flag consistency and, given ``layer_id``, layer routing)."""
+    next launch reads (identity, flags, cached mappings and, given ``layer_id``, layer
+    routing), for any backend class ``runtime_guard.backends`` describes."""
     problem = find_backend_problem(backend, layer_id, forward_batch)
     if problem is not None:
         raise SWAPoolMismatchError(problem.message)
 
 
-def _pool_message(backend, layer_id, active, swa, active_is_swa) -> str:
+def _pool_message(backend, layer_id, active, attr, swa) -> str:
+    active_is_swa = is_swa_pool(active)
     expected = (
         f"the active pool {describe_pool(active)}"
         if active_is_swa
@@ -121,24 +237,25 @@ def _pool_message(backend, layer_id, active, swa, active_is_swa) -> str:
         "another pool's full->SWA mapping"
     )
     return (
-        f"poolguard: {describe_backend(backend, layer_id, active)}: backend._swa_kv_pool is "
+        f"poolguard: {describe_backend(backend, layer_id, active)}: backend.{attr} is "
         f"{describe_pool(swa)}, expected {expected}; {why}. "
         f"Resolve it per launch or use SGLANG_POOLGUARD_FIX=1."
     )
 
 
-def _flag_message(backend, layer_id, active, swa, flag) -> str:
+def _flag_message(backend, layer_id, active, attr, flag) -> str:
     return (
-        f"poolguard: {describe_backend(backend, layer_id, active or swa)}: "
-        f"use_sliding_window_kv_pool={bool(flag)} but backend._swa_kv_pool is "
-        f"{describe_pool(swa)}; the flag and the pool disagree, so code gated on the flag "
-        f"translates (or skips translating) against the wrong index space."
+        f"poolguard: {describe_backend(backend, layer_id, active)}: {attr}={bool(flag)} but "
+        f"the pool the launch reads is {describe_pool(active)}; code gated on the flag "
+        f"{'translates' if flag else 'skips translating'} page ids against the wrong index "
+        f"space. Derive the flag from the active pool or use SGLANG_POOLGUARD_FIX=1."
     )
 
 
-def _route_message(backend, layer_id, active) -> str:
+def _route_message(backend, layer_id, active, swa_table) -> str:
+    why = "is None" if swa_table is None else "is the full page table itself"
     return (
         f"poolguard: {describe_backend(backend, layer_id, active)}: SWA layer {layer_id} would "
-        f"be given the full page table (forward_metadata.swa_page_table is None) while reading "
+        f"be given the full page table (forward_metadata.swa_page_table {why}) while reading "
         f"{describe_pool(active)}; expected the SWA page table."
     )

@@ -13,18 +13,12 @@ from __future__ import annotations
 import importlib
 from typing import Any, Optional
 
-from runtime_guard.checks import is_swa_pool
-from runtime_guard.hooks import record_role
+from runtime_guard.checks import facts_of, record_runner, runner_facts
+from runtime_guard.state import resolve_swa_pool
 
 # Reached through the module object: a HookRegistry REPLACE later rebinds the module's
 # class names (to these classes) and any stale global alias with them.
 _upstream = importlib.import_module("sglang.srt.layers.attention.trtllm_mha_backend")
-
-
-def _is_frozen_kv_mtp(model_runner: Any) -> bool:
-    algorithm = getattr(model_runner, "spec_algorithm", None)
-    probe = getattr(algorithm, "is_frozen_kv_mtp", None)  # absent before FROZEN_KV MTP existed
-    return bool(probe()) if callable(probe) else False
 
 
 class FixedTRTLLMHAAttnBackend(_upstream.TRTLLMHAAttnBackend):
@@ -34,28 +28,16 @@ class FixedTRTLLMHAAttnBackend(_upstream.TRTLLMHAAttnBackend):
         super().__init__(model_runner, *args, **kwargs)
         # SGLang <= 0.5.12 resolves from the allocator after its base __init__ and never
         # calls _resolve_swa_kv_pool; resolving again here makes every version agree.
-        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-        record_role(self, model_runner)
+        record_runner(self, model_runner)
+        self._swa_kv_pool = resolve_swa_pool(model_runner.token_to_kv_pool, runner_facts(self))
 
     @staticmethod
     def _resolve_swa_kv_pool(model_runner: Any) -> Optional[Any]:
-        """The SWA pool whose full->SWA mapping matches the pool launches read, or None.
-
-        The active pool if it is an SWA pool; None for a draft worker with its own pool
-        (unless FROZEN_KV MTP, whose draft reads the target's pool); else the allocator's
-        pool when that is an SWA pool.
-        """
-        active = model_runner.token_to_kv_pool
-        if is_swa_pool(active):
-            return active
-        if getattr(model_runner, "is_draft_worker", False) and not _is_frozen_kv_mtp(
-            model_runner
-        ):
-            return None
-        allocator = model_runner.token_to_kv_pool_allocator
-        get_kvcache = getattr(allocator, "get_kvcache", None)  # not every allocator has one
-        pool = get_kvcache() if callable(get_kvcache) else None
-        return pool if is_swa_pool(pool) else None
+        """The SWA pool whose full->SWA mapping matches the pool launches read, or None:
+        the active pool if it is an SWA pool; None for a draft worker with its own pool
+        (unless FROZEN_KV MTP, whose draft reads the target's pool); else the allocator's pool
+        when that is an SWA pool. The same resolver the plugin's fix uses for every backend."""
+        return resolve_swa_pool(model_runner.token_to_kv_pool, facts_of(model_runner))
 
     @property
     def use_sliding_window_kv_pool(self) -> bool:

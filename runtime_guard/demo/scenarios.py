@@ -112,20 +112,24 @@ def construct_backend(cls, model_runner):
     was not reached, ``cls``'s own resolver is run; then the attributes the launch path's
     helpers read (``page_size``, ``forward_metadata``) are set.
     """
-    from runtime_guard.hooks import record_role
+    from runtime_guard import hooks
 
     backend = cls.__new__(cls)
-    try:
-        cls.__init__(backend, model_runner)
-    except Exception as err:  # where it stops differs per SGLang version and machine
-        backend._cpu_init_stopped_at = repr(err)
-    if "_swa_kv_pool" not in vars(backend):
+    # Through the guard's own init hook, as the plugin installs it: it records the role.
+    hooks.guard_init(_init_until_gpu, backend, model_runner)
+    if "_swa_kv_pool" not in vars(backend) and hasattr(cls, "_resolve_swa_kv_pool"):
         backend._swa_kv_pool = cls._resolve_swa_kv_pool(model_runner)
         backend.use_sliding_window_kv_pool = backend._swa_kv_pool is not None
     backend.page_size = model_runner.page_size
     backend.forward_metadata = None
-    record_role(backend, model_runner)
     return backend
+
+
+def _init_until_gpu(backend, model_runner) -> None:
+    try:
+        type(backend).__init__(backend, model_runner)
+    except Exception as err:  # where it stops differs per SGLang version and machine
+        backend._cpu_init_stopped_at = repr(err)
 
 
 def backend_reads_own_pool() -> bool:

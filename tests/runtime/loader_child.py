@@ -12,6 +12,8 @@ import logging
 import sys
 import traceback
 
+import kernel_shim
+from runtime_guard.backends import BACKENDS
 from runtime_guard.demo import scenarios as sc
 
 METHODS = (
@@ -23,6 +25,19 @@ METHODS = (
 
 def _methods(cls) -> dict:
     return {name: cls.__dict__[name] for name in METHODS if name in cls.__dict__}
+
+
+def described_classes() -> dict:
+    """Every class of the backend table that imports here, by name."""
+    import importlib
+
+    found = {}
+    for spec in BACKENDS:
+        try:
+            found[spec.name] = getattr(importlib.import_module(spec.module), spec.name)
+        except Exception:  # noqa: BLE001 - a class absent here is simply not observed
+            continue
+    return found
 
 
 def _reload(sg) -> None:
@@ -37,28 +52,42 @@ def off(sg) -> dict:
     """Unset, "0" and "off" in turn: classes and functions stay the very same objects."""
     import os
 
-    module = sg.trtllm_mha_backend
-    classes = (module.TRTLLMHAAttnBackend, module.TRTLLMHAAttnMultiStepDraftBackend)
-    before = [_methods(cls) for cls in classes]
+    classes = described_classes()
+    before = {name: _methods(cls) for name, cls in classes.items()}
     untouched = []
     for value in (None, "0", "off"):
         if value is not None:
             os.environ["SGLANG_POOLGUARD"] = value
         _reload(sg)
-        now = (module.TRTLLMHAAttnBackend, module.TRTLLMHAAttnMultiStepDraftBackend)
+        now = described_classes()
         untouched.append(
-            all(a is b for a, b in zip(classes, now))
+            all(now[name] is cls for name, cls in classes.items())
             and all(
-                _methods(cls)[name] is fn
-                for cls, old in zip(classes, before)
-                for name, fn in old.items()
+                _methods(classes[name])[method] is fn
+                for name, old in before.items()
+                for method, fn in old.items()
             )
         )
     return {
         "untouched": untouched,
+        "classes": sorted(classes),
         "registered": sorted(sg.HookRegistry._hooks),
         "hooks_imported": "runtime_guard.hooks" in sys.modules,
     }
+
+
+def every_backend(sg) -> dict:
+    """With the guard on: which launch and metadata entry points of every class are wrapped
+    (inherited ones count through the class that defines them)."""
+    classes = described_classes()
+    sg.load_plugins()
+    wrapped = {}
+    for name, cls in classes.items():
+        wrapped[name] = sorted(
+            method for method in METHODS
+            if hasattr(getattr(cls, method, None), "__wrapped__")
+        )
+    return {"wrapped": wrapped}
 
 
 def check(sg) -> dict:
@@ -131,7 +160,7 @@ def fix(sg) -> dict:
 
 
 def degraded(sg) -> dict:
-    """An SGLang without the trtllm module, then one without any CUDA-graph replay method:
+    """An SGLang without the trtllm module, then one without any metadata method:
     each load logs one line and completes."""
     from runtime_guard import plugin
 
@@ -140,7 +169,7 @@ def degraded(sg) -> dict:
     sg.load_plugins()
     sys.modules[module.__name__] = module
     upstream = module.TRTLLMHAAttnBackend
-    for name in plugin.REPLAY_METHODS:
+    for name in plugin.BACKENDS[0].metadata:
         for cls in upstream.__mro__:
             if name in vars(cls):
                 delattr(cls, name)
@@ -155,5 +184,6 @@ def bad(sg) -> dict:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s| %(message)s")
+    kernel_shim.install()  # sgl_kernel only: lets the FlashAttention and XPU modules import
     sglang = sc.sglang()
     print(json.dumps(globals()[sys.argv[1]](sglang)))

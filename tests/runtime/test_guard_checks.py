@@ -107,7 +107,7 @@ def test_stale_flag_is_caught():
     backend.__dict__["use_sliding_window_kv_pool"] = False  # the mirror from before re-resolving
     problem = find_backend_problem(backend, 1, sc.decode_batch(target, SEQ))
     assert problem.kind == "flag"
-    assert "use_sliding_window_kv_pool=False but backend._swa_kv_pool is SWAKVPool" in (
+    assert "use_sliding_window_kv_pool=False but the pool the launch reads is SWAKVPool" in (
         problem.message
     )
 
