@@ -117,7 +117,10 @@ def construct_backend(cls, model_runner):
     backend = cls.__new__(cls)
     # Through the guard's own init hook, as the plugin installs it: it records the role.
     hooks.guard_init(_init_until_gpu, backend, model_runner)
-    if "_swa_kv_pool" not in vars(backend) and hasattr(cls, "_resolve_swa_kv_pool"):
+    from runtime_guard.backends import spec_for
+
+    resolves = hasattr(cls, "_resolve_swa_kv_pool") and "_swa_kv_pool" in spec_for(cls).pool_attrs
+    if resolves and "_swa_kv_pool" not in vars(backend):
         backend._swa_kv_pool = cls._resolve_swa_kv_pool(model_runner)
         backend.use_sliding_window_kv_pool = backend._swa_kv_pool is not None
     backend.page_size = model_runner.page_size
@@ -195,18 +198,44 @@ def frozen_kv_view(batch, target_pool, draft_backend):
     return view(batch, context)
 
 
-def pre_fix_backend_class():
-    """The upstream backend with its SWA state resolved the pre-fix way: from the pool active
-    at construction, as SGLang's trtllm backend did before PR #26966 (the original bug)."""
-    upstream = sglang().TRTLLMHAAttnBackend
+def pre_fix_backend_class(upstream=None):
+    """``upstream`` (default: the trtllm backend) with its SWA state resolved the pre-fix way:
+    from the pool active at construction, as SGLang's trtllm backend did before PR #26966 (the
+    original bug). Classes without a resolver compute their state that way already."""
+    upstream = upstream or sglang().TRTLLMHAAttnBackend
+    if not hasattr(upstream, "_resolve_swa_kv_pool"):
+        return upstream
 
-    class PreFixTRTLLMHAAttnBackend(upstream):
-        @staticmethod
-        def _resolve_swa_kv_pool(model_runner):
-            pool = model_runner.token_to_kv_pool
-            return pool if isinstance(pool, sglang().SWAKVPool) else None
+    def _resolve_swa_kv_pool(model_runner):
+        pool = model_runner.token_to_kv_pool
+        return pool if isinstance(pool, sglang().SWAKVPool) else None
 
-    return PreFixTRTLLMHAAttnBackend
+    return type(f"PreFix{upstream.__name__}", (upstream,),
+                {"_resolve_swa_kv_pool": staticmethod(_resolve_swa_kv_pool)})
+
+
+def any_backend(cls, model_runner):
+    """``construct_backend`` for any class of ``runtime_guard.backends``: where the CPU stops
+    the real ``__init__`` before the SWA state, the state is set as every upstream ``__init__``
+    computes it, from the runner's active pool (``isinstance(pool, SWAKVPool)`` for flags, the
+    pool for pool attributes, its ``full_to_swa_index_mapping`` for cached mappings)."""
+    from runtime_guard.backends import spec_for
+
+    backend = construct_backend(cls, model_runner)
+    state = vars(backend)
+    active = model_runner.token_to_kv_pool
+    if backend_reads_own_pool():
+        state.setdefault("token_to_kv_pool", active)
+    swa = active if isinstance(active, sglang().SWAKVPool) else None
+    spec = spec_for(cls)
+    for attr in spec.pool_attrs:
+        state.setdefault(attr, swa)
+    for attr in spec.flag_attrs:
+        state.setdefault(attr, swa is not None)
+    for attr in spec.mapping_attrs:
+        state.setdefault(attr, swa.full_to_swa_index_mapping if swa is not None else None)
+    state.setdefault("req_to_token_pool", model_runner.req_to_token_pool)
+    return backend
 
 
 def fixed_backend_module():

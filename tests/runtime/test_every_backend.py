@@ -1,0 +1,126 @@
+"""The FROZEN_KV MTP replay on every backend class of the table that imports on this host.
+
+For each one: the pre-fix state (built from the draft's own non-SWA pool) under SGLang's own
+``frozen_kv_target_view`` is refused with ``SWAPoolMismatchError`` naming the class, before the
+KV write and the kernel; the correct states pass; with the fix on, the stale instance reaches
+its launch holding the target's SWA state. The hooks wrap the real upstream methods, exactly
+as the plugin registers them; FlashAttention and XPU import through the ``sgl_kernel`` shim.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import pytest
+
+pytest.importorskip("torch")
+if importlib.util.find_spec("sglang") is None:
+    pytest.skip("SGLang is not installed", allow_module_level=True)
+
+import kernel_shim  # noqa: E402
+import torch  # noqa: E402
+
+from runtime_guard import SWAPoolMismatchError  # noqa: E402
+from runtime_guard.backends import BACKENDS  # noqa: E402
+from runtime_guard.checks import is_swa_pool  # noqa: E402
+from runtime_guard.config import GuardConfig  # noqa: E402
+from runtime_guard.demo import scenarios as sc  # noqa: E402
+
+LAUNCHING = [spec for spec in BACKENDS if spec.launch]
+SEQ = [5, 9]
+
+
+def _class(spec):
+    kernel_shim.install()
+    sc.sglang()
+    try:
+        return getattr(importlib.import_module(spec.module), spec.name)
+    except Exception as err:  # noqa: BLE001 - e.g. Ascend needs torch_npu
+        pytest.skip(f"{spec.name} does not import here: {err}")
+
+
+def _setting(kind):
+    """(model runner, the pool its launches read) for one configuration."""
+    target = sc.swa_pool()
+    allocator = sc.swa_allocator(target)
+    if kind == "non-SWA model":
+        plain = sc.mha_pool()
+        return sc.runner(plain, sc.token_allocator(plain)), plain
+    if kind == "SWA target":
+        return sc.runner(target, allocator), target
+    own = sc.mha_pool(layer_num=1)
+    if kind == "EAGLE draft, own pool":
+        return sc.runner(own, allocator, draft=True, spec="EAGLE"), own
+    return sc.runner(own, allocator, draft=True, spec="FROZEN_KV_MTP"), target
+
+
+def _launch(hooks, backend, runner, reads, layer_id, original):
+    batch = sc.decode_batch(runner.token_to_kv_pool, SEQ)
+    table = sc.contiguous_page_table(SEQ, 4)
+    swa_table = table % (sc.SIZE_SWA // sc.PAGE) if is_swa_pool(reads) else None
+    sc.metadata(backend, SEQ, table, swa_table)
+    view = sc.frozen_kv_view(batch, reads, backend)
+    with view:
+        return hooks.guard_launch(original, backend, *sc.decode_args(batch, layer_id))
+
+
+@pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
+def test_stale_frozen_kv_state_is_refused_before_the_kv_write(spec, guard):
+    hooks = guard("check")
+    cls = _class(spec)
+    runner, target = _setting("FROZEN_KV draft")
+    backend = sc.any_backend(sc.pre_fix_backend_class(cls), runner)
+    buffer = target.get_kv_buffer(0)[0]
+    before = buffer.clone()
+    with pytest.raises(SWAPoolMismatchError, match=spec.name) as caught:
+        _launch(hooks, backend, runner, target, 0, getattr(cls, "forward_decode"))
+    assert "(draft, speculative algorithm FROZEN_KV_MTP)" in str(caught.value)
+    assert torch.equal(buffer, before)  # refused before set_kv_buffer
+
+
+@pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
+@pytest.mark.parametrize("kind", ["SWA target", "non-SWA model", "EAGLE draft, own pool"])
+def test_correct_states_launch(spec, kind, guard):
+    hooks = guard("check")
+    cls = _class(spec)
+    runner, reads = _setting(kind)
+    backend = sc.any_backend(cls, runner)
+    reached = []
+    for layer_id in range(2):
+        _launch(hooks, backend, runner, reads, layer_id, lambda *a, **k: reached.append(a[4]))
+    assert [layer.layer_id for layer in reached] == [0, 1]
+
+
+@pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
+def test_fix_makes_the_stale_instance_follow_the_target_pool(spec, guard, monkeypatch):
+    hooks = guard("check")
+    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+    cls = _class(spec)
+    runner, target = _setting("FROZEN_KV draft")
+    backend = sc.any_backend(sc.pre_fix_backend_class(cls), runner)
+    seen = []
+
+    def kernel(backend, *args):  # what the launch sees of the backend's SWA state
+        seen.append({attr: getattr(backend, attr) for attr in spec.state_attrs})
+
+    _launch(hooks, backend, runner, target, 0, kernel)
+    (state,) = seen
+    for attr in spec.pool_attrs:
+        assert state[attr] is target
+    for attr in spec.flag_attrs:
+        assert state[attr] is True
+    for attr in spec.mapping_attrs:
+        assert state[attr] is target.full_to_swa_index_mapping
+
+
+def test_fix_keeps_an_eagle_draft_on_its_own_pool(guard, monkeypatch):
+    hooks = guard("check")
+    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+    spec = next(spec for spec in LAUNCHING if spec.name == "TritonAttnBackend")
+    runner, own = _setting("EAGLE draft, own pool")
+    backend = sc.any_backend(_class(spec), runner)
+    backend.use_sliding_window_kv_pool = True  # stale the other way: a flag from another pool
+    flags = []
+    _launch(hooks, backend, runner, own, 0, lambda b, *a: flags.append(b.use_sliding_window_kv_pool))
+    assert flags == [False]
