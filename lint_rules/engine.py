@@ -1,7 +1,13 @@
-"""Lint engine: one text pre-filter, one libcst parse and one batched pass for all enabled rules.
+"""Lint engine: the vocabulary's text pre-filter, one ``ast`` parse, one shared analysis.
+
+Every rule queries the same per-file facts (``rules._facts.analyse``); the analysis itself
+decides which files have findings, so there is no second, hand-kept gate. libcst is asked only
+about files Python's parser rejects (KVP900 carries its reason). Fixes are text edits at the
+analysed positions, applied all-or-nothing per finding and checked by a re-parse.
 
 Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``, ``ALL_CODES``,
-``DEFAULT_CODES``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``.
+``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``,
+``suppressed_codes``, ``is_suppressed``.
 """
 from __future__ import annotations
 
@@ -9,23 +15,23 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Collection, Dict, List, Optional
+from typing import Collection, List, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from lint_rules.options import Options
-from lint_rules.rules import REQUIRES, RULES
-from lint_rules.rules._base import REMOVE, Report
-from lint_rules.rules._facts import Collector, FileContext
-from lint_rules.rules._gate import could_fire
+from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
+from lint_rules.rules._base import Report
+from lint_rules.rules._facts import analyse
+from lint_rules.rules._vocab import BACKEND_SUFFIX
+from lint_rules.rules._vocab import may_match as _vocabulary_may_match
 
-ALL_CODES: tuple[str, ...] = ("KVP001", "KVP002", "KVP003", "KVP004", "KVP900")
-DEFAULT_CODES: frozenset[str] = frozenset(ALL_CODES) - {"KVP004"}
+__all__ = ["ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Finding", "ParseError", "may_match",
+           "lint_source", "fix_source", "suppressed_codes", "is_suppressed"]
 
 
 class ParseError(Exception):
-    """Raised by ``parse_module`` for source libcst cannot parse (lint_source reports KVP900)."""
+    """Source that cannot be parsed (``lint_source`` reports it as KVP900 instead)."""
 
 
 @dataclass(frozen=True)
@@ -44,28 +50,17 @@ LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8
 NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 
 
-def may_match(source: str) -> bool:
-    """Cheap text test: False means no rule can fire on this source, so it is never parsed.
-
-    A file passing it is checked for syntax (KVP900) and then, only if Python's ``ast`` shows a
-    rule could fire (``rules._gate.could_fire``), parsed and analysed with libcst.
-    """
-    if "class" not in source:
-        return False
-    if "token_to_kv_pool" in source:
-        return True
-    lowered = source.lower()
-    return "swa" in lowered or "sliding_window" in lowered
+def may_match(source: str, options: Options = Options()) -> bool:
+    """Cheap text test derived from the rules' vocabulary: False means no rule can fire, so the
+    file is never parsed (``rules._vocab.may_match``)."""
+    return _vocabulary_may_match(source, options)
 
 
-BACKEND_CLASS_RE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*Backend\b", re.M)
-
-
-def has_backend_class_text(source: str, options: Options) -> bool:
-    """A ``class X(...Backend)`` line or a configured base name: no rule fires without one."""
-    if "Backend" in source and BACKEND_CLASS_RE.search(source):
-        return True
-    return any(base in source for base in options.backend_bases)
+def has_backend_class_text(source: str, options: Options = Options()) -> bool:
+    """The text names a backend base (``...Backend`` or a configured one) and has a class."""
+    return "class" in source and (
+        BACKEND_SUFFIX in source or any(base in source for base in options.backend_bases)
+    )
 
 
 def lint_source(
@@ -81,6 +76,11 @@ def lint_source(
     ``tree`` is an ``ast`` of the same source when the caller has one (flake8 does).
     """
     return _Run(source, codes, options, honor_noqa, tree).findings()
+
+
+def lint_source_ungated(source: str, codes: Collection[str] = DEFAULT_CODES) -> List[Finding]:
+    """``lint_source`` without the text pre-filter: tests use it to prove the filter sound."""
+    return _Run(source, codes, Options(), False, prefilter=False).findings()
 
 
 def fix_source(
@@ -100,19 +100,16 @@ def fix_source(
     edits = run.applicable_edits()
     if not edits:
         return source, run.findings()
+    new_source = _apply(source, run.lines, edits)
     try:
-        new_source = run.module.visit(_ApplyEdits(edits)).code
-        cst.parse_module(new_source)
-    except Exception:  # a fix that does not round-trip is dropped, never half-applied
-        return source, run.findings()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(new_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return source, run.findings()  # a fix that does not round-trip is dropped
     return new_source, lint_source(
         new_source, codes=codes, options=options, honor_noqa=honor_noqa
     )
-
-
-def lint_source_ungated(source: str, codes: Collection[str] = DEFAULT_CODES) -> List[Finding]:
-    """``lint_source`` without the ast gate: for tests that prove the gate never hides a finding."""
-    return _Run(source, codes, Options(), False, gate=False).findings()
 
 
 def suppressed_codes(line: str) -> Optional[tuple]:
@@ -133,213 +130,142 @@ def is_suppressed(line: str, code: str) -> bool:
 
 
 class _Run:
-    """One file: text filter, ``ast`` gate, then one libcst parse and one batched pass."""
+    """One file: pre-filter, one ``ast`` parse, the shared facts, every enabled rule."""
 
     def __init__(
-        self, source, codes, options: Options, honor_noqa: bool, tree=None, gate: bool = True
+        self, source, codes, options: Options, honor_noqa: bool, tree=None, prefilter=True
     ) -> None:
-        self.source = source
+        self.source, self.options, self.honor_noqa = source, options, honor_noqa
         self.codes = frozenset(code.upper() for code in codes)
-        self.options = options
-        self.honor_noqa = honor_noqa
-        self.tree = tree
-        self.module: Optional[cst.Module] = None
-        self.ctx: Optional[FileContext] = None
+        self.rules = [rule for rule in RULES if rule.CODE in self.codes]
         self.reports: List[Report] = []
-        self.failure: Optional[Finding] = None
-        self._positions: Dict[int, tuple] = {}
-        self._spans = None
-        self._lines: Optional[List[str]] = None
-        self._unsafe = False  # set when libcst must not see this source at all
-        if may_match(source) and (self._worth_parsing() or not (gate or self._unsafe)):
-            self._analyse()
+        self.lines: List[str] = []
+        if self.rules and (not prefilter or may_match(source, options)):
+            self.lines = LINE_BREAK_RE.split(source)
+            self._analyse(tree)
 
-    def _worth_parsing(self) -> bool:
-        """Cheap checks (CPython's C parser) that decide whether libcst must parse the file."""
-        if not has_backend_class_text(self.source, self.options):
-            # No backend class, nothing any rule can report. Syntax errors in such files are
-            # flake8's E999 / the interpreter's business; checking them cost a quarter of a
-            # cold run over SGLang's tree.
-            return False
+    def _analyse(self, tree: Optional[ast.AST]) -> None:
+        if tree is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # e.g. invalid escapes: not our business
+                    tree = ast.parse(self.source)
+            except (RecursionError, MemoryError):
+                # too deep for CPython's parser; libcst's native parser would crash the process
+                return self._parse_failure(1, 0, "nesting too deep")
+            except (SyntaxError, ValueError, OverflowError) as error:
+                return self._libcst_decides(error)
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # e.g. invalid escapes: not our business
-                if self.tree is None:
-                    self.tree = ast.parse(self.source)
-        except (RecursionError, MemoryError):
-            # too deep for CPython's parser; libcst's native parser would crash the process
-            self._fail(1, 0, "nesting too deep")
-            self._unsafe = True
-            return False
-        except (SyntaxError, ValueError, OverflowError):
-            return True  # libcst decides: KVP900, or syntax it accepts and CPython does not
-        try:
-            return could_fire(self.tree, self.codes, self.options)
+            facts = analyse(tree, self.options)
+            if facts.classes:
+                self.reports = [r for rule in self.rules for r in rule(facts, self.lines).check()]
         except RecursionError:
-            return True
+            self.reports = []  # an expression too deep to follow: no rule can speak about it
 
-    def _analyse(self) -> None:
+    def _libcst_decides(self, error: Exception) -> None:
+        """Python rejects the source: KVP900 with libcst's reason, when libcst rejects it too."""
+        if "too many nested" in str(error):
+            return self._parse_failure(getattr(error, "lineno", 1) or 1, 0, "nesting too deep")
         try:
-            self.module = cst.parse_module(self.source)
-        except cst.ParserSyntaxError as error:
-            self._fail(error.raw_line, error.raw_column, str(error.message))
-            return
-        except Exception as error:  # libcst raises a few other types on odd input
-            self._fail(1, 0, str(error).splitlines()[0] if str(error) else type(error).__name__)
-            return
-        wanted = set(self.codes)
-        for code in list(wanted):
-            wanted.update(REQUIRES.get(code, ()))
-        self.ctx = FileContext(self.options)
-        rules = [rule(self.ctx) for rule in RULES if rule.CODE in wanted and rule.CODE != "KVP900"]
-        try:
-            cst.visit_batched(self.module, [Collector(self.ctx), *rules])
-            for rule in rules:
-                rule.finish()
-        except RecursionError:
-            self.module = None
-            self._fail(1, 0, "nesting too deep")
-            return
-        self.reports = [report for report in self.ctx.reports if report.code in self.codes]
+            cst.parse_module(self.source)
+        except cst.ParserSyntaxError as failure:
+            self._parse_failure(failure.raw_line, failure.raw_column, str(failure.message))
+        except Exception as failure:  # libcst raises a few other types on odd input
+            reason = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
+            self._parse_failure(1, 0, reason)
 
-    def _fail(self, line: int, col: int, reason: str) -> None:
-        if "KVP900" in self.codes:
-            message = RULES[-1].MESSAGE.format(reason=" ".join(reason.split()))
-            self.failure = Finding(max(line, 1), max(col, 0), "KVP900", message, False)
+    def _parse_failure(self, line: int, col: int, reason: str) -> None:
+        for rule in self.rules:
+            report = rule(None, self.lines).parse_error(line, col, reason)
+            if report is not None:
+                self.reports.append(report)
 
     # -- positions and suppressions ---------------------------------------------------------
     def _line_text(self, number: int) -> str:
-        if self._lines is None:
-            self._lines = LINE_BREAK_RE.split(self.source)
-        return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
 
-    def _start(self, node: cst.CSTNode) -> tuple:
-        """(line, col) of a reported ``self.<attr>`` node, via the ast (cheap) when possible."""
-        if not self._positions and self.tree is not None:
-            self._positions = _ast_positions(self.tree, self.ctx, self._line_text)
-        found = self._positions.get(id(node))
-        if found is None:
-            start = self._span(node).start
-            found = (start.line, start.column)
-        return found
-
-    def _span(self, node: cst.CSTNode):
-        if self._spans is None:  # full libcst positions: only for fixes near a `# noqa`
-            self._spans = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(
-                PositionProvider
-            )
-        return self._spans[node]
+    def _start(self, report: Report) -> tuple:
+        if report.position is not None:
+            return report.position
+        node = report.node
+        return node.lineno, _char_col(self._line_text(node.lineno), node.col_offset)
 
     def _suppressed(self, report: Report) -> bool:
         if not self.honor_noqa:
             return False
-        return is_suppressed(self._line_text(self._start(report.node)[0]), report.code)
+        return is_suppressed(self._line_text(self._start(report)[0]), report.code)
 
     def _touches_protected(self, report: Report) -> bool:
         if not self.honor_noqa or "noqa" not in self.source.lower():
             return False
-        for original, _new in report.edits.values():
-            span = self._span(original)
-            for number in range(span.start.line, span.end.line + 1):
+        for edit in report.edits:
+            last = edit.end[0] - 1 if edit.end[1] == 0 and edit.end[0] > edit.start[0] else (
+                edit.end[0]
+            )
+            for number in range(edit.start[0], max(last, edit.start[0]) + 1):
                 if any(is_suppressed(self._line_text(number), code) for code in ALL_CODES):
                     return True
         return False
 
     def findings(self) -> List[Finding]:
-        if self.failure is not None:
-            return [self.failure]
         found = []
         for report in self.reports:
             if self._suppressed(report):
                 continue
-            line, col = self._start(report.node)
+            line, col = self._start(report)
             fixable = bool(report.edits) and not self._touches_protected(report)
             found.append(Finding(line, col, report.code, report.message, fixable))
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
 
-    def applicable_edits(self) -> Dict[int, tuple]:
-        merged: Dict[int, tuple] = {}
+    def applicable_edits(self) -> list:
+        """Edits of every fixable, unsuppressed finding whose edits clash with no other's."""
+        accepted: list = []
         for report in self.reports:
             if not report.edits or self._suppressed(report) or self._touches_protected(report):
                 continue
-            clash = any(
-                key in merged and not _same(merged[key][1], new)
-                for key, (_orig, new) in report.edits.items()
-            )
-            if not clash:
-                merged.update(report.edits)
-        return merged
+            fresh = [edit for edit in report.edits if edit not in accepted]
+            if not any(_overlap(edit, other) for edit in fresh for other in accepted):
+                accepted.extend(fresh)
+        return accepted
 
 
-def _ast_positions(tree: ast.AST, ctx: FileContext, line_text) -> Dict[int, tuple]:
-    """Map every reported libcst ``self.<attr>`` to (line, character column) through the ast.
-
-    Both trees list a given ``self.<attr>`` in source order, so the n-th occurrence in one is
-    the n-th in the other; an attribute whose counts differ is left to libcst positions.
-    """
-    wanted = {}
-    for report in ctx.reports:
-        node = report.node
-        if isinstance(node, cst.Attribute):
-            wanted.setdefault(node.attr.value, set()).add(id(node))
-    by_attr: Dict[str, list] = {}
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr in wanted
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
-        ):
-            by_attr.setdefault(node.attr, []).append((node.lineno, node.col_offset))
-    positions = {}
-    for attr, ids in wanted.items():
-        ours = [use.node for use in ctx.attr_uses.get(attr, ()) if use.on_self]
-        theirs = sorted(by_attr.get(attr, ()))
-        if len(ours) != len(theirs):
-            continue
-        for node, (line, byte_col) in zip(ours, theirs):
-            if id(node) in ids:
-                text = line_text(line).encode("utf-8", "surrogatepass")[:byte_col]
-                positions[id(node)] = (line, len(text.decode("utf-8", "replace")))
-    return positions
+def _char_col(line: str, byte_col: int) -> int:
+    """ast columns count UTF-8 bytes; findings count characters."""
+    prefix = line.encode("utf-8", "surrogatepass")[:byte_col]
+    return len(prefix.decode("utf-8", "replace"))
 
 
-def _same(left, right) -> bool:
-    if left is right:
-        return True
-    if left is REMOVE or right is REMOVE:
-        return False
-    return left.deep_equals(right)
+def _overlap(left, right) -> bool:
+    if left.start == left.end or right.start == right.end:  # insertions clash only inside
+        point, span = (left, right) if left.start == left.end else (right, left)
+        return span.start < point.start < span.end
+    return left.start < right.end and right.start < left.end
 
 
-class _ApplyEdits(cst.CSTTransformer):
-    """Applies replacements keyed on the identity of the original nodes."""
+def _apply(source: str, lines: Sequence[str], edits: list) -> str:
+    """Apply non-overlapping text edits (ast positions) to ``source``."""
+    starts, offset = [], 0
+    for match in LINE_BREAK_RE.finditer(source):
+        starts.append(offset)
+        offset = match.end()
+    starts.append(offset)
 
-    def __init__(self, edits: Dict[int, tuple]) -> None:
-        super().__init__()
-        self.edits = edits
+    def absolute(position) -> int:
+        line, byte_col = position
+        if line > len(starts):
+            return len(source)
+        return starts[line - 1] + _char_col(lines[line - 1], byte_col)
 
-    def on_leave(self, original_node, updated_node):
-        edit = self.edits.get(id(original_node))
-        if edit is not None and edit[1] is not REMOVE:
-            return edit[1]
-        if isinstance(updated_node, cst.IndentedBlock):
-            return self._drop_statements(original_node, updated_node)
-        return updated_node
-
-    def _drop_statements(self, original: cst.IndentedBlock, updated: cst.IndentedBlock):
-        kept, carried = [], []
-        for before, after in zip(original.body, updated.body):
-            edit = self.edits.get(id(before))
-            if edit is not None and edit[1] is REMOVE:
-                carried.extend(after.leading_lines)  # keep the comments above a dropped line
-                continue
-            if carried:
-                after = after.with_changes(leading_lines=[*carried, *after.leading_lines])
-                carried = []
-            kept.append(after)
-        if len(kept) == len(updated.body):
-            return updated
-        if not kept:
-            kept, carried = [cst.SimpleStatementLine([cst.Pass()], leading_lines=carried)], []
-        return updated.with_changes(body=kept, footer=[*carried, *updated.footer])
+    newline = LINE_BREAK_RE.search(source)
+    newline = newline.group() if newline else "\n"
+    out, cursor = [], 0
+    for index, edit in sorted(enumerate(edits), key=lambda item: (item[1].start, item[0])):
+        begin, end = absolute(edit.start), absolute(edit.end)
+        text = edit.text.replace("\n", newline)
+        if begin == len(source) and source and not source.endswith(("\n", "\r")):
+            text = newline + text
+        out.append(source[cursor:begin])
+        out.append(text)
+        cursor = max(cursor, end)
+    out.append(source[cursor:])
+    return "".join(out)

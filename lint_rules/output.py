@@ -20,14 +20,6 @@ FORMATS = ("text", "json", "sarif", "github")
 TOOL_NAME = "poolguard"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
-# KVP900 is reported by the engine itself, not by a rule module.
-PARSE_ERROR_DOC_TEXT = (
-    "The file could not be parsed or decoded, so no KVP rule checked it.\n\n"
-    "poolguard reports a file that libcst cannot parse (a syntax error, or bytes that are not\n"
-    "valid in the file's declared encoding) as one KVP900 finding instead of failing the run.\n"
-    "Fix the syntax error; the other rules then check the file again."
-)
-
 
 @dataclass(frozen=True)
 class RuleDoc:
@@ -39,10 +31,6 @@ class RuleDoc:
     doc: str
     valid: tuple = ()
     invalid: tuple = ()  # (source, fixed source or None, flagged line numbers) triples
-
-
-PARSE_ERROR_DOC = RuleDoc("KVP900", "parse-error", PARSE_ERROR_DOC_TEXT.splitlines()[0],
-                          PARSE_ERROR_DOC_TEXT)
 
 
 def _example_pair(example) -> tuple:
@@ -70,10 +58,7 @@ def rule_docs() -> list:
     """One ``RuleDoc`` per known code, in code order, from ``lint_rules.rules.RULES``."""
     from lint_rules.rules import RULES
 
-    docs = [_doc_of(rule) for rule in RULES]
-    if not any(d.code == PARSE_ERROR_DOC.code for d in docs):
-        docs.append(PARSE_ERROR_DOC)
-    return sorted(docs, key=lambda d: d.code)
+    return sorted((_doc_of(rule) for rule in RULES), key=lambda d: d.code)
 
 
 # ---------------------------------------------------------------- text / json / github

@@ -282,7 +282,7 @@ class _Run:
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
             found = [_undecodable(exc)] if "KVP900" in self.config.codes_for(key) else []
             return self._finish_plain(path, mtime_ns, size, digest, found)
-        if not self.may_match(text):  # the engine would skip it too: no parse, no fix
+        if not self.may_match(text, self.config.options):  # the engine skips it too
             return self._finish_plain(path, mtime_ns, size, digest, [])
         return _Job(path, mtime_ns, size, self.config.codes_for(key), digest, text, encoding)
 

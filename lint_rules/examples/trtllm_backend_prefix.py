@@ -33,8 +33,8 @@ class PrefixTRTLLMHAAttnBackend(FlashInferAttnBackend):
 
         # The active pool at construction time: the draft's own pool for an MTP draft.
         kv_pool = model_runner.token_to_kv_pool
+        self._swa_kv_pool = kv_pool if isinstance(kv_pool, SWAKVPool) else None
         self.use_sliding_window_kv_pool = isinstance(kv_pool, SWAKVPool)
-        self._swa_kv_pool = kv_pool if self.use_sliding_window_kv_pool else None
 
         self.forward_tables: Optional[PageTables] = None
         self.graph_tables = {}
@@ -73,7 +73,7 @@ class PrefixTRTLLMHAAttnBackend(FlashInferAttnBackend):
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         cache_loc = self._cache_loc_for(layer, forward_batch)
-        pool = forward_batch.token_to_kv_pool
+        pool = self.token_to_kv_pool  # rebound per forward by the FROZEN_KV MTP draft
         if save_kv_cache:
             pool.set_kv_buffer(layer, cache_loc, k, v, layer.k_scale, layer.v_scale)
         k_cache, v_cache = pool.get_kv_buffer(layer.layer_id)

@@ -1,12 +1,13 @@
 """Registry of lint rules: one module per code, listed once in ``RULES`` (codes never change).
 
-``render_markdown()`` generates the README rule reference from the rule classes themselves, so
-documentation, ``poolguard explain`` and the tests share one source.
+``ALL_CODES``, ``DEFAULT_CODES`` and ``FIXABLE`` are derived from the rule classes, and
+``render_markdown()`` generates the README rule reference from them, so documentation,
+``poolguard explain`` and the tests share one source.
 """
 from __future__ import annotations
 
 import inspect
-from typing import Optional
+from typing import Dict, Optional
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules.kvp001_stale_pool_state import StalePoolState
@@ -17,12 +18,28 @@ from lint_rules.rules.kvp900_parse_error import ParseFailure
 
 RULES: tuple = (StalePoolState, SwaTypeFlag, SwaFlagGate, PoolMirror, ParseFailure)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
+ALL_CODES: tuple = tuple(rule.CODE for rule in RULES)
+DEFAULT_CODES: frozenset = frozenset(rule.CODE for rule in RULES if rule.DEFAULT)
+FIXABLE: frozenset = frozenset(rule.CODE for rule in RULES if rule.fixable())
+SECTIONS = ("What it does", "Why is this bad?")
 
-# Visitors whose pass-time facts another rule needs: KVP003's flags come from KVP002.
-REQUIRES = {"KVP003": ("KVP002",)}
+__all__ = ["RULES", "RULES_BY_CODE", "ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Rule", "Valid",
+           "Invalid", "Report", "render_markdown", "render_rule", "doc_sections"]
 
-__all__ = ["RULES", "RULES_BY_CODE", "REQUIRES", "Rule", "Valid", "Invalid", "Report",
-           "render_markdown", "render_rule"]
+
+def doc_sections(rule) -> Dict[str, str]:
+    """The docstring's summary and its ``What it does`` / ``Why is this bad?`` sections."""
+    lines = inspect.cleandoc(rule.__doc__ or "").splitlines()
+    found: Dict[str, list] = {"summary": [lines[0]] if lines else []}
+    current = None
+    for line in lines[1:]:
+        heading = line.strip().rstrip(":")
+        if heading in SECTIONS and not line.startswith(" "):
+            current = heading
+            found[current] = []
+        elif current is not None:
+            found[current].append(line[4:] if line.startswith("    ") else line.strip())
+    return {key: "\n".join(value).strip() for key, value in found.items()}
 
 
 def _markdown(text: str) -> str:
@@ -39,45 +56,61 @@ def _options_note(options) -> str:
 
 
 def render_rule(code: str, heading: str = "###") -> str:
-    """Markdown for one rule: summary, explanation, then its VALID / INVALID examples."""
+    """Markdown for one rule in ruff's four sections: What it does, Why is this bad?, Example
+    (the first INVALID example) and Use instead (its fix, else the first VALID example)."""
     rule = RULES_BY_CODE[code.upper()]
-    lines = _markdown(inspect.cleandoc(rule.__doc__ or "")).splitlines()
-    parts = [f"{heading} {rule.CODE} `{rule.NAME}` — {lines[0]}", "\n".join(lines[1:]).strip()]
-    for example in rule.VALID:
-        parts.append("Valid" + _options_note(example.options) + ":\n\n" + _fence(example.code))
-    for example in rule.INVALID:
-        where = ", ".join(f"{code} line {line}" for line, code in example.expected)
-        parts.append(
-            f"Invalid ({where}){_options_note(example.options)}:\n\n" + _fence(example.code)
+    sections = doc_sections(rule)
+    parts = [f"{heading} {rule.CODE} `{rule.NAME}` — {_markdown(sections['summary'])}"]
+    for title in SECTIONS:
+        parts.append(f"**{title}**\n\n{_markdown(sections.get(title, ''))}")
+    if rule.INVALID:
+        bad = rule.INVALID[0]
+        where = ", ".join(f"{code} line {line}" for line, code in bad.expected)
+        parts.append(f"**Example** ({where}){_options_note(bad.options)}:\n\n{_fence(bad.code)}")
+        good = bad.fixed if bad.fixed is not None else (
+            rule.VALID[0].code if rule.VALID else None
         )
-        if example.fixed is not None:
-            parts.append("Fixed by `--fix`:\n\n" + _fence(example.fixed))
-    return "\n\n".join(part for part in parts if part) + "\n"
+        if good is not None:
+            how = " (what `--fix` writes)" if bad.fixed is not None else ""
+            parts.append(f"**Use instead**{how}:\n\n{_fence(good)}")
+    more = len(rule.VALID) + len(rule.INVALID) - 1
+    parts.append(f"`poolguard explain {rule.CODE}` shows all {more + 1} examples.")
+    return "\n\n".join(parts) + "\n"
 
 
 INTRO = """\
 The rules look only at attention backends: classes with a base whose name ends in `Backend`
 (`FlashInferAttnBackend`, `mod.TritonAttnBackend`...), a base named with `--kvp-backend-bases`,
-or a class of the same file that is one. They read one file at a time, by syntax: a flag read or
-a pool attribute set in another module is invisible to them, so review cross-module readers
-(e.g. `backend.use_sliding_window_kv_pool` elsewhere) before applying a fix that drops a flag.
+or a class of the same file that is one. They read one file at a time, by syntax, and share one
+per-class data-flow analysis: sources are the active pool (`model_runner.token_to_kv_pool`,
+`self.token_to_kv_pool`, under any runner parameter name), the runner's pool read at call time,
+type and duck tests on pools, and runner-level SWA flags (`model_runner.is_hybrid_swa`); values
+are followed through assignments, unpacking, the walrus operator, `typing.cast`, containers,
+comprehensions, `setattr`, closures, cached properties, lazily filled attributes and same-class
+helpers; sinks are attributes stored on `self` outside per-forward methods (a method named
+`*forward*`, taking a batch, or called from one) and gates. Live state — a read-only property
+over the current pool, or a flag recomputed from `self.token_to_kv_pool` on every forward — is
+never flagged. Fixes never change behaviour: a gate is rewritten only when its flag is exactly
+the pool test, and a stored flag becomes a read-only property of the pool (with a setter that
+ignores writes), so readers and writers in other modules keep working.
 Suppress a finding with `# noqa: KVP003` (flake8 semantics; `# noqa: KVP` or a bare `# noqa`
 covers every code); `poolguard lint --fix` never rewrites a line whose `# noqa` names a KVP code.
-A file is parsed only if its text mentions `class` and `token_to_kv_pool`, `swa` or
-`sliding_window`; such a file that does not parse is one KVP900 finding with libcst's reason.
+A file is analysed only if its text mentions `class`, a backend base name and the rules'
+vocabulary (`token_to_kv_pool`, `swa`, `sliding`, `layers_mapping`, a configured flag or pool
+attribute); such a file that does not parse is one KVP900 finding with the parser's reason.
 Under flake8 a syntax error is flake8's own E999 and plugins do not run on that file.
 """
 
 
 def render_markdown(code: Optional[str] = None) -> str:
-    """The README rule reference: a table of codes, then each rule with its examples."""
+    """The README rule reference: a table of codes, then each rule in four sections."""
     if code is not None:
         return render_rule(code)
     table = ["| code | name | default | autofix | what |", "| --- | --- | --- | --- | --- |"]
     for rule in RULES:
         table.append(
             f"| {rule.CODE} | `{rule.NAME}` | {'on' if rule.DEFAULT else 'off (opt-in)'} "
-            f"| {'yes' if rule.FIXABLE else 'no'} | {_markdown(rule.summary())} |"
+            f"| {'yes' if rule.CODE in FIXABLE else 'no'} | {_markdown(rule.summary())} |"
         )
     sections = [render_rule(rule.CODE) for rule in RULES]
     return "## Lint rules\n\n" + INTRO + "\n" + "\n".join(table) + "\n\n" + "\n".join(sections)

@@ -1,15 +1,12 @@
-"""The rule interface: a batchable libcst visitor plus its documentation and examples."""
+"""The rule interface: documentation and examples first, then a check over the shared facts."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Dict, Optional, Tuple
-
-import libcst as cst
+import ast
+from dataclasses import dataclass
+from typing import ClassVar, Iterator, Optional, Sequence, Tuple
 
 from lint_rules.options import Options
-from lint_rules.rules._facts import FileContext
-
-REMOVE = cst.RemovalSentinel.REMOVE  # replacement value meaning "drop this statement"
+from lint_rules.rules._facts import FileFacts
 
 
 @dataclass(frozen=True)
@@ -30,40 +27,51 @@ class Invalid:
     options: Options = Options()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
-    """A finding before positions are known: the node to point at and the edits that fix it."""
+    """A finding before columns are converted: the ``ast`` node and the text edits fixing it."""
 
-    node: cst.CSTNode
+    node: Optional[ast.AST]
     code: str
     message: str
-    # id(original node) -> (original node, new node or REMOVE); empty when not fixable
-    edits: Dict[int, tuple] = field(default_factory=dict)
+    edits: tuple = ()  # _fixes.TextEdit; empty when not fixable
+    position: Optional[Tuple[int, int]] = None  # (line, character column) when there is no node
 
 
-class Rule(cst.BatchableCSTVisitor):
-    """Base of every rule. Subclasses set the class attributes and visit / ``finish``."""
+class Rule:
+    """Base of every rule: class attributes (examples first, Fixit style) and ``check``.
 
-    CODE: ClassVar[str]
-    NAME: ClassVar[str]  # short kebab-case title
-    MESSAGE: ClassVar[str]  # str.format template; fields: attr, pool_attr, reason
-    DEFAULT: ClassVar[bool] = True
-    FIXABLE: ClassVar[bool] = False
+    The docstring is the documentation: a summary line, then ``What it does`` and ``Why is this
+    bad?`` sections; ``Example`` and ``Use instead`` are rendered from ``INVALID`` / ``VALID``.
+    """
+
     VALID: ClassVar[Tuple[Valid, ...]] = ()
     INVALID: ClassVar[Tuple[Invalid, ...]] = ()
+    CODE: ClassVar[str]
+    NAME: ClassVar[str]  # short kebab-case title
+    MESSAGE: ClassVar[str]  # str.format template, about 120 characters once filled
+    DEFAULT: ClassVar[bool] = True
 
-    def __init__(self, ctx: FileContext) -> None:
-        super().__init__()
-        self.ctx = ctx
+    def __init__(self, facts: FileFacts, lines: Sequence[str]) -> None:
+        self.facts, self.lines = facts, lines
+        self.options = facts.options if facts is not None else Options()
 
-    def finish(self) -> None:
-        """Called once after the pass, in registry order; decide and report here."""
+    def check(self) -> Iterator[Report]:
+        """The rule's findings over the file's facts."""
+        return iter(())
 
-    def report(self, node: cst.CSTNode, edits: Optional[dict] = None, **fields: str) -> Report:
-        fields.setdefault("pool_attr", self.ctx.options.pool_attr)
-        entry = Report(node, self.CODE, self.MESSAGE.format(**fields), dict(edits or {}))
-        self.ctx.reports.append(entry)
-        return entry
+    def parse_error(self, line: int, col: int, reason: str) -> Optional[Report]:
+        """A finding for a file that cannot be parsed; only a rule about parsing gives one."""
+        return None
+
+    def report(self, node: ast.AST, edits: tuple = (), **fields: str) -> Report:
+        fields.setdefault("pool_attr", self.options.pool_attr)
+        return Report(node, self.CODE, self.MESSAGE.format(**fields), tuple(edits))
+
+    @classmethod
+    def fixable(cls) -> bool:
+        """Fixable exactly when an INVALID example carries an expected fix (as Fixit derives it)."""
+        return any(example.fixed is not None for example in cls.INVALID)
 
     @classmethod
     def summary(cls) -> str:

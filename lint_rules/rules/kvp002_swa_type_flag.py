@@ -1,167 +1,136 @@
-"""KVP002: a boolean SWA flag computed from a pool or allocator type."""
+"""KVP002: a boolean SWA flag decided once from a pool or allocator type."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from textwrap import dedent
-from typing import List, Optional
+from typing import Iterator
 
-import libcst as cst
-
-from lint_rules.rules._base import Invalid, Rule, Valid
-from lint_rules.rules._facts import ClassInfo, is_swa_flag_expr, self_attr
-from lint_rules.rules.kvp003_swa_flag_gate import drop_flag_edits, flag_defs
-
-
-@dataclass
-class FlagDef:
-    """``self.<name> = <SWA type test>`` as seen during the pass."""
-
-    name: str
-    target: cst.Attribute
-    statement: cst.BaseSmallStatement
-    value: cst.BaseExpression
-    cls: ClassInfo
-    method: Optional[str]
-    function: Optional[cst.FunctionDef]
-    tick: int
+from lint_rules.rules._base import Invalid, Report, Rule, Valid
+from lint_rules.rules._fixes import property_fix
+from lint_rules.rules._flow import TYPE
 
 
 class SwaTypeFlag(Rule):
-    """A boolean SWA flag computed from a pool or allocator type: a second source of truth.
+    """A boolean SWA flag decided once from a pool or allocator type: a second source of truth.
 
-    ``self.use_sliding_window_kv_pool = isinstance(pool, SWAKVPool)`` answers "is this an SWA
-    backend?" once, from whatever pool or allocator was active at that moment, while the code
-    that translates indices uses ``self._swa_kv_pool``. Under FROZEN_KV MTP / EAGLE drafts the
-    pool is swapped per forward, the two drift apart, and SWA layers are handed full-pool
-    indices (illegal memory access). Flagged in attention backends: ``self.<attr> = <expr>``
-    whose ``and``/``or``/``not`` structure holds ``isinstance(x, <name containing SWA>)`` (or
-    a tuple of names with one) or ``type(x) is/== <SWA name>``, for any ``x``. The fix drops the
-    assignment (``pass`` if it was alone in its block) and lets KVP003 gate on
-    ``self._swa_kv_pool``; it is offered only when the class has that attribute, the flag is
-    assigned once, and every read of it in the file is a condition KVP003 can rewrite.
+    What it does:
+        Flags, in an attention backend, ``self.<flag>`` stored outside a per-forward method whose
+        value is decided by a type test: ``isinstance(x, <name containing SWA>)``,
+        ``type(x) is <SWA name>``, ``type(x).__name__ == "SWAKVPool"``, a duck test such as
+        ``hasattr(pool, "translate_loc_from_full_to_swa")`` or
+        ``getattr(pool, "full_to_swa_index_mapping", None) is not None`` — directly, through
+        locals, tuple unpacking, the walrus operator, ``setattr``, a same-class helper that
+        returns the test, or a ``functools.cached_property``. A flag recomputed from
+        ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is live, and
+        not flagged.
+
+    Why is this bad?
+        The flag answers "is this an SWA backend?" once, from whatever pool was active then,
+        while the kernels index the pool of each forward. Under FROZEN_KV MTP the draft
+        backend's ``token_to_kv_pool`` is rebound to the target's SWA pool view; EAGLE drafts
+        own a separate full pool. The flag and the pool disagree and SWA layers get full-pool
+        indices (illegal memory access). The fix turns the flag into a read-only property of
+        the resolved pool (``--kvp-pool-attr``), so readers in other files keep working; it is
+        offered when the class resolves that attribute and assigns the flag once, alone on its
+        line, and not before the pool exists.
     """
 
+    VALID = (
+        Valid(
+            dedent(
+                """\
+                class DemoAttnBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        # a type test that is not about SWA is fine
+                        self.paged = isinstance(model_runner.token_to_kv_pool_allocator, Paged)
+
+                    @property
+                    def use_sliding_window_kv_pool(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)  # live
+
+                    def init_forward_metadata(self, forward_batch):
+                        # decided again from the rebound pool on every forward
+                        self.is_swa = hasattr(self.token_to_kv_pool, "full_to_swa_index_mapping")
+                        if self.is_swa and self.use_sliding_window_kv_pool:
+                            self.metadata = build_swa_metadata(forward_batch)
+                """
+            )
+        ),
+    )
+    INVALID = (
+        Invalid(
+            dedent(
+                """\
+                class DemoAttnBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        if model_runner.is_draft_worker:
+                            self.use_swa = isinstance(
+                                model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator
+                            )
+
+                    def table(self, meta):
+                        return meta.swa_page_table if self.use_swa else meta.page_table
+                """
+            ),
+            expected=((5, "KVP002"), (10, "KVP003")),
+            fixed=dedent(
+                """\
+                class DemoAttnBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        if model_runner.is_draft_worker:
+                            pass
+
+                    @property
+                    def use_swa(self):
+                        \"\"\"Read-only view of the resolved pool: it cannot disagree with it.\"\"\"
+                        return getattr(self, "_swa_kv_pool", None) is not None
+
+                    @use_swa.setter
+                    def use_swa(self, value):
+                        pass  # code that still assigns the flag is ignored: the pool decides
+
+                    def table(self, meta):
+                        return meta.swa_page_table if self.use_swa else meta.page_table
+                """
+            ),
+        ),
+        Invalid(
+            dedent(
+                """\
+                class DemoBackend(FlashAttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.a, self.b = type(pool).__name__ == "SWAKVPool", 0
+                        self.c = getattr(pool, "full_to_swa_index_mapping", None) is not None
+                        if (duck := hasattr(pool, "translate_loc_from_full_to_swa")):
+                            setattr(self, "d", duck)
+                        self.e = self._detect(pool)
+
+                    def _detect(self, pool):
+                        return type(pool) is SWAKVPool and pool.swa_layer_nums > 0
+
+                    @functools.cached_property
+                    def f(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)
+                """
+            ),
+            expected=((4, "KVP002"), (5, "KVP002"), (7, "KVP002"), (8, "KVP002"),
+                      (14, "KVP002")),
+        ),
+    )
     CODE = "KVP002"
     NAME = "swa-type-flag"
-    FIXABLE = True
     MESSAGE = (
-        "self.{attr} is an SWA flag computed from a pool/allocator type, a second source of "
-        "truth beside self.{pool_attr}; once token_to_kv_pool is swapped per forward "
-        "(FROZEN_KV MTP / EAGLE drafts) they disagree and SWA layers get full-pool indices "
-        "(illegal memory access) — drop the flag and test self.{pool_attr} is not None"
+        "self.{attr} decides SWA once from a pool/allocator type; the pool is swapped per "
+        "forward (FROZEN_KV MTP, EAGLE drafts)"
     )
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self.class_stack: List[ClassInfo] = []
-        self.func_stack: List[cst.FunctionDef] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.class_stack.append(self.ctx.classes[-1])  # the collector ran first on this node
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.class_stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.func_stack.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.func_stack.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1:
-            self._candidate(node, node.targets[0].target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._candidate(node, node.target, node.value)
-
-    def _candidate(self, statement, target, value) -> None:
-        name = self_attr(target)
-        if name is None or not self.class_stack or not self.func_stack:
-            return
-        cls = self.class_stack[-1]
-        if not cls.is_backend or not is_swa_flag_expr(value):
-            return
-        method = self._method_name(cls)
-        tick = self.ctx.tick  # before the value's children: reads inside it count as earlier
-        flag = FlagDef(name, target, statement, value, cls, method, self.func_stack[-1], tick)
-        flag_defs(self.ctx).setdefault(name, []).append(flag)
-
-    def _method_name(self, cls: ClassInfo) -> Optional[str]:
-        for name, method in cls.methods.items():
-            if any(method is func for func in self.func_stack):
-                return name
-        return None
-
-    def finish(self) -> None:
-        for name, defs in flag_defs(self.ctx).items():
-            for flag in defs:
-                edits = drop_flag_edits(self.ctx, name, flag.statement, flag.cls)
-                self.report(flag.target, edits, attr=name)
-
-
-SwaTypeFlag.VALID = (
-    Valid(
-        dedent(
-            """\
-            class DemoAttnBackend(AttentionBackend):
-                def __init__(self, model_runner):
-                    self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-                    # a non-SWA type test on the allocator, and a local SWA test, are fine
-                    self.paged = isinstance(model_runner.token_to_kv_pool_allocator, Paged)
-
-                def forward(self, forward_batch):
-                    is_swa = isinstance(forward_batch.token_to_kv_pool, SWAKVPool)
-                    return is_swa
-            """
-        )
-    ),
-)
-
-SwaTypeFlag.INVALID = (
-    Invalid(
-        dedent(
-            """\
-            class DemoAttnBackend(AttentionBackend):
-                def __init__(self, model_runner):
-                    self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-                    if model_runner.is_draft_worker:
-                        self.use_swa = isinstance(
-                            model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator
-                        )
-
-                def table(self, meta):
-                    return meta.swa_page_table if self.use_swa else meta.page_table
-            """
-        ),
-        expected=((5, "KVP002"), (10, "KVP003")),
-        fixed=dedent(
-            """\
-            class DemoAttnBackend(AttentionBackend):
-                def __init__(self, model_runner):
-                    self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-                    if model_runner.is_draft_worker:
-                        pass
-
-                def table(self, meta):
-                    return meta.swa_page_table if self._swa_kv_pool is not None else meta.page_table
-            """
-        ),
-    ),
-    Invalid(
-        dedent(
-            """\
-            class DemoBackend(FlashAttentionBackend):
-                def __init__(self, model_runner):
-                    self.use_sliding_window_kv_pool = (
-                        type(model_runner.token_to_kv_pool) is SWAKVPool
-                        and model_runner.token_to_kv_pool.swa_layer_nums > 0
-                    )
-                    # passed on as a value: KVP003 cannot rewrite this read, so no fix
-                    self.updater = Updater(self.use_sliding_window_kv_pool)
-            """
-        ),
-        expected=((3, "KVP002"),),
-    ),
-)
+    def check(self) -> Iterator[Report]:
+        for cls in self.facts.classes:
+            for store in cls.stores:
+                if store.sink and not store.resolver and store.bits & TYPE:
+                    edits = property_fix(self.facts, cls, store, self.lines)
+                    yield self.report(store.node, edits, attr=store.attr)

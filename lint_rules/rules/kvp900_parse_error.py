@@ -1,22 +1,27 @@
-"""KVP900: a file libcst cannot parse (reported by the engine, never a traceback)."""
+"""KVP900: a file that passes the pre-filter but cannot be parsed (never a traceback)."""
 from __future__ import annotations
 
-from lint_rules.rules._base import Invalid, Rule
+from typing import Optional
+
+from lint_rules.rules._base import Invalid, Report, Rule
 
 
 class ParseFailure(Rule):
-    """The file cannot be parsed by libcst, so no KVP rule could check it.
+    """The file cannot be parsed, so no KVP rule could check it.
 
-    Reported once per file at the position of the syntax error, with libcst's reason, so a
-    broken file is visible instead of silently passing. Only files that pass the cheap text
-    pre-filter and declare a backend class (``class X(...Backend)``) are parsed, so a file that
-    cannot contain a KVP finding is never reported: its syntax is flake8's E999. Under
-    flake8 a file that Python itself cannot parse is reported as E999 and plugins do not run.
+    What it does:
+        Reports a file once, at the syntax error, with the parser's reason, when the file passes
+        the text pre-filter (it mentions a backend base name and the pool vocabulary) but
+        neither Python's parser nor libcst accepts it, when it nests deeper than Python's
+        parser allows, or (``poolguard lint``) when its bytes are not valid in the file's
+        declared encoding. Under flake8 a file Python cannot parse is flake8's own E999 and plugins
+        do not run on it.
+
+    Why is this bad?
+        A broken file would otherwise pass silently: none of the other rules could look at it.
+        Fix the syntax error; the other rules then check the file again.
     """
 
-    CODE = "KVP900"
-    NAME = "parse-error"
-    MESSAGE = "cannot parse: {reason}"
     INVALID = (
         Invalid(
             "class SWABackend(AttnBackend):\n"
@@ -25,3 +30,10 @@ class ParseFailure(Rule):
             expected=((3, "KVP900"),),
         ),
     )
+    CODE = "KVP900"
+    NAME = "parse-error"
+    MESSAGE = "cannot parse: {reason}"
+
+    def parse_error(self, line: int, col: int, reason: str) -> Optional[Report]:
+        message = self.MESSAGE.format(reason=" ".join(reason.split()))
+        return Report(None, self.CODE, message, (), (max(line, 1), max(col, 0)))

@@ -20,7 +20,8 @@ from samples import GATED
 
 from lint_rules.engine import DEFAULT_CODES, lint_source
 
-GATED_FIXED = GATED.replace("self.use_sliding_window_kv_pool", "self._swa_kv_pool is not None")
+GATED_FIXED = GATED.replace("if self.use_sliding_window_kv_pool",
+                            "if self._swa_kv_pool is not None")
 STALE = dedent("""\
     class DemoAttnBackend(AttentionBackend):
         def __init__(self, model_runner):
@@ -248,7 +249,8 @@ def test_poolguard_section_overrides_flake8_and_first_file_wins(tmp_path):
         "tox.ini": "[flake8]\nignore = KVP\n",  # not read: setup.cfg comes first
     })
     done = poolguard("lint", "--format", "json", cwd=tmp_path, expect=1)
-    assert {code for _, _, code in codes_of(done.stdout)} == {"KVP001"}
+    # select = KVP takes the opt-in KVP004 too (GATED's flag mirrors the pool)
+    assert {code for _, _, code in codes_of(done.stdout)} == {"KVP001", "KVP004"}
 
 
 def test_config_options_reach_the_rules(tmp_path):
@@ -329,7 +331,8 @@ def test_fix_keeps_encoding_newlines_and_mode(tmp_path):
     path.write_bytes(source.encode("latin-1"))
     path.chmod(0o754)
     poolguard("lint", "--isolated", "--fix", cwd=tmp_path, expect=0)
-    expected = source.replace("self.use_sliding_window_kv_pool", "self._swa_kv_pool is not None")
+    expected = source.replace("if self.use_sliding_window_kv_pool",
+                              "if self._swa_kv_pool is not None")
     assert path.read_bytes() == expected.encode("latin-1")
     assert path.stat().st_mode & 0o777 == 0o754
     assert not [p for p in tmp_path.iterdir() if p.name != "crlf.py"]  # no temp file left
@@ -402,7 +405,7 @@ def test_cache_trusts_the_stat_of_old_files_only_and_keys_on_configuration(tmp_p
     # another code set is another cache file, never a stale answer
     done = poolguard("lint", "--isolated", "--select", "KVP004", "--format", "json",
                      cwd=tree, cache_dir=cache, expect=1)
-    assert codes_of(done.stdout) == [("mirror.py", 4, "KVP004")]
+    assert codes_of(done.stdout) == [("gated.py", 4, "KVP004"), ("mirror.py", 4, "KVP004")]
     assert len(list(cache.glob("lint-*.json"))) == 2
 
 
@@ -452,7 +455,8 @@ def test_demo_runs_the_main_job(tmp_path):
     lint, fix, replay = re.split(r"\n== \d\. ", done.stdout)[1:]
     assert lint.startswith("poolguard lint trtllm_backend_prefix.py")
     assert {"KVP001", "KVP002", "KVP003"} <= set(re.findall(r": (KVP\d{3}) ", lint))
-    assert "+++ b/trtllm_backend_prefix.py" in fix and "+        if self._swa_kv_pool" in fix
+    assert "+++ b/trtllm_backend_prefix.py" in fix
+    assert "+    def use_sliding_window_kv_pool(self):" in fix  # the flag becomes a pool view
     assert "Left for a human" in fix and "KVP001" in fix.split("Left for a human")[1]
     assert replay.startswith("runtime guard")
     if importlib.util.find_spec("runtime_guard.demo"):  # the replay ships with the guard

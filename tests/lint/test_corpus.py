@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 import tokenize
 from collections import Counter
 from pathlib import Path
@@ -268,17 +269,46 @@ def allowed_lines(source: str, findings) -> set[int]:
     return allowed
 
 
+def _is_property_block(lines: list[str]) -> bool:
+    """Inserted text that only defines read-only properties (the flag-to-view fix)."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return False
+    return bool(tree.body) and all(
+        isinstance(node, ast.FunctionDef) and node.decorator_list for node in tree.body
+    )
+
+
 def changed_original_lines(before: str, after: str) -> set[int]:
     """1-based lines of ``before`` that a diff replaces or deletes, plus, for a pure insertion,
-    the line it lands after (so inserted code must sit next to a reported span)."""
+    the line it lands after (so inserted code must sit next to a reported span), unless the
+    insertion is a block of property definitions (placed after the flag's method)."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     changed: set[int] = set()
-    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, old, new, autojunk=False
+    ).get_opcodes():
         if tag in ("replace", "delete"):
             changed.update(range(i1 + 1, i2 + 1))
-        elif tag == "insert":
+        elif tag == "insert" and not _is_property_block(new[j1:j2]):
             changed.add(max(i1, 1))
     return changed
+
+
+def public_names(source: str) -> dict[str, set[str]]:
+    """Per class: attributes stored on ``self`` plus methods and properties it defines."""
+    names: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            found = names.setdefault(node.name, set())
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Attribute) and isinstance(inner.ctx, ast.Store):
+                    if isinstance(inner.value, ast.Name) and inner.value.id == "self":
+                        found.add(inner.attr)
+                elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.add(inner.name)
+    return names
 
 
 def fix_problems(source: str) -> list[str]:
@@ -309,21 +339,32 @@ def fix_problems(source: str) -> list[str]:
         problems.append(f"fix changed lines outside the reported spans: {sorted(outside)}")
     if fix_source(fixed, codes=CODES)[0] != fixed:
         problems.append("fix is not idempotent")
+    after = public_names(fixed)
+    lost = {(cls, name) for cls, names in public_names(source).items()
+            for name in names - after.get(cls, set())}
+    if lost:  # readers in other files must keep working: a flag may become a property only
+        problems.append(f"fix removed public attributes: {sorted(lost)}")
     return problems
+
+
+def fixable_files(version: str) -> list[str]:
+    return [relpath for relpath, found in scoped_findings(version).items()
+            if any(f.fixable for f in found)]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_fix_on_real_files(version):
-    fixed_files = 0
-    problems = {}
-    for relpath, source in scoped_sources(version).items():
-        if not any(f.fixable for f in scoped_findings(version)[relpath]):
-            continue
-        fixed_files += 1
-        problems[relpath] = fix_problems(source)
+    """Every real file with a fixable finding: the fix re-parses, re-lints clean of fixable
+    findings, touches only reported spans and keeps every public attribute readable."""
+    problems = {relpath: fix_problems(scoped_sources(version)[relpath])
+                for relpath in fixable_files(version)}
     problems = {path: found for path, found in problems.items() if found}
     assert not problems, f"sglang {version}: {problems}"
-    assert fixed_files, f"sglang {version}: no fixable finding to exercise --fix on"
+
+
+def test_newest_release_exercises_the_fixes():
+    # older releases have no safe fix at all (their gates test type flags, not the pool)
+    assert fixable_files(NEWEST), "no fixable finding on the newest release to exercise --fix"
 
 
 # --- whole tree of the newest release ----------------------------------------------------------

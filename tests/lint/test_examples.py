@@ -21,19 +21,19 @@ def test_examples_ship_inside_the_package():
 
 def test_prefix_example_findings_are_exact():
     flag = line_of(PREFIX, "self.use_sliding_window_kv_pool = isinstance(kv_pool, SWAKVPool)")
-    pool = line_of(PREFIX, "self._swa_kv_pool = kv_pool if self.use_sliding_window_kv_pool")
+    pool = line_of(PREFIX, "self._swa_kv_pool = kv_pool if isinstance(kv_pool, SWAKVPool)")
     page_table = line_of(PREFIX, "if not self.use_sliding_window_kv_pool:")
     cache_loc = line_of(PREFIX, "        if self.use_sliding_window_kv_pool:")
     found = lint_source(PREFIX, codes=ALL_CODES)
     assert {(f.line, f.code) for f in found} == {
         (flag, "KVP002"),
         (pool, "KVP001"),
-        (pool, "KVP003"),
         (page_table, "KVP003"),
         (cache_loc, "KVP003"),
     }
-    assert len(found) == 5
-    assert {f.code for f in found if f.fixable} == {"KVP002", "KVP003"}
+    assert len(found) == 4
+    # the gates test a type flag, not the pool: rewriting them alone would change behaviour
+    assert {f.code for f in found if f.fixable} == {"KVP002"}
 
 
 def test_fixed_example_is_clean_with_every_code():
@@ -43,9 +43,10 @@ def test_fixed_example_is_clean_with_every_code():
 def test_fixing_the_prefix_example_leaves_only_the_stale_pool():
     fixed, left = fix_source(PREFIX)
     cst.parse_module(fixed)
-    assert "use_sliding_window_kv_pool" not in fixed
-    assert "self._swa_kv_pool = kv_pool if isinstance(kv_pool, SWAKVPool) else None" in fixed
-    assert "if self._swa_kv_pool is None:" in fixed and "if self._swa_kv_pool is not None:" in fixed
+    assert "self.use_sliding_window_kv_pool = isinstance" not in fixed
+    assert "    @property\n    def use_sliding_window_kv_pool(self):" in fixed
+    assert 'return getattr(self, "_swa_kv_pool", None) is not None' in fixed
+    assert "if not self.use_sliding_window_kv_pool:" in fixed  # readers keep working
     relint = lint_source(fixed, codes=DEFAULT_CODES)
     assert relint == left and [f.code for f in relint] == ["KVP001"]
     assert fix_source(fixed) == (fixed, left)  # idempotent

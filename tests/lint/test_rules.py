@@ -85,10 +85,11 @@ def test_invalid_example_fix(rule, example):
     assert fix_source(fixed, codes=codes, options=options) == (fixed, left)  # idempotent
 
 
-def test_flag_drop_leaves_pass_when_block_would_be_empty():
+def test_flag_fix_leaves_pass_and_adds_a_property():
     rule = next(r for r in RULES if r.CODE == "KVP002")
     fixed = rule.INVALID[0].fixed
-    assert "            pass\n" in fixed and "use_swa" not in fixed
+    assert "            pass\n" in fixed and "self.use_swa = isinstance" not in fixed
+    assert "    @property\n    def use_swa(self):" in fixed and "@use_swa.setter" in fixed
 
 
 GATED = src(
@@ -96,6 +97,7 @@ GATED = src(
     class DemoAttnBackend(AttentionBackend):
         def __init__(self, model_runner):
             self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
 
         def table(self, meta):
             if self.use_sliding_window_kv_pool:  # noqa: KVP003
@@ -112,42 +114,37 @@ GATED = src(
 
 
 def test_noqa_follows_flake8_semantics():
-    every = [(6, "KVP003"), (8, "KVP003"), (10, "KVP003"), (12, "KVP003")]
+    every = [(7, "KVP003"), (9, "KVP003"), (11, "KVP003"), (13, "KVP003")]
     assert pairs(lint_source(GATED)) == every
-    assert pairs(lint_source(GATED, honor_noqa=True)) == [(12, "KVP003")]
+    assert pairs(lint_source(GATED, honor_noqa=True)) == [(13, "KVP003")]
 
 
 def test_fix_never_touches_a_line_with_a_kvp_noqa():
     # a line whose noqa names any KVP code is left alone, even for another KVP code
     fixed, left = fix_source(GATED)
     assert fixed == GATED
-    assert pairs(left) == [(12, "KVP003")] and not left[0].fixable
+    assert pairs(left) == [(13, "KVP003")] and not left[0].fixable
     other = GATED.replace("E501,KVP001", "E501")
     fixed, left = fix_source(other)
     assert "if self._swa_kv_pool is not None:  # noqa: E501" in fixed and left == []
-    assert fixed.count("self.use_sliding_window_kv_pool") == 3
+    assert fixed.count("self.use_sliding_window_kv_pool") == 4  # the definition and 3 gates
 
 
-def test_flag_drop_is_atomic_when_a_read_is_suppressed():
+def test_flag_fix_is_atomic_when_its_line_is_suppressed():
     source = src(
         """
         class DemoAttnBackend(AttentionBackend):
             def __init__(self, model_runner):
                 self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-                self.has_swa = isinstance(self._swa_kv_pool, SWAKVPool)
-
-            def a(self):
-                return 1 if self.has_swa else 0  # noqa: KVP003
+                self.has_swa = isinstance(self._swa_kv_pool, SWAKVPool)  # noqa: KVP002
 
             def b(self):
                 return 1 if self.has_swa else 0
         """
     )
     fixed, left = fix_source(source)
-    assert "self.has_swa = isinstance" in fixed  # the definition stays: one read is protected
-    assert "return 1 if self.has_swa else 0  # noqa: KVP003" in fixed
-    assert "return 1 if self._swa_kv_pool is not None else 0\n" in fixed
-    assert pairs(left) == [(4, "KVP002")]
+    assert fixed == source  # the one fix touches a protected line: nothing is rewritten
+    assert pairs(left) == [(7, "KVP003")] and not left[0].fixable
 
 
 def test_not_and_parentheses_keep_precedence():
@@ -156,6 +153,7 @@ def test_not_and_parentheses_keep_precedence():
         class B(FlashInferAttnBackend):
             def __init__(self, model_runner):
                 self._swa_kv_pool = None
+                self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
 
             def f(self, x):
                 if not (self.use_sliding_window_kv_pool) or x:
@@ -167,7 +165,7 @@ def test_not_and_parentheses_keep_precedence():
     )
     fixed, left = fix_source(source)
     assert left == []
-    assert "if (self._swa_kv_pool is None) or x:" in fixed
+    assert "if self._swa_kv_pool is None or x:" in fixed
     assert "return x if(self._swa_kv_pool is not None)else None" in fixed
     assert "while self._swa_kv_pool is None and x:" in fixed
     assert "x = not self._swa_kv_pool is None" in fixed
@@ -218,7 +216,8 @@ def test_kvp004_is_opt_in_and_names_the_configured_pool_attribute():
     [finding] = lint_source(source, codes=ALL_CODES, options=options)
     assert finding.code == "KVP004" and "self.swa_pool" in finding.message
     fixed, left = fix_source(source, codes=ALL_CODES, options=options)
-    assert "return 1 if self.swa_pool is None else 2" in fixed and left == []
+    assert 'return getattr(self, "swa_pool", None) is None' in fixed and left == []
+    assert "return 1 if self.on else 2" in fixed  # readers keep the name: a property now
 
 
 def test_kvp900_for_unparsable_source_never_raises():
@@ -372,6 +371,7 @@ def test_kvp003_follows_a_local_alias_of_the_flag_into_a_condition():
         class B(FlashInferAttnBackend):
             def __init__(self, model_runner):
                 self._swa_kv_pool = resolve(model_runner)
+                self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
 
             def f(self, meta):
                 has_swa = self.use_sliding_window_kv_pool
@@ -380,7 +380,7 @@ def test_kvp003_follows_a_local_alias_of_the_flag_into_a_condition():
                 return meta.swa if not has_swa else meta.full
         """
     )
-    assert pairs(lint_source(source)) == [(6, "KVP003")]
+    assert pairs(lint_source(source)) == [(7, "KVP003")]
     fixed, left = fix_source(source)
     assert "has_swa = self._swa_kv_pool is not None" in fixed and left == []
     assert "logged = self.use_sliding_window_kv_pool" in fixed
