@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ import lint_rules
 FORMAT_VERSION = 1
 RACY_WINDOW_NS = 2_000_000_000  # 2 s covers FAT's and HFS+'s coarse mtimes
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
+MAX_CACHE_BYTES = 256 * 1024 * 1024  # far above any real tree; a bigger file is not ours
 
 
 def digest_bytes(data: bytes) -> str:
@@ -72,12 +74,50 @@ def fingerprint(codes, options, per_file_ignores) -> str:
     return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
 
 
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _well_formed_row(row) -> bool:
+    """``[line, col, code, message, fixable]`` with exactly these types."""
+    return (
+        isinstance(row, list) and len(row) == 5 and _is_int(row[0]) and _is_int(row[1])
+        and isinstance(row[2], str) and isinstance(row[3], str) and isinstance(row[4], bool)
+    )
+
+
 def _well_formed(entry) -> bool:
     """``[mtime_ns|None, size, digest, [[line, col, code, message, fixable], ...]]``."""
     return (
-        isinstance(entry, list) and len(entry) == 4 and isinstance(entry[3], list)
-        and all(isinstance(row, list) and len(row) == 5 for row in entry[3])
+        isinstance(entry, list) and len(entry) == 4
+        and (entry[0] is None or _is_int(entry[0])) and _is_int(entry[1])
+        and isinstance(entry[2], str) and isinstance(entry[3], list)
+        and all(_well_formed_row(row) for row in entry[3])
     )
+
+
+def _read_regular_file(path: Path, limit: int) -> Optional[bytes]:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else None.
+
+    Opened non-blocking so a FIFO planted as the cache file cannot hang the run, and checked
+    with ``fstat`` so a link to ``/dev/zero`` or a device is never read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class ResultCache:
@@ -104,11 +144,14 @@ class ResultCache:
         self.entries = self._read_entries()
 
     def _read_entries(self) -> dict:
+        """The stored entries; anything unreadable, odd or mistyped counts as no cache at all."""
+        raw = _read_regular_file(self.path, MAX_CACHE_BYTES)
+        if raw is None:
+            return {}
         try:
-            with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-        except (OSError, ValueError):
-            return {}  # no cache or a corrupt one: start empty, never fail the run
+            data = json.loads(raw)
+        except (ValueError, RecursionError, MemoryError):
+            return {}  # corrupt, or nested deeper than the decoder's stack: start empty
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             return {}
         files = data.get("files")
@@ -166,6 +209,15 @@ class ResultCache:
 
     def _prune(self) -> None:
         """Drop all but the most recently written cache files (each edit of a rule makes one)."""
-        others = sorted(self.path.parent.glob("lint-*.json"), key=lambda p: p.stat().st_mtime)
+        def written(path: Path) -> float:
+            try:
+                return path.lstat().st_mtime
+            except OSError:
+                return 0.0
+
+        others = sorted(self.path.parent.glob("lint-*.json"), key=written)
         for stale in others[:-KEEP_FILES]:
-            stale.unlink()
+            try:
+                stale.unlink()
+            except OSError:
+                pass

@@ -90,6 +90,15 @@ def _write(text: str, stream=None) -> None:
         stream.flush()
 
 
+def _raw_paths_on_stdout() -> None:
+    """Text output names files by their raw bytes, as ``ls`` does: a file name that is not
+    UTF-8 (a lone surrogate in Python) is written back as the original byte, not a crash."""
+    encoding = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "")
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="surrogateescape" if encoding == "utf8" else
+                               "backslashreplace")
+
+
 def _error(message: str) -> None:
     sys.stderr.write(f"poolguard: error: {message}\n")
 
@@ -137,6 +146,7 @@ def command_lint(args: argparse.Namespace) -> int:
 
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
+    _raw_paths_on_stdout()
     config = resolve_config(args)
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
@@ -222,6 +232,10 @@ def main(argv: Optional[list] = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug must still exit 2 ("error"), never 1 ("findings")
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        _error(f"internal error, please report: {reason[:300]}")
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":

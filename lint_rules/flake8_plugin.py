@@ -67,6 +67,12 @@ class PoolGuardChecker:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
         # flake8's own ast lets the engine skip its syntax check and gate for free
-        found = lint_source(source, codes=ALL_CODES, options=self.options, tree=self.tree)
+        try:
+            found = lint_source(source, codes=ALL_CODES, options=self.options, tree=self.tree)
+        except (RecursionError, MemoryError) as exc:
+            # flake8 aborts the whole run on a plugin exception: this file gets KVP900 instead
+            reason = "nesting too deep" if isinstance(exc, RecursionError) else "out of memory"
+            yield 1, 0, f"KVP900 cannot analyse: {reason}, so it was not checked", type(self)
+            return
         for finding in found:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)

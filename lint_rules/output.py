@@ -63,7 +63,22 @@ def rule_docs() -> list:
 
 # ---------------------------------------------------------------- text / json / github
 
+def valid_unicode(text: str) -> str:
+    """Text as valid Unicode: file-name bytes that are not UTF-8 (kept by Python as lone
+    surrogates, ``surrogateescape``) become U+FFFD, so JSON and annotations stay valid."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def render_text(findings: list) -> str:
+    """flake8's shape; the path keeps its raw bytes (the CLI writes them ``surrogateescape``)."""
     lines = []
     for path, f in findings:
         mark = " [*]" if f.fixable else ""
@@ -73,8 +88,8 @@ def render_text(findings: list) -> str:
 
 def render_json(findings: list) -> str:
     rows = [
-        {"path": path, "line": f.line, "column": f.col + 1, "code": f.code,
-         "message": f.message, "fixable": f.fixable}
+        {"path": valid_unicode(path), "line": f.line, "column": f.col + 1, "code": f.code,
+         "message": valid_unicode(f.message), "fixable": f.fixable}
         for path, f in findings
     ]
     return json.dumps(rows, indent=2) + "\n"
@@ -93,7 +108,8 @@ def _escape_property(text: str) -> str:
 def render_github(findings: list) -> str:
     lines = []
     for path, f in findings:
-        props = (f"file={_escape_property(path.replace(os.sep, '/'))},line={f.line},"
+        shown = valid_unicode(path).replace(os.sep, "/")
+        props = (f"file={_escape_property(shown)},line={f.line},"
                  f"col={f.col + 1},title={_escape_property(f.code)}")
         lines.append(f"::error {props}::{_escape_data(f'{f.code} {f.message}')}")
     return "".join(line + "\n" for line in lines)
@@ -102,13 +118,17 @@ def render_github(findings: list) -> str:
 # ---------------------------------------------------------------- sarif
 
 def _artifact_location(path: str, root: Path) -> dict:
-    """A relative, forward-slash URI under %SRCROOT% when possible, else an absolute file URI."""
+    """A relative, forward-slash URI under %SRCROOT% when possible, else an absolute file URI.
+
+    URIs are built from the file name's bytes (RFC 3986 percent-encoding), so a name that is
+    not UTF-8 still gets an exact, valid URI.
+    """
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(root)
     except ValueError:
-        return {"uri": absolute.as_uri()}
-    return {"uri": quote(relative.as_posix()), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + quote(os.fsencode(absolute.as_posix()))}
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": "%SRCROOT%"}
 
 
 def _sarif_rule(doc: RuleDoc) -> dict:
@@ -133,7 +153,7 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
         result = {
             "ruleId": f.code,
             "level": "error",
-            "message": {"text": f"{f.code} {f.message}"},
+            "message": {"text": valid_unicode(f"{f.code} {f.message}")},
             "locations": [{"physicalLocation": {
                 "artifactLocation": _artifact_location(path, root),
                 "region": {"startLine": f.line, "startColumn": f.col + 1},
@@ -151,7 +171,8 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
                 "version": version,
                 "rules": [_sarif_rule(doc) for doc in docs],
             }},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+            "originalUriBaseIds": {"%SRCROOT%": {
+                "uri": "file://" + quote(os.fsencode(root.as_posix())).rstrip("/") + "/"}},
             "results": results,
         }],
     }
