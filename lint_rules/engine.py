@@ -168,11 +168,11 @@ class _Run:
             return self._parse_failure(getattr(error, "lineno", 1) or 1, 0, "nesting too deep")
         try:
             cst.parse_module(self.source)
-        except cst.ParserSyntaxError as failure:
-            self._parse_failure(failure.raw_line, failure.raw_column, str(failure.message))
-        except Exception as failure:  # libcst raises a few other types on odd input
-            reason = str(failure).splitlines()[0] if str(failure) else type(failure).__name__
-            self._parse_failure(1, 0, reason)
+        except Exception:  # libcst agrees (ParserSyntaxError, or a few other types on odd input)
+            line = getattr(error, "lineno", None) or 1
+            col = max((getattr(error, "offset", None) or 1) - 1, 0)
+            reason = getattr(error, "msg", None) or str(error) or type(error).__name__
+            self._parse_failure(line, col, reason)
 
     def _parse_failure(self, line: int, col: int, reason: str) -> None:
         for rule in self.rules:

@@ -198,8 +198,8 @@ class SwaFlagGate(Rule):
     CODE = "KVP003"
     NAME = "swa-flag-gate"
     MESSAGE = (
-        "gate on SWA flag {attr}, not on self.{pool_attr}: FROZEN_KV MTP rebinds "
-        "backend.token_to_kv_pool behind it"
+        "gate on SWA flag {attr}, not self.{pool_attr}: FROZEN_KV MTP rebinds "
+        "backend.token_to_kv_pool under it"
     )
 
     def check(self) -> Iterator[Report]:

@@ -27,7 +27,7 @@ class ParseFailure(Rule):
             "class SWABackend(AttnBackend):\n"
             "    def __init__(self, model_runner:\n"
             "        self.pool = model_runner.token_to_kv_pool\n",
-            expected=((3, "KVP900"),),
+            expected=((2, "KVP900"),),
         ),
     )
     CODE = "KVP900"

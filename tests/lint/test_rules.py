@@ -1,15 +1,29 @@
 """Every rule's own VALID / INVALID examples, generated into cases (no registration step)."""
+import ast
 import importlib
+import inspect
 import pkgutil
+import re
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
 
 import lint_rules.rules as rules_pkg
-from lint_rules.engine import ALL_CODES, DEFAULT_CODES, Finding, fix_source, lint_source
+from lint_rules.engine import (
+    ALL_CODES,
+    DEFAULT_CODES,
+    FIXABLE,
+    Finding,
+    fix_source,
+    lint_source,
+    lint_source_ungated,
+    may_match,
+)
 from lint_rules.options import Options
-from lint_rules.rules import RULES, render_markdown
+from lint_rules.rules import RULES, doc_sections, render_markdown
+from lint_rules.rules._vocab import ACTIVE_POOL, SWA_WORDS
 
 
 def pairs(findings):
@@ -394,3 +408,190 @@ def test_too_deep_for_cpython_is_kvp900_and_never_reaches_libcst():
     [finding] = lint_source(source)
     assert (finding.code, finding.message) == ("KVP900", "cannot parse: nesting too deep")
     assert fix_source(source) == (source, [finding])
+
+
+# --- issue 10: the pre-filter only skips what the parser would also rule out ---------------------
+
+HIDDEN_BASES = {
+    "paren in a comment": "class D(\n    SpecMixin,  # mixin first (MRO matters)\n"
+                          "    TRTLLMHAAttnBackend,\n):\n",
+    "call in the bases": "class D(make_mixin(), TRTLLMHAAttnBackend):\n",
+    "form feed": "\x0cclass D(TRTLLMHAAttnBackend):\n",
+    "keyword argument": "class D(TRTLLMHAAttnBackend, metaclass=Meta(x=(1))):\n",
+}
+GATE_BODY = (
+    "    def f(self):\n"
+    "        return 1 if self.use_sliding_window_kv_pool else 0\n"
+)
+
+
+@pytest.mark.parametrize("header", list(HIDDEN_BASES.values()), ids=list(HIDDEN_BASES))
+def test_prefilter_has_no_blind_spot_in_the_class_header(header):
+    source = header + GATE_BODY
+    assert may_match(source)
+    assert [f.code for f in lint_source(source)] == ["KVP003"]
+
+
+def test_cr_only_newlines_are_lines_too():
+    source = (HIDDEN_BASES["paren in a comment"] + GATE_BODY).replace("\n", "\r")
+    [finding] = lint_source(source)
+    assert (finding.line, finding.code) == (6, "KVP003")
+
+
+def _without(source: str, words) -> str:
+    for word in words:
+        source = re.sub(re.escape(word), "x" * len(word), source, flags=re.I)
+    return source
+
+
+@pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
+def test_prefilter_is_sound_on_every_example_and_its_stripped_variants(rule, example):
+    """Whatever the filter skips, the full analysis finds nothing in either (one vocabulary)."""
+    words = (*SWA_WORDS, ACTIVE_POOL)
+    variants = [example.code] + [_without(example.code, [word]) for word in words]
+    variants.append(_without(example.code, [*SWA_WORDS, ACTIVE_POOL]))
+    for source in variants:  # (KVP900 is defined on the files the filter lets through)
+        if not may_match(source, example.options):
+            found = lint_source_ungated(source, codes=ALL_CODES)
+            assert [f for f in found if f.code != "KVP900"] == [], source
+    assert may_match(example.code, example.options)
+
+
+def test_prefilter_follows_configured_names():
+    source = "class D(PoolUser):\n    def f(self):\n        return 1 if self.on else 0\n"
+    options = Options(backend_bases=("PoolUser",), swa_flags=("on",))
+    assert not may_match(source) and may_match(source, options)
+    assert pairs(lint_source(source, options=options)) == [(3, "KVP003")]
+
+
+# --- issue 10 mutation (b): KVP003 is scoped to attention backends --------------------------------
+
+
+def test_kvp003_flags_gates_in_backend_classes_only():
+    source = src(
+        """
+        class Helper:
+            def f(self):
+                return 1 if self.use_sliding_window_kv_pool else 0
+
+
+        class DemoAttnBackend(FlashInferAttnBackend):
+            def f(self):
+                return 1 if self.use_sliding_window_kv_pool else 0
+
+
+        class Stats(object):
+            def __init__(self, model_runner):
+                self.is_hybrid_swa = model_runner.is_hybrid_swa
+                self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+            def g(self):
+                assert self.is_hybrid_swa or self.use_swa
+        """
+    )
+    assert pairs(lint_source(source, codes=ALL_CODES)) == [(8, "KVP003")]
+
+
+# --- issue 8: fixes never change behaviour and keep other modules working ----------------------
+
+
+def test_gate_on_a_mirror_with_more_than_the_pool_test_gets_no_fix():
+    source = src(
+        """
+        class AiterAttnBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                self.swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                self.use_sliding_window_kv_pool = (
+                    self.swa_kv_pool is not None and self.swa_kv_pool.swa_layer_nums > 0
+                )
+
+            def f(self):
+                if self.use_sliding_window_kv_pool:
+                    return 1
+        """
+    )
+    options = Options(pool_attr="swa_kv_pool")
+    [finding] = lint_source(source, options=options)
+    assert (finding.line, finding.code, finding.fixable) == (9, "KVP003", False)
+    assert fix_source(source, options=options)[0] == source
+
+
+def test_gate_fix_needs_the_pool_resolved_once_before_the_mirror():
+    source = src(
+        """
+        class DemoAttnBackend(FlashInferAttnBackend):
+            def __init__(self, model_runner):
+                self._swa_kv_pool = None
+                self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+
+            def resolve(self, model_runner):  # re-resolved later: the mirror may be stale
+                self._swa_kv_pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+
+            def f(self):
+                return 1 if self.use_sliding_window_kv_pool else 0
+        """
+    )
+    [finding] = lint_source(source)
+    assert (finding.line, finding.code, finding.fixable) == (10, "KVP003", False)
+
+
+def _run_fixed_module(source: str) -> dict:
+    """Execute fixed backend code next to a base class and a reader from 'another module'."""
+    namespace = {
+        "SWAKVPool": type("SWAKVPool", (), {}),
+        "SWATokenToKVPoolAllocator": type("SWATokenToKVPoolAllocator", (), {}),
+    }
+
+    class AttentionBackend:  # another module's base: it assigns and reads the flag itself
+        def __init__(self, *args):
+            self.use_swa = "set by the base class"
+
+    namespace["AttentionBackend"] = AttentionBackend
+    exec(compile(source, "<fixed>", "exec"), namespace)
+    return namespace
+
+
+def test_flag_fix_keeps_readers_and_writers_in_other_modules_working():
+    rule = next(r for r in RULES if r.CODE == "KVP002")
+    namespace = _run_fixed_module(rule.INVALID[0].fixed)
+    backend_class = namespace["DemoAttnBackend"]
+    pool = namespace["SWAKVPool"]()
+    backend_class._resolve_swa_kv_pool = lambda self, runner: runner.pool
+    for active in (pool, None):
+        runner = type("Runner", (), {"pool": active, "is_draft_worker": True})()
+        backend = backend_class(runner)
+        AttentionBackend = namespace["AttentionBackend"]
+        AttentionBackend.__init__(backend)  # a write from elsewhere is ignored, never raises
+        assert backend.use_swa is (active is not None)  # a read from elsewhere still works
+        meta = type("Meta", (), {"swa_page_table": "swa", "page_table": "full"})()
+        assert backend.table(meta) == ("swa" if active is not None else "full")
+
+
+# --- the registry is derived, the rules share facts and never each other --------------------------
+
+
+def test_code_sets_are_derived_from_the_rules():
+    assert FIXABLE == {r.CODE for r in RULES if any(e.fixed for e in r.INVALID)}
+    assert FIXABLE == {"KVP002", "KVP003", "KVP004"}.intersection(FIXABLE)
+    assert DEFAULT_CODES == frozenset(r.CODE for r in RULES if r.DEFAULT)
+    for rule in RULES:  # Fixit's convention: fixable exactly when an example shows the fix
+        assert rule.fixable() == (rule.CODE in FIXABLE)
+
+
+def test_rules_never_import_each_other():
+    for rule in RULES:
+        tree = ast.parse(Path(inspect.getfile(rule)).read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        rule_modules = {m for m in imported if m and m.startswith("lint_rules.rules.kvp")}
+        assert not rule_modules, f"{rule.CODE} imports {rule_modules}"
+
+
+def test_rule_docs_have_the_four_sections_and_short_messages():
+    for rule in RULES:
+        sections = doc_sections(rule)
+        assert sections["What it does"] and sections["Why is this bad?"], rule.CODE
+        rendered = render_markdown(rule.CODE)
+        assert "**Example**" in rendered
+        for example in rule.INVALID:
+            for finding in lint_source(example.code, codes=ALL_CODES, options=example.options):
+                assert len(finding.message) <= 130, finding.message
