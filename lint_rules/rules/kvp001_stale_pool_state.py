@@ -144,6 +144,11 @@ class StalePoolState(Rule):
                 SwaInfo = namedtuple("SwaInfo", "mapping layers")
 
 
+                @dataclass
+                class SwaState:
+                    pools: list
+
+
                 class DemoBackend(FlashInferAttnBackend):
                     def __init__(self, model_runner):
                         if (pool := cast(SWAKVPool, model_runner.token_to_kv_pool)) is not None:
@@ -157,10 +162,11 @@ class StalePoolState(Rule):
                             return pool.translate_loc_from_full_to_swa(loc)
 
                         self.to_swa = to_swa
+                        self.kept = SwaState([pool])
                 """
             ),
-            expected=((7, "KVP001"), (8, "KVP001"), (9, "KVP001"), (10, "KVP001"),
-                      (11, "KVP001"), (16, "KVP001")),
+            expected=((12, "KVP001"), (13, "KVP001"), (14, "KVP001"), (15, "KVP001"),
+                      (16, "KVP001"), (21, "KVP001"), (22, "KVP001")),
         ),
         Invalid(
             dedent(

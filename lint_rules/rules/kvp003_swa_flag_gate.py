@@ -76,7 +76,7 @@ class SwaFlagGate(Rule):
                         self.use_sliding_window_kv_pool = isinstance(pool, SWAKVPool)
 
                     def forward_decode(self, q, k, v, layer, forward_batch):
-                        if self.use_sliding_window_kv_pool and layer.is_swa:
+                        if self.use_sliding_window_kv_pool and layer.sliding_window_size > 0:
                             return self.swa_decode(q, k, v, layer, forward_batch)
                         return self.full_decode(q, k, v, layer, forward_batch)
                 """
@@ -100,9 +100,9 @@ class SwaFlagGate(Rule):
 
                     def _out_cache_loc(self, layer, forward_batch):
                         has_swa = self.use_sliding_window_kv_pool
-                        if has_swa and layer.is_swa:
+                        if has_swa and layer.sliding_window_size > 0:
                             return self._maybe_translate(forward_batch.out_cache_loc)
-                        assert self.use_sliding_window_kv_pool or not layer.is_swa
+                        assert self.use_sliding_window_kv_pool or layer.sliding_window_size <= 0
                         return forward_batch.out_cache_loc
                 """
             ),
@@ -122,9 +122,9 @@ class SwaFlagGate(Rule):
 
                     def _out_cache_loc(self, layer, forward_batch):
                         has_swa = self._swa_kv_pool is not None
-                        if has_swa and layer.is_swa:
+                        if has_swa and layer.sliding_window_size > 0:
                             return self._maybe_translate(forward_batch.out_cache_loc)
-                        assert self._swa_kv_pool is not None or not layer.is_swa
+                        assert self._swa_kv_pool is not None or layer.sliding_window_size <= 0
                         return forward_batch.out_cache_loc
                 """
             ),
@@ -151,6 +151,26 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((7, "KVP003"), (14, "KVP003"), (14, "KVP003"), (16, "KVP003")),
+        ),
+        Invalid(
+            dedent(
+                """\
+                class AiterAttnBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        # the pool test and more: rewriting the gate would drop the second half
+                        self.use_sliding_window_kv_pool = (
+                            self.swa_kv_pool is not None and self.swa_kv_pool.swa_layer_nums > 0
+                        )
+
+                    def set_kv_buffer(self, layer, loc, k, v):
+                        if self.use_sliding_window_kv_pool:
+                            loc = self.swa_kv_pool.translate_loc_from_full_to_swa(loc)
+                        self.swa_kv_pool.set_kv_buffer(layer, loc, k, v)
+                """
+            ),
+            expected=((10, "KVP003"),),
+            options=Options(pool_attr="swa_kv_pool"),
         ),
         Invalid(
             dedent(
