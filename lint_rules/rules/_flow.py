@@ -10,7 +10,7 @@ them into the typed facts the rules query.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional
+from typing import Dict, Iterable, List, Optional, Protocol
 
 from lint_rules.rules._vocab import (
     ACTIVE_POOL,
@@ -21,9 +21,6 @@ from lint_rules.rules._vocab import (
     is_geometry,
     is_swa_word,
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from lint_rules.rules._facts import ClassFlow
 
 POOL, SWA, TYPE, RUNNER, MIRROR, STALE = 1, 2, 4, 8, 16, 32
 STATE = POOL | SWA
@@ -77,10 +74,28 @@ def params_of(function: ast.AST) -> List[str]:
     return [a.arg for a in every if a is not None and a.arg not in ("self", "cls")]
 
 
+class FlowOwner(Protocol):
+    """What a method's flow asks of its class (``_facts.ClassFlow``), without importing it."""
+
+    name: str
+    pool_attr: str
+    record_types: frozenset
+
+    def is_per_forward(self, name: str) -> bool: ...
+
+    def returns(self, name: str) -> int: ...
+
+    def attr_value(self, attr: str) -> int: ...
+
+    def store(self, flow, attr, node, statement, value, bits: int) -> None: ...
+
+    def runner_pool_read(self, flow, node: ast.Attribute) -> None: ...
+
+
 class MethodFlow:
     """Forward taint over one method body (or a nested function / lambda evaluated later)."""
 
-    def __init__(self, owner: "ClassFlow", function: ast.AST, name: str, deferred=False):
+    def __init__(self, owner: FlowOwner, function: ast.AST, name: str, deferred=False):
         self.owner, self.function, self.name = owner, function, name
         self.per_forward = owner.is_per_forward(name)
         params = params_of(function)
