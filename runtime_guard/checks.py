@@ -247,8 +247,9 @@ def _flag_message(backend, layer_id, active, attr, flag) -> str:
     return (
         f"poolguard: {describe_backend(backend, layer_id, active)}: {attr}={bool(flag)} but "
         f"the pool the launch reads is {describe_pool(active)}; code gated on the flag "
-        f"{'translates' if flag else 'skips translating'} page ids against the wrong index "
-        f"space. Derive the flag from the active pool or use SGLANG_POOLGUARD_FIX=1."
+        + ("translates ids of a non-SWA pool with an SWA mapping" if flag else
+           "skips the full->SWA translation, so SWA layers get full-pool ids")
+        + ". Derive the flag from the active pool or use SGLANG_POOLGUARD_FIX=1."
     )
 
 

@@ -1,7 +1,8 @@
 """``poolguard demo`` step 3: the FROZEN_KV MTP pool swap replayed on real SGLang pools (CPU).
 
 Shows what the trtllm kernel would have been handed without the guard, the error the guard
-raises instead, and the fixed backend passing the same scenario. Raises ImportError when
+raises instead, and the fixed backend passing the same scenario; then the same swap end to
+end on SGLang's TorchNative backend (``runtime_guard.demo.torch_native``). Raises ImportError when
 torch or SGLang is not installed.
 """
 
@@ -19,9 +20,12 @@ def replay_frozen_kv_swap() -> str:
     previous = hooks._config
     hooks.configure(GuardConfig(mode="bounds"))
     try:
-        return "\n".join(_pre_fix_backend(hooks, scenarios) + _fixed_backend(hooks, scenarios))
+        lines = _pre_fix_backend(hooks, scenarios) + _fixed_backend(hooks, scenarios)
     finally:
         hooks.configure(previous)
+    from runtime_guard.demo import torch_native
+
+    return "\n".join(lines) + "\n" + torch_native.report()
 
 
 def _pre_fix_backend(hooks, sc) -> list:

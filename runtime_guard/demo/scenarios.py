@@ -12,6 +12,7 @@ and backends are constructed by running the real ``__init__`` until it needs the
 from __future__ import annotations
 
 import inspect
+import re
 from types import SimpleNamespace
 
 import torch
@@ -199,11 +200,13 @@ def frozen_kv_view(batch, target_pool, draft_backend):
 
 
 def pre_fix_backend_class(upstream=None):
-    """``upstream`` (default: the trtllm backend) with its SWA state resolved the pre-fix way:
+    """``upstream`` (default: the trtllm backend) with its SWA pool resolved the pre-fix way:
     from the pool active at construction, as SGLang's trtllm backend did before PR #26966 (the
-    original bug). Classes without a resolver compute their state that way already."""
+    original bug). Classes keeping no ``_swa_kv_pool`` compute their state that way already."""
+    from runtime_guard.backends import spec_for
+
     upstream = upstream or sglang().TRTLLMHAAttnBackend
-    if not hasattr(upstream, "_resolve_swa_kv_pool"):
+    if "_swa_kv_pool" not in spec_for(upstream).pool_attrs:
         return upstream
 
     def _resolve_swa_kv_pool(model_runner):
@@ -214,11 +217,24 @@ def pre_fix_backend_class(upstream=None):
                 {"_resolve_swa_kv_pool": staticmethod(_resolve_swa_kv_pool)})
 
 
+def init_assigns(cls, attr: str) -> bool:
+    """Whether an SGLang ``__init__`` in ``cls``'s MRO assigns ``self.<attr>`` (read from the
+    installed source: the state a release keeps differs between releases)."""
+    pattern = re.compile(rf"self\.{attr}\s*(:[^=]+)?=[^=]")
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if init is not None and klass.__module__.startswith("sglang."):
+            if pattern.search(inspect.getsource(init)):
+                return True
+    return False
+
+
 def any_backend(cls, model_runner):
     """``construct_backend`` for any class of ``runtime_guard.backends``: where the CPU stops
-    the real ``__init__`` before the SWA state, the state is set as every upstream ``__init__``
-    computes it, from the runner's active pool (``isinstance(pool, SWAKVPool)`` for flags, the
-    pool for pool attributes, its ``full_to_swa_index_mapping`` for cached mappings)."""
+    the real ``__init__`` before the SWA state, the state this release's ``__init__`` assigns
+    is set as upstream computes it, from the runner's active pool (``isinstance(pool,
+    SWAKVPool)`` for flags, the pool for pool attributes, its ``full_to_swa_index_mapping``
+    for cached mappings). State the release does not keep is never invented."""
     from runtime_guard.backends import spec_for
 
     backend = construct_backend(cls, model_runner)
@@ -228,12 +244,13 @@ def any_backend(cls, model_runner):
         state.setdefault("token_to_kv_pool", active)
     swa = active if isinstance(active, sglang().SWAKVPool) else None
     spec = spec_for(cls)
-    for attr in spec.pool_attrs:
-        state.setdefault(attr, swa)
-    for attr in spec.flag_attrs:
-        state.setdefault(attr, swa is not None)
-    for attr in spec.mapping_attrs:
-        state.setdefault(attr, swa.full_to_swa_index_mapping if swa is not None else None)
+    values = {attr: swa for attr in spec.pool_attrs}
+    values.update({attr: swa is not None for attr in spec.flag_attrs})
+    mapping = swa.full_to_swa_index_mapping if swa is not None else None
+    values.update({attr: mapping for attr in spec.mapping_attrs})
+    for attr, value in values.items():
+        if attr not in state and init_assigns(cls, attr):
+            state[attr] = value
     state.setdefault("req_to_token_pool", model_runner.req_to_token_pool)
     return backend
 

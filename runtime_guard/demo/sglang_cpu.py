@@ -73,6 +73,8 @@ def import_sglang_for_cpu() -> SimpleNamespace:
             "sglang.srt.mem_cache.allocator.swa", "sglang.srt.mem_cache.swa_memory_pool"
         )
         trtllm = importlib.import_module("sglang.srt.layers.attention.trtllm_mha_backend")
+        torch_native = importlib.import_module("sglang.srt.layers.attention.torch_native_backend")
+        memory_pool = importlib.import_module("sglang.srt.mem_cache.memory_pool")
         frozen_kv = importlib.import_module("sglang.srt.speculative.frozen_kv_mtp_utils")
         plugins = importlib.import_module("sglang.srt.plugins")
         hook_registry = importlib.import_module("sglang.srt.plugins.hook_registry")
@@ -83,6 +85,8 @@ def import_sglang_for_cpu() -> SimpleNamespace:
         SWATokenToKVPoolAllocator=allocator.SWATokenToKVPoolAllocator,
         trtllm_mha_backend=trtllm,
         TRTLLMHAAttnBackend=trtllm.TRTLLMHAAttnBackend,
+        TorchNativeAttnBackend=torch_native.TorchNativeAttnBackend,
+        KVWriteLoc=getattr(memory_pool, "KVWriteLoc", None),  # SGLang >= 0.5.13
         frozen_kv_target_view=frozen_kv.frozen_kv_target_view,
         load_plugins=plugins.load_plugins,
         HookRegistry=hook_registry.HookRegistry,
