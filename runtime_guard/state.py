@@ -17,6 +17,7 @@ from typing import Any, Optional
 from runtime_guard.backends import BackendSpec, spec_for
 from runtime_guard.checks import RunnerFacts, active_pool, is_swa_pool, runner_facts
 
+
 def allocator_swa_pool(facts: Optional[RunnerFacts]) -> Any:
     """The allocator's pool when it is an SWA pool (tolerates allocators without get_kvcache)."""
     get_kvcache = getattr(getattr(facts, "allocator", None), "get_kvcache", None)

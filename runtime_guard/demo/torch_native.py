@@ -116,14 +116,15 @@ def keeps_swa_state() -> bool:
 def report() -> str:
     """The replay as the lines ``poolguard demo`` prints."""
     if not keeps_swa_state():
-        return "\nTorchNativeAttnBackend keeps no SWA state on this SGLang release: nothing to replay."
+        return "\nTorchNativeAttnBackend keeps no SWA state on this SGLang release: no replay."
     result = replay()
     return "\n".join([
         "",
         "TorchNativeAttnBackend, end to end on the CPU (real __init__, init_forward_metadata and",
-        "forward_decode under SGLang's frozen_kv_target_view; a FROZEN_KV draft built on its own pool):",
-        f"  without the guard:           {result.unguarded}",
-        f"  SGLANG_POOLGUARD=1:          {result.guarded}",
-        f"  SGLANG_POOLGUARD_FIX=1:      output {'equals' if result.fixed_matches else 'differs from'}"
+        "forward_decode under SGLang's frozen_kv_target_view; a FROZEN_KV draft built on its",
+        "own pool):",
+        f"  without the guard:       {result.unguarded}",
+        f"  SGLANG_POOLGUARD=1:      {result.guarded}",
+        f"  SGLANG_POOLGUARD_FIX=1:  output {'equals' if result.fixed_matches else 'differs from'}"
         f" the target-pool reference (max abs diff {result.max_abs_diff:g})",
     ])

@@ -132,5 +132,6 @@ def test_fix_keeps_an_eagle_draft_on_its_own_pool(guard, monkeypatch):
     backend = sc.any_backend(_class(spec), runner)
     backend.use_sliding_window_kv_pool = True  # stale the other way: a flag from another pool
     flags = []
-    _launch(hooks, backend, runner, own, 0, lambda b, *a: flags.append(b.use_sliding_window_kv_pool))
+    kernel = lambda b, *a: flags.append(b.use_sliding_window_kv_pool)  # noqa: E731
+    _launch(hooks, backend, runner, own, 0, kernel)
     assert flags == [False]
