@@ -1,185 +1,245 @@
-"""Cost of the guard's bounds check against a paged decode attention step, on a GPU.
+"""Cost of the guard's bounds check against the real trtllm decode step (flashinfer XQA), on a GPU.
 
-How to run it on the H200 device (the lead's run; device time is scarce):
-  1. Bring SGLang 0.5.23 and its pure-Python import set as cp312 wheels (see
-     /work/shared/gpu-bench.md), install them on the device with
-     ``pip install --no-index --no-deps --target /tmp/sgl <wheels>``.
-  2. From the repository root: ``python benchmarks/gpu_bounds.py --sglang-dir /tmp/sgl``.
-The script prints one table (medians, fractions). On a machine without CUDA it says so,
-skips the GPU rows and runs the same code at a tiny shape on the CPU as a smoke test.
+Shape: 256 requests x 32k context (32,767 tokens each), page 64 (256 x 512 page tables),
+8 query heads / 1 KV head, head_dim 64 and 128, bf16; a full layer and a sliding-window
+layer (window 4096) of a real SGLang 0.5.23 ``SWAKVPool``. The step is SGLang's own
+``TRTLLMHAAttnBackend.forward_decode`` on metadata from its own ``init_forward_metadata``
+(see ``gpu_sglang`` for what is substituted). The check is
+``runtime_guard.bounds.assert_page_bounds_async`` on the table that layer's launch reads:
+one fused Triton kernel plus one ``torch._assert_async`` (no host sync, capturable).
 
-What is measured, at the decode shape of 256 requests x 32k context, page size 64
-(256 x 512 page tables), on real SGLang ``SWAKVPool``/``SWATokenToKVPoolAllocator`` buffers
-on the GPU and a real fixed trtllm backend object driving the guard's own hook path:
-  * step: a paged decode attention over the full-attention layer's real K/V buffers,
-    written in torch (flashinfer's trtllm/XQA kernels are not on the benchmark host); one
-    KV head of 64 dims keeps the pool near 5 GB, so the step is far cheaper than a real
-    model's (8 KV heads x 128 dims reads ~16x more) and the fractions are upper bounds;
-  * step + bounds: the same with ``runtime_guard.hooks.guard_launch`` in bounds mode in
-    front, a new forward each time (so the table is checked every step);
-  * eager with the default host check (one device sync), eager with the device assert
-    (``SGLANG_ENABLE_ASYNC_ASSERT=1``), and both captured in one CUDA graph and replayed
-    (the guard records its device assert at capture; no host work at replay).
-A forward checks each distinct table once (SWA and full), however many layers it has,
-so per layer the cost shrinks by about layers / 2 from what is shown.
+Per row, measured in the same run, in alternating loops: the step alone and check + step,
+eager and as CUDA-graph replays (one graph per variant); the check alone as the replay of a
+graph of 20 checks; and, for reference, the host check (one device sync) in front of the
+step. Per forward, the guard checks each distinct table once (SWA and full), so its cost
+is 2 checks against a 36-layer step (18 full + 18 SWA layers here).
+``--sanitizer`` times the step under ``compute-sanitizer --tool memcheck`` (if installed).
+
+Run: ``python benchmarks/gpu_bounds.py``. Without CUDA it runs a tiny CPU smoke version
+(torch stand-in kernel, torch bounds path), which is not a measurement.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
+import json
+import shutil
+import subprocess
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # runtime_guard from this checkout
+import gpu_sglang as gs
 
-BATCH, CONTEXT, PAGE, WINDOW = 256, 32 * 1024, 64, 4096
-Q_HEADS, HEAD_DIM = 8, 64  # one KV head, grouped-query: 8 query heads share it
-SMOKE = dict(batch=4, context=512, page=16, window=128)
+SHAPE = dict(batch=256, context=32 * 1024, page=64, window=4096)
+SMOKE = gs.Geometry(batch=4, context=512, page=16, window=128, head_dim=16)
+SWA_LAYER, FULL_LAYER, LAYERS = 0, 1, 36
+CHECKS_PER_GRAPH = 20
 
 
-def build(device: str, batch: int, context: int, page: int, window: int):
-    """Real SGLang pools on ``device`` and a fixed backend primed with decode metadata."""
-    from runtime_guard.demo import scenarios as sc
+def setup(sg, geo: gs.Geometry, device: str):
+    """The target's backend with decode metadata, and the query, for one head_dim."""
     import torch
 
-    size, size_swa = batch * context, batch * window
-    pool = sc.swa_pool(size, size_swa, page, device, head_dim=HEAD_DIM,
-                       swa_layers=[0], full_layers=[1])
-    allocator = sc.swa_allocator(pool, size, size_swa, page)
-    runner = sc.runner(pool, allocator)
-    runner.page_size = page
-    backend = sc.construct_backend(sc.fixed_backend_module().FixedTRTLLMHAAttnBackend, runner)
-    pages = context // page
-    full = (torch.arange(batch * pages, dtype=torch.int32, device=device) + 1).view(batch, pages)
-    meta = sc.metadata(backend, [context - 1] * batch, full, full % (size_swa // page))
-    meta.cache_seqlens_int32 = meta.cache_seqlens_int32.to(device)
-    batch_obj = sc.decode_batch(pool, [context - 1] * batch)
-    k_buf, v_buf = pool.get_kv_buffer(1)
-    q = torch.randn(batch, Q_HEADS, HEAD_DIM, dtype=k_buf.dtype, device=device)
-    return backend, batch_obj, sc.layer(1), q, k_buf, v_buf, full, meta.cache_seqlens_int32
+    target, allocator, req_to_token = gs.target_pool(sg, geo, device)
+    runner = gs.model_runner(target, allocator, req_to_token, geo, device, draft=False)
+    backend = gs.complete_backend(sg, sg.TRTLLMHAAttnBackend, runner, geo, device)
+    seq_lens = torch.full((geo.batch,), geo.context - 1, dtype=torch.int32, device=device)
+    batch = gs.decode_batch(target, seq_lens, runner)
+    gs.init_metadata(backend, batch, geo)
+    q = torch.randn(geo.batch, gs.Q_HEADS * geo.head_dim, device=device).to(torch.bfloat16)
+    return target, backend, batch, q
 
 
-def paged_decode(q, k_buf, v_buf, page_table, seq_lens, page: int):
-    """One decode attention step over paged K/V (reference for trtllm's decode kernel)."""
-    import torch
+def layer_calls(backend, target, batch, q, geo: gs.Geometry, layer_id: int):
+    """(step, device check, host check) for one layer's launch."""
+    from runtime_guard import bounds
 
-    batch, pages = page_table.shape
-    k = k_buf.view(-1, page, HEAD_DIM)[page_table].view(batch, pages * page, HEAD_DIM)
-    v = v_buf.view(-1, page, HEAD_DIM)[page_table].view(batch, pages * page, HEAD_DIM)
-    scores = torch.einsum("bhd,btd->bht", q, k).float() * HEAD_DIM ** -0.5
-    positions = torch.arange(pages * page, device=q.device)
-    scores.masked_fill_(positions.view(1, 1, -1) >= seq_lens.view(-1, 1, 1), float("-inf"))
-    return torch.einsum("bht,btd->bhd", scores.softmax(-1).to(v.dtype), v)
-
-
-def timed(fn, sync, iters: int, repeats: int) -> float:
-    """Median wall-clock µs per call, synchronising at the end of each repeat."""
-    for _ in range(3):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - start) / iters * 1e6)
-    return statistics.median(samples)
-
-
-def measure(device: str, shape: dict, iters: int, repeats: int) -> list:
-    import torch
-
-    from runtime_guard import hooks
-    from runtime_guard.config import GuardConfig
-
-    backend, batch, layer, q, k_buf, v_buf, table, seq_lens = build(device, **shape)
-    page = shape["page"]
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    layer = gs.attention_layer(layer_id, geo, sliding=layer_id == SWA_LAYER)
+    table = backend._get_layer_page_table(layer, batch)
+    seq_lens = backend.forward_metadata.cache_seqlens_int32
+    num_pages = target.get_kv_buffer(layer_id)[0].shape[0] // geo.page
+    message = f"poolguard: layer {layer_id}: page index out of bounds"
 
     def step():
-        return paged_decode(q, k_buf, v_buf, table, seq_lens, page)
+        return backend.forward_decode(q, None, None, layer, batch, save_kv_cache=False)
 
-    def guarded_step():
-        hooks.guard_metadata(lambda *a, **k: None, backend, batch)  # a new forward
-        return hooks.guard_launch(lambda *a, **k: step(), backend, q, None, None, layer, batch)
+    def device_check():
+        bounds.assert_page_bounds_async(table, seq_lens, geo.page, num_pages, message)
 
-    hooks.configure(GuardConfig(mode="bounds"))
-    rows = []
-    for label, async_assert in (("eager, host check", False), ("eager, device assert", True)):
-        if async_assert and device != "cuda":
-            continue
-        os.environ["SGLANG_ENABLE_ASYNC_ASSERT"] = "1" if async_assert else "0"
-        rows.append((label, timed(step, sync, iters, repeats),
-                     timed(guarded_step, sync, iters, repeats)))
+    def host_check():
+        assert bounds.find_bounds_problem(table, seq_lens, geo.page, num_pages) is None
+
+    return step, device_check, host_check
+
+
+def captured(body):
+    """A CUDA graph of ``body`` (warmed up on a side stream, as capture requires)."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            body()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        body()
+    torch.cuda.synchronize()
+    return graph
+
+
+def measure_layer(calls, device: str, iters: int, repeats: int) -> dict:
+    step, device_check, host_check = calls
+
+    def checked():
+        device_check()
+        return step()
+
+    def host_checked():
+        host_check()
+        return step()
+
+    row = {}
+    row["eager_step"], row["eager_checked"] = gs.paired_us(step, checked, device, iters, repeats)
+    row["host_checked"] = gs.median_us(host_checked, device, iters, repeats)
     if device == "cuda":
-        rows.append(("CUDA graph replay", *graph_times(step, guarded_step, sync, iters, repeats)))
+        plain, guarded = captured(step), captured(checked)
+        row["graph_step"], row["graph_checked"] = gs.paired_us(
+            plain.replay, guarded.replay, device, iters, repeats)
+        many = captured(lambda: [device_check() for _ in range(CHECKS_PER_GRAPH)])
+        row["check_alone"] = gs.median_us(many.replay, device, iters, repeats) / CHECKS_PER_GRAPH
+    return row
+
+
+def measure(sg, head_dims, device: str, iters: int, repeats: int, smoke: bool) -> list:
+    rows = []
+    for head_dim in head_dims:
+        geo = SMOKE if smoke else gs.Geometry(head_dim=head_dim, **SHAPE)
+        target, backend, batch, q = setup(sg, geo, device)
+        for layer_id, kind in ((FULL_LAYER, "full"), (SWA_LAYER, "SWA")):
+            calls = layer_calls(backend, target, batch, q, geo, layer_id)
+            row = measure_layer(calls, device, iters, repeats)
+            rows.append(dict(row, head_dim=geo.head_dim, layer=kind))
+        del target, backend, batch, q
     return rows
 
 
-def graph_times(step, guarded_step, sync, iters: int, repeats: int):
-    """Replay time of the step captured alone and with the guard captured in front of it."""
-    import torch
-
-    results = []
-    for body in (step, guarded_step):
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                body()  # warm-up on a side stream, as capture requires
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            body()
-        results.append(timed(graph.replay, sync, iters, repeats))
-    return results
-
-
-def report(title: str, rows: list) -> None:
+def report(rows: list, title: str) -> None:
     print(title)
     print()
-    print("| setting | step µs | step + bounds µs | bounds µs | bounds / step |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for label, alone, guarded in rows:
-        extra = guarded - alone
-        print(f"| {label} | {alone:.1f} | {guarded:.1f} | {extra:.1f} | {extra / alone:.2%} |")
+    print("| head_dim | layer | mode | step µs | step + check µs | check µs | check / step |")
+    print("| ---: | --- | --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        modes = [("eager, device assert", r["eager_step"], r["eager_checked"]),
+                 ("eager, host check (debug)", r["eager_step"], r["host_checked"])]
+        if "graph_step" in r:
+            modes.insert(1, ("CUDA-graph replay", r["graph_step"], r["graph_checked"]))
+        for mode, step, checked in modes:
+            extra = checked - step
+            print(f"| {r['head_dim']} | {r['layer']} | {mode} | {step:.1f} | {checked:.1f} | "
+                  f"{extra:+.1f} | {extra / step:+.2%} |")
+    print()
+    print("Step µs is timed in the same alternating loops as step + check, per row and mode "
+          "(the eager host-check row reuses the eager step of its layer).")
+    _report_per_forward(rows)
+
+
+def _report_per_forward(rows: list) -> None:
+    if not all("check_alone" in r for r in rows):
+        return
+    print()
+    print(f"| head_dim | check alone µs (graph of {CHECKS_PER_GRAPH}) | 2 checks per forward µs "
+          f"| {LAYERS}-layer step µs ({LAYERS // 2} full + {LAYERS // 2} SWA, graph) "
+          "| per forward |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for head_dim in sorted({r["head_dim"] for r in rows}):
+        pair = {r["layer"]: r for r in rows if r["head_dim"] == head_dim}
+        check = max(r["check_alone"] for r in pair.values())
+        forward = LAYERS // 2 * (pair["full"]["graph_step"] + pair["SWA"]["graph_step"])
+        print(f"| {head_dim} | {check:.2f} | {2 * check:.2f} | {forward:.0f} | "
+              f"{2 * check / forward:.3%} |")
+
+
+def sanitizer_probe(head_dim: int, steps: int) -> None:
+    """Time the full-layer step (in this process; run under compute-sanitizer)."""
+    sg, _ = gs.stack()
+    geo = gs.Geometry(head_dim=head_dim, **SHAPE)
+    target, backend, batch, q = setup(sg, geo, "cuda")
+    step = layer_calls(backend, target, batch, q, geo, FULL_LAYER)[0]
+    print(json.dumps({"step_us": gs.median_us(step, "cuda", 1, steps)}))
+
+
+def eager_full_step(sg, head_dim: int, iters: int, repeats: int) -> float:
+    """The eager full-layer step alone (the baseline of the memcheck row)."""
+    geo = gs.Geometry(head_dim=head_dim, **SHAPE)
+    target, backend, batch, q = setup(sg, geo, "cuda")
+    step = layer_calls(backend, target, batch, q, geo, FULL_LAYER)[0]
+    return gs.median_us(step, "cuda", iters, repeats)
+
+
+def sanitizer_row(base: float, head_dim: int, steps: int, timeout: int) -> None:
+    """The memcheck slowdown of the eager full-layer step, against ``base`` µs."""
+    tool = shutil.which("compute-sanitizer")
+    if tool is None:
+        print("\ncompute-sanitizer: not installed on this host; no memcheck row.")
+        return
+    command = [tool, "--tool", "memcheck", sys.executable, __file__, "--sanitizer-probe",
+               "--head-dim", str(head_dim), "--steps", str(steps)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"\ncompute-sanitizer memcheck: over {timeout} s, no figure.")
+        return
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        print(f"\ncompute-sanitizer memcheck failed: {done.stdout[-300:]} {done.stderr[-300:]}")
+        return
+    slow = json.loads(lines[-1])["step_us"]
+    print("\n| head_dim | layer | step µs | step under compute-sanitizer memcheck µs | slowdown |")
+    print("| ---: | --- | ---: | ---: | ---: |")
+    print(f"| {head_dim} | full | {base:.1f} | {slow:.0f} | {slow / base:.0f}x |")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sglang-dir", help="a --target folder holding SGLang and its deps")
-    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--head-dim", type=int, action="append")
+    parser.add_argument("--smoke", action="store_true", help="tiny CPU shape, even with CUDA")
+    parser.add_argument("--sanitizer", action="store_true", help="add the memcheck row")
+    parser.add_argument("--sanitizer-only", action="store_true", help="only the memcheck row")
+    parser.add_argument("--sanitizer-timeout", type=int, default=300)
+    parser.add_argument("--sanitizer-probe", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--steps", type=int, default=5)
     args = parser.parse_args(argv)
-    if args.sglang_dir:
-        sys.path.insert(0, args.sglang_dir)
-    try:
-        import torch
-        from runtime_guard.demo import scenarios
+    import torch
 
-        scenarios.sglang()
-    except ImportError as err:
-        print(f"gpu_bounds: needs torch and SGLang: {err}", file=sys.stderr)
-        return 2
-    import sglang
-
-    print(f"torch {torch.__version__}, SGLang {sglang.__version__}")
-    if torch.cuda.is_available():
-        name = torch.cuda.get_device_name()
-        rows = measure("cuda", dict(batch=BATCH, context=CONTEXT, page=PAGE, window=WINDOW),
-                       args.iters, args.repeats)
-        report(f"bounds check vs paged decode step on {name}: {BATCH} requests x "
-               f"{CONTEXT // 1024}k context, page {PAGE}, {Q_HEADS} q heads / 1 KV head x "
-               f"{HEAD_DIM}; medians of {args.repeats} x {args.iters} calls", rows)
+    head_dims = args.head_dim or [64, 128]
+    if args.sanitizer_probe:
+        sanitizer_probe(head_dims[0], args.steps)
         return 0
-    print("gpu_bounds: no CUDA device here; GPU rows skipped. CPU smoke run at a tiny shape "
-          f"({SMOKE}), not a measurement of the target:")
-    report("CPU smoke", measure("cpu", SMOKE, 3, 3))
+    sg, kernel = gs.stack()
+    if not torch.cuda.is_available() or args.smoke:
+        print("gpu_bounds: no CUDA device used; CPU smoke run at a tiny shape, not a "
+              "measurement of the target.")
+        report(measure(sg, [SMOKE.head_dim], "cpu", 3, 3, smoke=True), f"CPU smoke ({kernel})")
+        return 0
+    from runtime_guard import bounds
+
+    if args.sanitizer_only:
+        base = eager_full_step(sg, head_dims[0], args.iters, args.repeats)
+        sanitizer_row(base, head_dims[0], args.steps, args.sanitizer_timeout)
+        return 0
+    title = (f"bounds check vs the real decode step ({kernel}) on {torch.cuda.get_device_name()}"
+             f": 256 requests x 32k context, page 64, 8 q heads / 1 KV head, bf16; medians of "
+             f"{args.repeats} x {args.iters} calls")
+    rows = measure(sg, head_dims, "cuda", args.iters, args.repeats, smoke=False)
+    report(rows, title)
+    print(f"\nDevice check path: {bounds.fused_check_status()}")
+    if args.sanitizer:
+        base = next(r["eager_step"] for r in rows
+                    if r["head_dim"] == head_dims[0] and r["layer"] == "full")
+        sanitizer_row(base, head_dims[0], args.steps, args.sanitizer_timeout)
     return 0
 
 

@@ -23,12 +23,16 @@ without them, and Triton is imported only when a CUDA tensor is checked.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Optional
 
 from runtime_guard.checks import Problem
 from runtime_guard.errors import SWAPoolMismatchError
 
+logger = logging.getLogger("runtime_guard")
+
 _kernel = None  # the Triton kernel, built on first use (needs Triton)
+_fused_failure: Optional[str] = None  # why the fused kernel is not used, once it failed
 _state: dict = {}  # device -> (int32[3] state buffer, its verdict element)
 _VERDICT = 2  # state layout: [violation flag, programs finished, verdict (1 = in bounds)]
 
@@ -149,11 +153,26 @@ def assert_page_bounds_async(
     message is printed by the device runtime. On the CPU the assert raises at once."""
     import torch
 
-    if getattr(page_table, "is_cuda", False):
-        verdict = launch_fused_check(page_table, seq_lens, page_size, num_pages)
-    else:
+    global _fused_failure
+    verdict = None
+    if getattr(page_table, "is_cuda", False) and _fused_failure is None:
+        try:
+            verdict = launch_fused_check(page_table, seq_lens, page_size, num_pages)
+        except Exception as err:  # no Triton, or it cannot build here: the guard's own
+            # kernel must never take the server down; the torch path checks the same.
+            _fused_failure = f"{type(err).__name__}: {err}"[:300]
+            logger.warning("poolguard: fused bounds kernel unavailable, using torch ops: %s",
+                           _fused_failure)
+    if verdict is None:
         verdict = _torch_verdict(page_table, seq_lens, page_size, num_pages)
     torch._assert_async(verdict, message)
+
+
+def fused_check_status() -> str:
+    """Which implementation ``assert_page_bounds_async`` uses on CUDA tensors, in words."""
+    if _fused_failure is not None:
+        return f"torch ops (the fused Triton kernel failed: {_fused_failure})"
+    return "fused Triton kernel" + ("" if _kernel is not None else " (not built yet)")
 
 
 def _torch_verdict(page_table: Any, seq_lens: Any, page_size: int, num_pages: int):

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole GPU benchmark, on the H200 host, from the repository root:
+#   benchmarks/gpu_run_all.sh [DIR] [RESULTS]
+# DIR: the carried folder (benchmarks/gpu_build_carry.sh; default .gpu_carry). RESULTS: where
+# the raw outputs go (default $OUT if set, else benchmarks/results). Stages (GPU_STAGES, default
+# all): replay (gpu_bug_replay.py), bounds (gpu_bounds.py), sanitizer (compute-sanitizer
+# memcheck on the same step). Each stage runs even if an earlier one failed, under a time limit.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+carry=${1:-.gpu_carry}; results=${2:-${OUT:-benchmarks/results}}
+stages=${GPU_STAGES:-replay bounds sanitizer}
+mkdir -p "$results"
+. benchmarks/gpu_env.sh "$carry" || { echo "gpu_env.sh failed"; exit 2; }
+{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  python3 -c "import torch, triton, flashinfer, sglang; print('torch', torch.__version__, \
+'triton', triton.__version__, 'flashinfer', flashinfer.__version__, 'sglang', sglang.__version__)" \
+    2>&1 | tail -1
+  command -v compute-sanitizer || echo "no compute-sanitizer"; } | tee "$results/gpu_host.txt"
+for stage in $stages; do
+  case $stage in
+    replay) timeout 300 python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
+    bounds) timeout 360 python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
+    sanitizer) timeout 420 python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
+      --sanitizer-timeout 360 2>&1 | tee "$results/gpu_sanitizer.txt" ;;
+  esac
+done

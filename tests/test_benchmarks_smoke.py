@@ -1,0 +1,61 @@
+"""The GPU benchmark scripts keep a CPU smoke path: CI (no GPU) runs each at a tiny shape and
+checks that it prints its table. Their numbers here mean nothing; only that they run."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("torch") is None or importlib.util.find_spec("sglang") is None,
+    reason="the benchmarks need torch and SGLang",
+)
+
+
+def _run(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--smoke", *args],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _table_rows(text: str, header: str) -> list:
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_bug_replay_smoke_prints_every_case():
+    rows = _table_rows(_run("gpu_bug_replay.py"), "| case |")
+    outcomes = {row[0]: row[3] for row in rows}
+    assert list(outcomes) == [
+        "unguarded", "bounds", "fix", "off-by-one, check", "off-by-one, bounds",
+    ]
+    assert outcomes["bounds"] == "SWAPoolMismatchError before the launch"
+    assert outcomes["off-by-one, bounds"] == "SWAPoolMismatchError before the launch"
+    assert outcomes["fix"] == "output equals the reference"
+    # The CPU stand-in kernel raises where the real one reads past the buffer.
+    assert outcomes["unguarded"] == outcomes["off-by-one, check"] == "IndexError"
+    assert all(row[5] == "a correct launch afterwards succeeds" for row in rows if row[0] != "fix")
+
+
+def test_bounds_benchmark_smoke_prints_its_table():
+    rows = _table_rows(_run("gpu_bounds.py", "--iters", "1", "--repeats", "1"), "| head_dim |")
+    assert {(row[1], row[2]) for row in rows} == {
+        (layer, mode) for layer in ("full", "SWA")
+        for mode in ("eager, device assert", "eager, host check (debug)")
+    }
+    assert all(float(row[3]) > 0 and row[6].endswith("%") for row in rows)
