@@ -12,18 +12,21 @@ import codecs
 import difflib
 import io
 import os
+import signal
 import stat
 import sys
-import tempfile
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from lint_rules.cache import ResultCache, digest_bytes
 from lint_rules.config import RunConfig
+from lint_rules.files import WriteRefused, is_stray_temp, remove_stray_temp, write_fix
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
+ISOLATED_TIMEOUT_S = 120.0  # a file parsed on its own after a crash: longer is a hang
 
 
 @dataclass
@@ -104,6 +107,9 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
             errors.append(f"{directory}: {exc.strerror or exc}")
             continue
         for entry in entries:
+            if is_stray_temp(entry.name):
+                remove_stray_temp(entry)  # left by a --fix that was killed at the rename
+                continue
             if config.is_excluded(entry.path):
                 continue
             try:
@@ -188,23 +194,6 @@ def _mp_context():
 
 
 # ---------------------------------------------------------------- writing fixes
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` in one rename so an interrupted fix never leaves half a file."""
-    path = os.path.realpath(path)  # write through a symlink instead of replacing it
-    mode = os.stat(path).st_mode
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".poolguard-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
 
 def _unified_diff(path: str, old: str, new: str) -> str:
     shown = path.replace(os.sep, "/")
@@ -309,11 +298,13 @@ class _Run:
         else:
             try:
                 data = new_text.encode(job.encoding)
-                _write_atomically(job.path, data)
-            except (OSError, UnicodeEncodeError) as exc:
+                write_fix(job.path, job.digest, data)
+            except (OSError, UnicodeEncodeError, WriteRefused) as exc:
                 reason = getattr(exc, "strerror", None) or exc
                 self.errors.append(f"{job.path}: cannot write the fix: {reason}")
-                self.results[job.path] = FileResult(job.path, error=self.errors[-1])
+                # the file keeps its findings: report them as a lint of what is on disk would
+                before, _, _ = analyse("lint", self.config.options, job)
+                self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
                 return
             st = os.stat(job.path)
             self.cache.store(os.path.abspath(job.path), st.st_mtime_ns, st.st_size,
@@ -330,23 +321,111 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``."""
     cache = cache or ResultCache.disabled()
     files, errors = discover(paths, config)
+    if mode == "fix":
+        _clean_strays_beside(paths)
     state = _Run(config, mode, cache)
     state.errors.extend(errors)
     parse_jobs = state.parse_jobs(files)
     first = next(parse_jobs, None)  # also counts what the cache could not answer
     if first is not None:
-        workers = _pool_size(jobs, state.to_read)
-        if workers == 1:
-            for job in (first, *parse_jobs):
-                state.complete(job, *analyse(mode, config.options, job))
-        else:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
-                submitted = [(job, pool.submit(analyse, mode, config.options, job))
-                             for job in _chain(first, parse_jobs)]
-                for job, future in submitted:
-                    state.complete(job, *future.result())
+        _analyse_all(state, _chain(first, parse_jobs), _pool_size(jobs, state.to_read),
+                     mode, config.options)
     cache.save()
     return RunResult(files=[state.results[path] for path, _, _ in files], errors=state.errors)
+
+
+def _clean_strays_beside(paths: Iterable[str]) -> None:
+    """Files named one by one (pre-commit): their folders are not walked, so look there for
+    temp files a killed ``--fix`` left (walked folders are cleaned while walking)."""
+    folders = {os.path.dirname(os.path.abspath(p)) for p in paths if not os.path.isdir(p)}
+    for folder in folders:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if is_stray_temp(entry.name):
+                        remove_stray_temp(entry)
+        except OSError:
+            continue
+
+
+def _analyse_all(state: "_Run", jobs: Iterable[_Job], workers: int, mode: str, options) -> None:
+    """Analyse every job in worker processes, never in this one.
+
+    libcst's native parser can crash the process on hostile input (a segfault, not an
+    exception), so parsing never happens in the process that holds everyone's results. When a
+    worker dies the pool is broken and every unfinished job comes back; those files are
+    re-analysed one per fresh process, so only the file that crashes pays for it (KVP900).
+    """
+    orphans = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+        submitted = []
+        for job in jobs:
+            try:
+                submitted.append((job, pool.submit(analyse, mode, options, job)))
+            except BrokenProcessPool:
+                orphans.append(job)
+        for job, future in submitted:
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                orphans.append(job)
+                continue
+            state.complete(job, *result)
+    for job in orphans:
+        state.complete(job, *analyse_isolated(mode, options, job))
+
+
+def _isolated_child(connection, mode: str, options, job: _Job) -> None:
+    connection.send(analyse(mode, options, job))
+    connection.close()
+    if _mp_context().get_start_method() == "fork":
+        os._exit(0)  # a forked copy owns nothing to clean up; skipping teardown halves its cost
+
+
+def analyse_isolated(mode: str, options, job: _Job, timeout: float = ISOLATED_TIMEOUT_S) -> tuple:
+    """``analyse`` in a process of its own: a crash or a hang costs this file a KVP900 only."""
+    context = _mp_context()
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_isolated_child, args=(sender, mode, options, job),
+                            daemon=True)
+    child.start()
+    sender.close()
+    result, answered = None, False
+    try:
+        answered = receiver.poll(timeout)
+        if answered:
+            result = receiver.recv()
+    except (EOFError, OSError):
+        result = None  # the child died before it could answer
+    finally:
+        receiver.close()
+        child.join(None if answered else 0)
+        if child.is_alive():
+            child.kill()
+            child.join()
+    if result is not None:
+        return result
+    if not answered:
+        how = f"was still being parsed after {timeout:g} s"
+    else:
+        how = _how_it_ended(child.exitcode)
+    return _crash_findings(job, f"cannot parse: the file {how}, so it was not checked")
+
+
+def _how_it_ended(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"crashed the parser ({signal.Signals(-exitcode).name})"
+        except ValueError:
+            return f"crashed the parser (signal {-exitcode})"
+    return f"ended the parser with exit status {exitcode}"
+
+
+def _crash_findings(job: _Job, message: str) -> tuple:
+    from lint_rules.engine import Finding
+
+    findings = [Finding(1, 0, "KVP900", message, False)] if "KVP900" in job.codes else []
+    return findings, None, None
 
 
 def _chain(first, rest):

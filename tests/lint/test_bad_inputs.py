@@ -1,0 +1,94 @@
+"""Hostile caches and file names (issue 10, items 3 and 5): never trusted, never fatal, never
+a hang; every output format stays valid when a file name is not UTF-8."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from clirun import STALE, json_rows, poolguard, write
+
+
+def _cached_tree(tmp_path):
+    tree = write(tmp_path / "tree", {"a.py": STALE, "b.py": STALE.replace("swa_pool", "pool")})
+    cache = tmp_path / "cache"
+    cold = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
+                     expect=1)
+    (cache_file,) = cache.glob("lint-*.json")
+    return tree, cache, cache_file, json_rows(cold.stdout)
+
+
+def _entries(cache_file):
+    return json.loads(cache_file.read_text())["files"]
+
+
+WRONG_TYPES = [
+    lambda e: [e[0], e[1], e[2], [["3", 4, "KVP001", "m", False]]],   # line is a string
+    lambda e: [e[0], e[1], e[2], [[3, 4, "KVP001", "m", "yes"]]],     # fixable not a bool
+    lambda e: [e[0], e[1], 12345, e[3]],                              # digest not a string
+    lambda e: [e[0], "big", e[2], e[3]],                              # size not an int
+    lambda e: [e[0], e[1], e[2], {"rows": []}],                       # rows not a list
+    lambda e: [e[0], e[1], e[2], [[3, 4, None, "m", False]]],         # code not a string
+]
+
+
+@pytest.mark.parametrize("mangle", WRONG_TYPES, ids=range(len(WRONG_TYPES)))
+def test_a_wrong_typed_cache_row_is_ignored_and_rewritten(tmp_path, mangle):
+    tree, cache, cache_file, cold = _cached_tree(tmp_path)
+    entries = {path: mangle(entry) for path, entry in _entries(cache_file).items()}
+    cache_file.write_text(json.dumps({"format": 1, "files": entries}))
+    for _ in range(2):  # ignored, then rewritten: the next run is clean too
+        warm = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
+                         expect=1)
+        assert json_rows(warm.stdout) == cold
+    assert all(isinstance(row[0], int) for entry in _entries(cache_file).values()
+               for row in entry[3])
+
+
+def test_a_deeply_nested_cache_file_is_ignored_and_rewritten(tmp_path):
+    tree, cache, cache_file, cold = _cached_tree(tmp_path)
+    cache_file.write_text("[" * 200_000 + "]" * 200_000)
+    warm = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
+                     expect=1)
+    assert json_rows(warm.stdout) == cold
+    assert set(_entries(cache_file)) == {str(tree / "a.py"), str(tree / "b.py")}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero-link"])
+def test_a_fifo_or_device_as_cache_file_neither_hangs_nor_is_read(tmp_path, kind):
+    tree, cache, cache_file, cold = _cached_tree(tmp_path)
+    cache_file.unlink()
+    if kind == "fifo":
+        os.mkfifo(cache_file)
+    else:
+        cache_file.symlink_to("/dev/zero")
+    warm = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
+                     expect=1, timeout=120)
+    assert json_rows(warm.stdout) == cold
+    assert cache_file.is_file() and not cache_file.is_symlink()  # replaced by a real cache
+    assert len(_entries(cache_file)) == 2
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems require UTF-8 names")
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_file_name_that_is_not_utf8_in_every_format(tmp_path, fmt):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / os.fsdecode(b"bad\xff.py")).write_text(STALE)
+    (tree / "ok.py").write_text(STALE)
+    done = poolguard("lint", "--isolated", "--format", fmt, ".", cwd=tree, expect=1, text=False)
+    out = done.stdout
+    if fmt == "text":  # raw bytes back, as ls prints them
+        assert out.count(b"\n") == 2 and out.startswith(b"bad\xff.py:3:")
+        return
+    text = out.decode("utf-8")  # strictly valid UTF-8: no lone surrogates
+    if fmt == "json":
+        assert sorted(row["path"] for row in json.loads(text)) == ["bad\ufffd.py", "ok.py"]
+    elif fmt == "sarif":
+        uris = sorted(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                      for result in json.loads(text)["runs"][0]["results"])
+        assert uris == ["bad%FF.py", "ok.py"]  # RFC 3986: the exact bytes, percent-encoded
+    else:
+        assert text.count("::error file=") == 2 and "file=bad\ufffd.py" in text
