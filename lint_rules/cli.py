@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     action.add_argument("--fix", action="store_true", help="apply safe fixes in place")
     action.add_argument("--diff", action="store_true",
                         help="print the diff --fix would apply; write nothing")
+    action.add_argument("--add-noqa", action="store_true",
+                        help="append '# noqa: KVP00x' to every line with a finding")
+    action.add_argument("--write-baseline", metavar="FILE",
+                        help="record every current finding in FILE and exit 0")
+    lint.add_argument("--baseline", metavar="FILE",
+                      help="report only findings that FILE (from --write-baseline) lacks")
     lint.add_argument("--format", choices=FORMATS, default="text", help="output format")
     lint.add_argument("--jobs", "-j", type=_jobs, metavar="N",
                       help="worker processes, or 'auto' (default: 1 for few files, else all CPUs)")
@@ -155,7 +161,10 @@ def command_lint(args: argparse.Namespace) -> int:
 
     for message in result.errors:
         _error(message)
-    findings = sorted(((_display(p), f) for p, f in result.findings),
+    found = _adopted(args, result.findings)
+    if found is None:  # --write-baseline / --add-noqa: done, nothing to list
+        return EXIT_ERROR if result.errors else EXIT_CLEAN
+    findings = sorted(((_display(p), f) for p, f in found),
                       key=lambda item: (item[0], item[1].line, item[1].col, item[1].code))
     if mode == "diff":
         diffs = "".join(r.diff for r in result.files)
@@ -170,6 +179,33 @@ def command_lint(args: argparse.Namespace) -> int:
     if result.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
+    """Apply the adoption options; None when the run's job was to write (no listing)."""
+    from lint_rules import adoption
+
+    try:
+        findings = adoption.drop_range_suppressed(findings)
+        if args.write_baseline:
+            count = adoption.write_baseline(args.write_baseline, findings)
+            _write(adoption.baseline_summary(count, args.write_baseline), sys.stderr)
+            return None
+        if args.baseline:
+            known = adoption.read_baseline(args.baseline)
+            findings = adoption.new_findings(findings, known, args.baseline)
+    except adoption.AdoptionError as exc:
+        raise UsageError(str(exc))
+    if not args.add_noqa:
+        return findings
+    lines, files, errors = adoption.add_noqa_everywhere(findings)
+    for message in errors:
+        _error(message)
+    _write(f"poolguard: added noqa to {_plural(lines, 'line')} in {_plural(files, 'file')}\n",
+           sys.stderr)
+    if errors:
+        raise UsageError(f"{_plural(len(errors), 'file')} could not be given a noqa")
+    return None
 
 
 def _plural(count: int, word: str) -> str:
