@@ -176,8 +176,9 @@ def _keys(findings: list, root: Path) -> list:
     texts: dict = {}
     seen: Counter = Counter()
     keys = []
-    for path, finding in sorted(findings, key=lambda item: (item[0], item[1].line,
-                                                             item[1].col, item[1].code)):
+    ordered = sorted(findings, key=lambda item: (item[0], item[1].line, item[1].col,
+                                                 item[1].code))
+    for path, finding in ordered:
         if path not in texts:
             try:
                 texts[path] = physical_lines(read_text(path)[0])
