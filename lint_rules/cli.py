@@ -7,6 +7,7 @@ Bad input is reported in one line on stderr, never as a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -80,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("demo", help="lint and fix the bundled pre-fix backend, then replay the "
                                      "FROZEN_KV pool swap with the runtime guard on")
+    commands.add_parser("guard-status", help="list the installed SGLang's attention backends "
+                                             "and what the runtime guard and fix cover")
     return parser
 
 
@@ -252,7 +255,13 @@ def command_demo(args: argparse.Namespace) -> int:
     return run_demo()
 
 
-COMMANDS = {"lint": command_lint, "explain": command_explain, "demo": command_demo}
+def command_guard_status(args: argparse.Namespace) -> int:
+    # The runtime guard ships in the same distribution; imported lazily, like the demo's replay.
+    return importlib.import_module("runtime_guard.status").main()
+
+
+COMMANDS = {"lint": command_lint, "explain": command_explain, "demo": command_demo,
+            "guard-status": command_guard_status}
 
 
 def main(argv: Optional[list] = None) -> int:

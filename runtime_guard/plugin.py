@@ -54,9 +54,12 @@ def load() -> None:
 def coverage(spec: BackendSpec, config: GuardConfig) -> Coverage:
     """Import ``spec``'s class and list the hooks it gets under ``config``."""
     try:
-        cls = getattr(importlib.import_module(spec.module), spec.name)
+        module = importlib.import_module(spec.module)
     except Exception as err:  # absent on this release, or its kernel package is missing
         return Coverage(spec, None, (), f"not importable here: {_one_line(err)}")
+    cls = getattr(module, spec.name, None)
+    if not isinstance(cls, type):
+        return Coverage(spec, None, (), f"absent from this release's {spec.module.rsplit('.')[-1]}")
     wanted = [("__init__", "guard_init")]
     if config.fix:
         wanted += [(name, "guard_graph_state") for name in GRAPH_STATE]

@@ -12,7 +12,6 @@ and backends are constructed by running the real ``__init__`` until it needs the
 from __future__ import annotations
 
 import inspect
-import re
 from types import SimpleNamespace
 
 import torch
@@ -217,18 +216,6 @@ def pre_fix_backend_class(upstream=None):
                 {"_resolve_swa_kv_pool": staticmethod(_resolve_swa_kv_pool)})
 
 
-def init_assigns(cls, attr: str) -> bool:
-    """Whether an SGLang ``__init__`` in ``cls``'s MRO assigns ``self.<attr>`` (read from the
-    installed source: the state a release keeps differs between releases)."""
-    pattern = re.compile(rf"self\.{attr}\s*(:[^=]+)?=[^=]")
-    for klass in cls.__mro__:
-        init = vars(klass).get("__init__")
-        if init is not None and klass.__module__.startswith("sglang."):
-            if pattern.search(inspect.getsource(init)):
-                return True
-    return False
-
-
 def any_backend(cls, model_runner):
     """``construct_backend`` for any class of ``runtime_guard.backends``: where the CPU stops
     the real ``__init__`` before the SWA state, the state this release's ``__init__`` assigns
@@ -236,6 +223,7 @@ def any_backend(cls, model_runner):
     SWAKVPool)`` for flags, the pool for pool attributes, its ``full_to_swa_index_mapping``
     for cached mappings). State the release does not keep is never invented."""
     from runtime_guard.backends import spec_for
+    from runtime_guard.status import init_assigns
 
     backend = construct_backend(cls, model_runner)
     state = vars(backend)
@@ -249,7 +237,7 @@ def any_backend(cls, model_runner):
     mapping = swa.full_to_swa_index_mapping if swa is not None else None
     values.update({attr: mapping for attr in spec.mapping_attrs})
     for attr, value in values.items():
-        if attr not in state and init_assigns(cls, attr):
+        if attr not in state and init_assigns(cls, attr):  # the release keeps this state
             state[attr] = value
     state.setdefault("req_to_token_pool", model_runner.req_to_token_pool)
     return backend

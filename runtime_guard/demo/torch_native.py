@@ -110,7 +110,9 @@ def replay() -> Replay:
 
 def keeps_swa_state() -> bool:
     """SGLang 0.5.13+ TorchNative keeps an SWA flag; before, its pool translated internally."""
-    return sc.init_assigns(sc.sglang().TorchNativeAttnBackend, "use_sliding_window_kv_pool")
+    from runtime_guard.status import init_assigns
+
+    return init_assigns(sc.sglang().TorchNativeAttnBackend, "use_sliding_window_kv_pool")
 
 
 def report() -> str:
