@@ -40,7 +40,8 @@ def test_guard_status_lists_every_backend_with_what_is_covered():
     assert "torch_npu" in rows["AscendAttnBackend"] and " no " in rows["AscendAttnBackend"]
     if version("sglang") == "0.5.23":
         for name in ("FlashAttentionBackend", "TritonAttnBackend", "XPUAttentionBackend"):
-            assert "decode, extend" in rows[name] and rows[name].rstrip().endswith("yes"), rows[name]
+            row = rows[name]
+            assert "decode, extend" in row and row.rstrip().endswith("yes"), row
     else:  # 0.5.12: Triton computes no SWA flag yet
         assert " n/a " in rows["TritonAttnBackend"] and "no SWA state" in rows["TritonAttnBackend"]
 
