@@ -138,10 +138,12 @@ def _record_types(tree: ast.AST) -> frozenset:
 class ClassFlow:
     """Runs the data flow over one class and fills its ``ClassFacts``."""
 
-    def __init__(self, facts: ClassFacts, options: Options, record_types: frozenset) -> None:
+    def __init__(self, facts: ClassFacts, options: Options, record_types: frozenset,
+                 functions: Dict[str, ast.AST]) -> None:
         self.facts, self.name = facts, facts.name
         self.pool_attr = options.pool_attr
-        self.record_types = record_types
+        self.record_types, self.functions = record_types, functions
+        self.function_returns: Dict[tuple, int] = {}
         self.sink_env: Dict[str, int] = {}
         self.forward_env: Dict[str, int] = {}
         self.recording = False
@@ -157,6 +159,7 @@ class ClassFlow:
         for recording in (False, True):  # the second round sees every store of the first
             self.recording = recording
             self.facts.returns.clear()
+            self.function_returns.clear()
             for name in order:
                 function = self.facts.methods[name]
                 if name not in self.facts.properties:
@@ -449,6 +452,9 @@ def analyse(tree: ast.AST, options: Options) -> FileFacts:
     if not nodes:
         return facts
     record_types = _record_types(tree)
+    functions = {
+        node.name: node for node in getattr(tree, "body", ()) if isinstance(node, FUNCTIONS)
+    }
     for node in nodes:
         cls = _class_facts(node)
         facts.classes.append(cls)
@@ -456,7 +462,7 @@ def analyse(tree: ast.AST, options: Options) -> FileFacts:
     for cls in facts.classes:
         cls.family = _family(cls, facts.by_name)
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
-        ClassFlow(cls, options, record_types).run()
+        ClassFlow(cls, options, record_types, functions).run()
         for name, function in cls.methods.items():
             cls.gates.extend(_GateFinder(name).scan(function))
     return facts

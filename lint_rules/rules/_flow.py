@@ -80,6 +80,8 @@ class FlowOwner(Protocol):
     name: str
     pool_attr: str
     record_types: frozenset
+    functions: Dict[str, ast.AST]  # module-level functions of the file
+    function_returns: Dict[tuple, int]
 
     def is_per_forward(self, name: str) -> bool: ...
 
@@ -106,6 +108,7 @@ class MethodFlow:
         self.allocators: set = set()
         self.returned = 0
         self.guards: List[str] = []  # self attrs tested by enclosing ifs (lazy fills)
+        self.control: List[int] = []  # what the enclosing conditions decided
         self.alone = False
 
     # -- expressions ------------------------------------------------------------------------
@@ -172,6 +175,8 @@ class MethodFlow:
             return values[-1]
         if name in self.env:  # a local function: what it captured, not what it is given
             return self.env[name]
+        if name in self.owner.functions:  # a function of the module, given these arguments
+            return self.call_function(name, values[: len(args)])
         if name in CONTAINERS or name in self.owner.record_types:
             return container(_union(values))
         if isinstance(func, ast.Attribute):
@@ -235,8 +240,7 @@ class MethodFlow:
 
     def _IfExp(self, node: ast.IfExp) -> int:
         test = self.bits(node.test)
-        gate = node.test.operand if isinstance(node.test, ast.UnaryOp) else node.test
-        if self_attr(gate) is not None:
+        if _is_flag_read(node.test):
             test = 0  # a choice made by a stored flag is the gate's finding (KVP003)
         chosen = SWA if test & (STATE | TYPE) else 0
         return chosen | (test & STALE if chosen else 0) | self.bits(node.body) | self.bits(
@@ -282,6 +286,19 @@ class MethodFlow:
 
     def _Lambda(self, node: ast.Lambda) -> int:
         return container(self.closure(node, [node.body]))
+
+    def call_function(self, name: str, arguments: List[int]) -> int:
+        """What a module-level function of the file returns for arguments holding these bits."""
+        key = (name, tuple(arguments))
+        cache = self.owner.function_returns
+        if key not in cache:
+            cache[key] = 0  # recursion guard
+            function = self.owner.functions[name]
+            inner = MethodFlow(self.owner, function, name, deferred=self.deferred)
+            inner.env = dict(zip(params_of(function), arguments))
+            inner.run(function.body)
+            cache[key] = inner.returned
+        return cache[key]
 
     def closure(self, function: ast.AST, body: list) -> int:
         """What a nested function or lambda captures: evaluated as if called later."""
@@ -339,13 +356,15 @@ class MethodFlow:
                               self.bits(item.context_expr), None)
         guard = _guarded_attr(node.test) if isinstance(node, ast.If) else None
         test = getattr(node, "test", None)
-        if test is not None and not isinstance(node, ast.If):
-            self.bits(test)
-        if isinstance(node, ast.If):
-            self.bits(node.test)
+        decided = self.bits(test) if test is not None else 0
+        if _is_flag_read(test):
+            decided = 0  # branching on a stored flag is the gate's finding (KVP003), not a copy
+        # a flag set to True/False under a type test carries that test (control dependence)
+        self.control.append((TYPE if decided & STATE else 0) | (decided & (DECISION | STALE)))
         self.guards.append(guard or "")
         self.branches(node)
         self.guards.pop()
+        self.control.pop()
 
     def branches(self, node: ast.stmt) -> None:
         """Run every block of a compound statement; a name stays tainted if any block taints it."""
@@ -375,6 +394,8 @@ class MethodFlow:
         self.bind(target, value_node, value, statement)
 
     def bind(self, target, value_node, value: int, statement) -> None:
+        if isinstance(value_node, ast.Constant) and isinstance(value_node.value, bool):
+            value |= _union(self.control)
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -395,6 +416,13 @@ def _union(values: Iterable[int]) -> int:
     for value in values:
         result |= value
     return result
+
+
+def _is_flag_read(test: Optional[ast.AST]) -> bool:
+    """``self.flag`` or ``not self.flag``: a condition that only reads stored state."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return test is not None and self_attr(test) is not None
 
 
 def _is_type_probe(node: ast.AST) -> bool:

@@ -19,7 +19,8 @@ class SwaTypeFlag(Rule):
         ``hasattr(pool, "translate_loc_from_full_to_swa")`` or
         ``getattr(pool, "full_to_swa_index_mapping", None) is not None`` — directly, through
         locals, tuple unpacking, the walrus operator, ``setattr``, a same-class helper that
-        returns the test, or a ``functools.cached_property``. A flag recomputed from
+        returns the test, a function of the module, a ``functools.cached_property``, or
+        ``True``/``False`` stored under such a test (control dependence). A flag recomputed from
         ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is live, and
         not flagged.
 
@@ -119,6 +120,24 @@ class SwaTypeFlag(Rule):
             ),
             expected=((4, "KVP002"), (5, "KVP002"), (7, "KVP002"), (8, "KVP002"),
                       (14, "KVP002")),
+        ),
+        Invalid(
+            dedent(
+                """\
+                def _is_swa_pool(pool):
+                    return isinstance(pool, SWAKVPool)
+
+
+                class NewAttnBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.has_swa = _is_swa_pool(model_runner.token_to_kv_pool)
+                        # set under a type test: the flag carries the test
+                        if isinstance(model_runner.token_to_kv_pool, SWAKVPool):
+                            self.swa_mode = True
+                            self.buffers = make_buffers()  # not a flag
+                """
+            ),
+            expected=((7, "KVP002"), (10, "KVP002")),
         ),
     )
     CODE = "KVP002"
