@@ -69,20 +69,24 @@ def read_text(path: str) -> tuple:
 def drop_range_suppressed(findings: list) -> list:
     """Remove findings whose ``noqa`` sits elsewhere in their flake8 range (flake8 honours it;
     the engine itself reads only the flagged line)."""
-    kept, ranges = [], {}
+    by_path: dict = {}
     for path, finding in findings:
-        if path not in ranges:
-            ranges[path] = _ranges_of(path)
-        lines, mapping = ranges[path]
-        target = mapping.get(finding.line, finding.line)
-        if target != finding.line and 0 < target <= len(lines) and is_suppressed(
-                lines[target - 1], finding.code):
-            continue
-        kept.append((path, finding))
+        by_path.setdefault(path, []).append(finding)
+    kept = []
+    for path, found in by_path.items():
+        lines, mapping = _ranges_of(path, found)
+        for finding in found:
+            target = mapping.get(finding.line, finding.line)
+            if target != finding.line and 0 < target <= len(lines) and is_suppressed(
+                    lines[target - 1], finding.code):
+                continue
+            kept.append((path, finding))
     return kept
 
 
-def _ranges_of(path: str) -> tuple:
+def _ranges_of(path: str, found: list) -> tuple:
+    """Lines and ``noqa`` ranges of ``path``, only when a ``noqa`` on some line other than a
+    flagged one could cover a finding (tokenizing is the slow part; it is rarely needed)."""
     try:
         text = read_text(path)[0]
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
@@ -90,6 +94,12 @@ def _ranges_of(path: str) -> tuple:
     if "noqa" not in text.lower():
         return [], {}
     lines = physical_lines(text)
+    flagged = {finding.line for finding in found}
+    codes = {finding.code for finding in found}
+    if not any(number not in flagged and "noqa" in line.lower()
+               and any(is_suppressed(line, code) for code in codes)
+               for number, line in enumerate(lines, 1)):
+        return lines, {}
     return lines, noqa_ranges(lines)
 
 
