@@ -135,3 +135,29 @@ def test_fix_keeps_an_eagle_draft_on_its_own_pool(guard, monkeypatch):
     kernel = lambda b, *a: flags.append(b.use_sliding_window_kv_pool)  # noqa: E731
     _launch(hooks, backend, runner, own, 0, kernel)
     assert flags == [False]
+
+
+READING = [spec for spec in LAUNCHING if spec.reader]
+
+
+@pytest.mark.parametrize("spec", READING, ids=lambda spec: spec.name)
+def test_bounds_mode_checks_what_each_backend_launch_reads(spec, guard):
+    """A correct SWA state whose page table / write locations point past the buffer."""
+    hooks = guard("bounds")
+    cls = _class(spec)
+    runner, target = _setting("SWA target")
+    backend = sc.any_backend(cls, runner)
+    batch = sc.decode_batch(target, SEQ)
+    full_slots = target.get_kv_buffer(1)[0].shape[0]
+    table = sc.contiguous_page_table(SEQ, 4)
+    sc.metadata(backend, SEQ, table, table % (sc.SIZE_SWA // sc.PAGE))
+    batch.out_cache_loc = torch.tensor([3, full_slots + 5])  # one write past the full buffer
+    backend.forward_metadata.swa_out_cache_loc = torch.tensor([1, 2])
+    backend.forward_metadata.page_table[1, 0] = full_slots  # a page far past the full buffer
+    reached = []
+    launch = lambda layer_id: hooks.guard_launch(  # noqa: E731
+        lambda *a: reached.append(layer_id), backend, *sc.decode_args(batch, layer_id))
+    launch(0)  # the SWA layer reads only in-range entries
+    with pytest.raises(SWAPoolMismatchError, match=rf"{spec.name} .*layer 1 \(full\)"):
+        launch(1)
+    assert reached == [0]

@@ -140,3 +140,42 @@ def test_fixed_resolver_tolerates_allocators_without_get_kvcache():
     pool = sc.mha_pool()
     runner = sc.runner(pool, allocator=object(), draft=True, spec="FROZEN_KV_MTP")
     assert fixed._resolve_swa_kv_pool(runner) is None
+
+
+def _target_backend():
+    target = sc.swa_pool()
+    runner = sc.runner(target, sc.swa_allocator(target))
+    backend = sc.construct_backend(sc.fixed_backend_module().FixedTRTLLMHAAttnBackend, runner)
+    return target, backend, sc.decode_batch(target, SEQ)
+
+
+def test_another_swa_pool_than_the_active_one_is_caught():
+    """Identity, not presence: an SWA pool of the same type and size is still the wrong one."""
+    target, backend, batch = _target_backend()
+    twin = sc.swa_pool()
+    sc.swa_allocator(twin)
+    backend._swa_kv_pool = twin
+    with pytest.raises(SWAPoolMismatchError) as caught:
+        verify_backend(backend, None, batch)
+    assert f"backend._swa_kv_pool is SWAKVPool id={id(twin):#x}" in str(caught.value)
+    assert f"expected the active pool SWAKVPool id={id(target):#x}" in str(caught.value)
+
+
+def test_full_to_swa_mapping_cached_from_another_pool_is_caught():
+    target, backend, batch = _target_backend()
+    twin = sc.swa_pool()
+    sc.swa_allocator(twin)
+    backend.__dict__["_swa_full_to_swa_mapping"] = target.full_to_swa_index_mapping
+    verify_backend(backend, None, batch)  # the active pool's own mapping
+    backend.__dict__["_swa_full_to_swa_mapping"] = twin.full_to_swa_index_mapping
+    with pytest.raises(SWAPoolMismatchError, match="_swa_full_to_swa_mapping is not the full->SWA"):
+        verify_backend(backend, None, batch)
+
+
+def test_swa_layer_given_the_full_table_as_its_swa_table_is_caught():
+    target, backend, batch = _target_backend()
+    table = sc.contiguous_page_table(SEQ, 4)
+    sc.metadata(backend, SEQ, table, swa_page_table=table)
+    verify_backend(backend, 1, batch)  # a full layer reads that table rightly
+    with pytest.raises(SWAPoolMismatchError, match="swa_page_table is the full page table itself"):
+        verify_backend(backend, 2, batch)
