@@ -18,9 +18,9 @@ mkdir -p "$results"
   command -v compute-sanitizer || echo "no compute-sanitizer"; } | tee "$results/gpu_host.txt"
 for stage in $stages; do
   case $stage in
-    replay) timeout 300 python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
-    bounds) timeout 360 python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
-    sanitizer) timeout 420 python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
+    replay) timeout ${TIMEOUT_REPLAY:-300} python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
+    bounds) timeout ${TIMEOUT_BOUNDS:-360} python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
+    sanitizer) timeout ${TIMEOUT_SANITIZER:-420} python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
       --sanitizer-timeout 360 2>&1 | tee "$results/gpu_sanitizer.txt" ;;
   esac
 done
