@@ -18,11 +18,11 @@ class SwaFlagGate(Rule):
         operand of ``and``/``or``/``not`` in an attention backend (also through a local alias,
         ``has_swa = self.<flag>`` then ``if has_swa:``, and through a same-class helper
         ``self.<helper>()`` that returns such a flag), where the flag is
-        ``use_sliding_window_kv_pool``, a flag stored from a type test (KVP002), a runner-level
-        SWA flag copied onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``),
-        a stored mirror of the pool, or a name given with ``--kvp-swa-flags``. Live state is not
-        a flag: a read-only property evaluating the current pool, or a flag recomputed from
-        ``self.token_to_kv_pool`` on every forward.
+        ``use_sliding_window_kv_pool`` (also when it stores a mirror of the pool, as upstream
+        0.5.14+ does), a flag stored from a type test (KVP002), a runner-level SWA flag copied
+        onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``), or a name given
+        with ``--kvp-swa-flags``. Live state is not a flag: a read-only property evaluating the
+        current pool, or a flag recomputed from ``self.token_to_kv_pool`` on every forward.
 
     Why is this bad?
         The flag is a second source of truth. Under FROZEN_KV MTP the draft backend's
