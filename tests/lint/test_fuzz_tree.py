@@ -1,0 +1,80 @@
+"""Bad files mixed into a real tree never cost the other files' findings (issue 10).
+
+The tree is SGLang 0.5.23's attention package (real backends with real findings); into it a
+seeded random mix of hostile entries is planted: nesting that crashes libcst's parser, nesting
+deeper than Python accepts, undecodable bytes, NUL bytes, an unreadable file, a directory
+named ``*.py`` and a FIFO named ``*.py``. Every run must report exactly the clean tree's
+findings for the untouched files, a KVP900 or an error line for each bad one, and exit 1 or
+2 (never a traceback, never a signal).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from clirun import chain, deep_brackets, poolguard
+
+ATTENTION = "sglang/srt/layers/attention"
+
+
+def _sglang_tree() -> Path:
+    helper = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
+    spec = importlib.util.spec_from_file_location("sglang_wheels", helper)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.source_tree("0.5.23")
+
+
+def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
+    """Plant hostile entries in ``folder``; returns ``{relative name: expected kind}``."""
+    folders = [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]
+    makers = {
+        "crash": lambda p: p.write_text(deep_brackets(nul=True)),
+        "too-deep": lambda p: p.write_text(deep_brackets()),
+        "undecodable": lambda p: p.write_bytes(b"class A(AttnBackend):\n    x = '\xff\xfe'\n"),
+        "nul": lambda p: p.write_bytes(b"class A(AttnBackend):\n    swa = 1\x00\n"),
+        "unreadable": lambda p: (p.write_text(chain(10)), p.chmod(0)),
+        "directory": lambda p: p.mkdir(),
+        "fifo": lambda p: os.mkfifo(p),
+    }
+    planted = {}
+    for kind, make in makers.items():
+        for copy in range(rng.randint(1, 2)):
+            path = rng.choice(folders) / f"zz_{kind}_{copy}.py"
+            make(path)
+            planted[str(path.relative_to(folder.parent.parent.parent.parent))] = kind
+    return planted
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
+    source = _sglang_tree() / ATTENTION
+    root = tmp_path / "tree"
+    shutil.copytree(source, root / ATTENTION, copy_function=os.link)
+    args = ("lint", "--isolated", "--no-cache", "--format", "json", "sglang")
+    clean = {tuple(row.values()) for row in json.loads(
+        poolguard(*args, cwd=root, expect=1).stdout)}
+    assert clean  # the release has findings: the test would prove nothing on a clean tree
+    planted = _plant_bad_entries(root / ATTENTION, random.Random(seed))
+    try:
+        done = poolguard(*args, "--jobs", "2", cwd=root, timeout=600)
+    finally:
+        for name, kind in planted.items():
+            if kind == "unreadable":
+                (root / name).chmod(0o644)  # let pytest clean up
+    rows = {tuple(row.values()) for row in json.loads(done.stdout)}
+    bad = {row for row in rows if row[0] in planted}
+    assert rows - bad == clean  # every other file: exactly its findings
+    kvp900 = {row[0] for row in bad if row[3] == "KVP900"}
+    for name, kind in planted.items():
+        if kind in ("crash", "too-deep", "undecodable", "nul"):
+            assert name in kvp900, (kind, name, bad)
+        elif kind == "unreadable" and os.geteuid() != 0:
+            assert f"{name}: Permission denied" in done.stderr
+    assert done.returncode == (2 if "Permission denied" in done.stderr else 1)
