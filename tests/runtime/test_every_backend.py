@@ -161,3 +161,28 @@ def test_bounds_mode_checks_what_each_backend_launch_reads(spec, guard):
     with pytest.raises(SWAPoolMismatchError, match=rf"{spec.name} .*layer 1 \(full\)"):
         launch(1)
     assert reached == [0]
+
+
+@pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
+@pytest.mark.parametrize("kind, swa", [("FROZEN_KV draft", True), ("EAGLE draft, own pool", False)])
+def test_fix_holds_for_cuda_graph_state_and_capture(spec, kind, swa, guard, monkeypatch):
+    """CUDA-graph buffers are sized outside the target view (the allocator's pool decides for
+    a FROZEN_KV draft, the draft's own pool for EAGLE); capture runs inside it."""
+    hooks = guard("check")
+    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+    cls = _class(spec)
+    runner, reads = _setting(kind)
+    backend = _stateful(cls, runner)
+    flags = []
+
+    def record(backend, *args):
+        flags.append(all(bool(getattr(backend, a)) == swa for a in spec.flag_attrs + spec.pool_attrs
+                         if a in vars(backend)))
+
+    hooks.guard_graph_state(record, backend, 4, 64)  # outside any view
+    batch = sc.decode_batch(runner.token_to_kv_pool, SEQ)
+    sc.metadata(backend, SEQ, sc.contiguous_page_table(SEQ, 4),
+                sc.contiguous_page_table(SEQ, 4) % (sc.SIZE_SWA // sc.PAGE) if swa else None)
+    with sc.frozen_kv_view(batch, reads, backend):
+        hooks.guard_metadata(record, backend, batch)  # the capture/replay metadata path
+    assert flags == [True, True]
