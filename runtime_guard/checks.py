@@ -140,11 +140,12 @@ def find_backend_problem(
         return None
     active_is_swa = is_swa_pool(active)
     state = vars(backend) if hasattr(backend, "__dict__") else {}
-    for attr in spec.pool_attrs:
-        pool = getattr(backend, attr, None) if attr in state else _MISSING
-        if pool is not _MISSING and pool is not (active if active_is_swa else None):
-            if not _frozen_draft_outside_view(backend, active_is_swa, pool):
-                return Problem("pool", _pool_message(backend, layer_id, active, attr, pool))
+    expected = active if active_is_swa else None
+    for holder, attr in _pool_holders(backend, spec, state):
+        pool = holder.__dict__[attr]
+        if pool is not expected and not _frozen_draft_outside_view(backend, active_is_swa, pool):
+            name = attr if holder is backend else f"{_holder_name(backend, holder)}.{attr}"
+            return Problem("pool", _pool_message(backend, layer_id, active, name, pool))
     for attr in spec.flag_attrs:
         problem = _flag_problem(backend, attr, layer_id, active, active_is_swa)
         if problem is not None:
@@ -155,7 +156,19 @@ def find_backend_problem(
     return None
 
 
-_MISSING = object()
+def _pool_holders(backend: Any, spec: BackendSpec, state: dict):
+    """(object, attribute) for the backend's pool attributes and its helpers' copies."""
+    for attr in spec.pool_attrs:
+        if attr in state:
+            yield backend, attr
+    for holder_attr, attr in spec.pool_copies:
+        holder = state.get(holder_attr)
+        if holder is not None and attr in getattr(holder, "__dict__", ()):
+            yield holder, attr
+
+
+def _holder_name(backend: Any, holder: Any) -> str:
+    return next(name for name, value in vars(backend).items() if value is holder)
 
 
 def _frozen_draft_outside_view(backend: Any, active_is_swa: bool, pool: Any) -> bool:

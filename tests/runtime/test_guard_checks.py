@@ -179,3 +179,15 @@ def test_swa_layer_given_the_full_table_as_its_swa_table_is_caught():
     verify_backend(backend, 1, batch)  # a full layer reads that table rightly
     with pytest.raises(SWAPoolMismatchError, match="swa_page_table is the full page table itself"):
         verify_backend(backend, 2, batch)
+
+
+def test_a_helper_holding_a_stale_copy_of_the_pool_is_caught():
+    """FlashInfer's indices updaters keep their own copy of the backend's SWA pool."""
+    target, backend, batch = _target_backend()
+    updater = type("IndicesUpdater", (), {})()
+    updater._swa_kv_pool = target
+    backend.indices_updater_decode = updater
+    verify_backend(backend, None, batch)
+    updater._swa_kv_pool = None  # copied before the pool was swapped
+    with pytest.raises(SWAPoolMismatchError, match=r"backend.indices_updater_decode._swa_kv_pool"):
+        verify_backend(backend, None, batch)
