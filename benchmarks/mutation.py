@@ -1,0 +1,196 @@
+"""A small mutation run: does the test suite notice targeted bugs in the guard and the lint?
+
+Each mutant is one textual change (a weakened identity test, an off-by-one, a dropped scope
+or check) applied to a temporary copy of the repository; the tests that cover that code run
+against the copy (``PYTHONPATH`` puts it first, so subprocesses of the CLI and flake8 use it
+too). A mutant is *killed* when those tests fail, *live* when they pass, *n/a* when its
+source text no longer exists (the code moved on: update the mutant). Prints a table and the
+score killed / (killed + live).
+
+    python benchmarks/mutation.py                # all mutants
+    python benchmarks/mutation.py --only a b     # some of them, by name
+    python benchmarks/mutation.py --list         # names and targets
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RUNTIME_TESTS = ("tests/runtime/test_guard_checks.py", "tests/runtime/test_every_backend.py",
+                 "tests/runtime/test_guard_plugin.py")
+BOUNDS_TESTS = ("tests/runtime/test_guard_bounds.py",)
+RULE_TESTS = ("tests/lint/test_rules.py", "tests/lint/test_examples.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple
+    what: str
+
+
+MUTANTS = (
+    # -- runtime guard: checks
+    Mutant("a", "runtime_guard/checks.py",
+           "if pool is not expected and not _frozen_draft_outside_view",
+           "if (pool is None) != (expected is None) and not _frozen_draft_outside_view",
+           RUNTIME_TESTS,
+           "identity test weakened to a presence test (another SWAKVPool passes)"),
+    Mutant("flag-check-off", "runtime_guard/checks.py",
+           "if flag is None or bool(flag) == active_is_swa:", "if True:", RUNTIME_TESTS,
+           "flag consistency never checked"),
+    Mutant("mapping-by-type", "runtime_guard/checks.py",
+           "cached is not None and cached is not expected",
+           "cached is not None and type(cached) is not type(expected)", RUNTIME_TESTS,
+           "cached full->SWA mapping compared by type, not identity"),
+    Mutant("route-none-only", "runtime_guard/checks.py",
+           'swa_table is None or swa_table is getattr(metadata, "page_table", None)',
+           "swa_table is None", RUNTIME_TESTS,
+           "an SWA layer handed the full page table passes"),
+    Mutant("swa-only-checks-inverted", "runtime_guard/checks.py",
+           "    if active_is_swa:\n        return _mapping_problem",
+           "    if not active_is_swa:\n        return _mapping_problem", RUNTIME_TESTS,
+           "mapping and routing checked for the wrong pool kind"),
+    # -- runtime guard: bounds
+    Mutant("rows-vs-batch", "runtime_guard/bounds.py",
+           "    if batch > rows:\n        return _too_many_requests",
+           "    if batch > rows + 1:\n        return _too_many_requests", BOUNDS_TESTS,
+           "one request more than table rows passes the host check"),
+    Mutant("row-width", "runtime_guard/bounds.py", "if most > width:",
+           "if most > width + 1:", BOUNDS_TESTS, "a seq_len one page past its row passes"),
+    Mutant("fast-path-off-by-one", "runtime_guard/bounds.py",
+           "    if low >= 0 and high < num_pages:\n        return None\n    low, high",
+           "    if low >= 0 and high <= num_pages:\n        return None\n    low, high",
+           BOUNDS_TESTS, "page id == page count passes the fast path"),
+    Mutant("floor-pages", "runtime_guard/bounds.py",
+           "((lens + (page_size - 1)) // page_size)", "(lens // page_size)", BOUNDS_TESTS,
+           "pages read rounded down: the last partial page is never checked"),
+    Mutant("mask-off-by-one", "runtime_guard/bounds.py",
+           "columns.unsqueeze(0) >= _pages_read", "columns.unsqueeze(0) > _pages_read",
+           BOUNDS_TESTS, "one unread column treated as read (false alarms on padding)"),
+    # -- runtime guard: hooks and the fixed resolver
+    Mutant("c", "runtime_guard/hooks.py",
+           "    record_runner(backend, model_runner)\n    if _config.fix:",
+           "    pass\n    if _config.fix:", RUNTIME_TESTS,
+           "guard_init records nothing"),
+    Mutant("bounds-hook-off", "runtime_guard/hooks.py",
+           "if _config.bounds and layer is not None:", "if False:",
+           (*RUNTIME_TESTS, *BOUNDS_TESTS), "bounds mode never checks a launch"),
+    Mutant("log-instead-of-raise", "runtime_guard/hooks.py",
+           'if _config.action == "raise":', 'if _config.action == "never":',
+           RUNTIME_TESTS, "a violation is only logged under the default action"),
+    Mutant("resolver-eagle", "runtime_guard/state.py",
+           "if facts is None or (facts.is_draft and not facts.frozen_kv):",
+           "if facts is None:", RUNTIME_TESTS,
+           "fixed resolver hands an EAGLE draft the allocator's SWA pool"),
+    # -- lint rules, noqa, CLI
+    Mutant("b", "lint_rules/rules/_facts.py",
+           "return [node for node in classes if node.name in names]", "return classes",
+           RULE_TESTS, "KVP003 (every rule) without the backend-class scope"),
+    Mutant("noqa-prefix", "lint_rules/engine.py",
+           "(not codes or code.startswith(codes))", "(not codes or code in codes)",
+           RULE_TESTS + ("tests/lint/test_cli.py",), "# noqa: KVP (a prefix) stops working"),
+    Mutant("noqa-bare", "lint_rules/engine.py",
+           '    if not listed:\n        return ()', '    if not listed:\n        return None',
+           RULE_TESTS + ("tests/lint/test_cli.py",), "a bare # noqa stops working"),
+    Mutant("fix-overwrites-edits", "lint_rules/files.py",
+           "if digest_bytes(current) != digest:", "if False:",
+           ("tests/lint/test_fix_safety.py",), "--fix overwrites a file edited meanwhile"),
+    Mutant("cache-trusts-rows", "lint_rules/cache.py",
+           "        and all(_well_formed_row(row) for row in entry[3])\n", "\n",
+           ("tests/lint/test_bad_inputs.py",), "mistyped cache rows are trusted"),
+    Mutant("crash-loses-files", "lint_rules/runner.py",
+           "    for job in orphans:\n", "    for job in orphans[:0]:\n",
+           ("tests/lint/test_crash_isolation.py",), "a dead worker's other files are lost"),
+)
+
+
+def copy_repository(target: Path) -> Path:
+    ignore = shutil.ignore_patterns(".git", ".tox", "build", "*.egg-info", "__pycache__",
+                                    ".pytest_cache", ".ruff_cache")
+    shutil.copytree(REPO, target, ignore=ignore, symlinks=True)
+    return target
+
+
+def run_tests(copy: Path, tests: tuple, timeout: float) -> tuple[str, float]:
+    """``(outcome, seconds)``: ``killed`` when the tests fail, ``live`` when they pass."""
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "killed (timeout)", time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if done.returncode == 0:
+        return "live", seconds
+    if done.returncode in (1, 2, 3) or done.returncode < 0:
+        return "killed", seconds
+    return f"error (pytest exit {done.returncode})", seconds
+
+
+def apply(copy: Path, mutant: Mutant) -> str | None:
+    """The original text of the mutated file, or None when the mutant no longer applies."""
+    path = copy / mutant.path
+    if not path.exists():
+        return None
+    original = path.read_text()
+    if original.count(mutant.old) != 1:
+        return None
+    path.write_text(original.replace(mutant.old, mutant.new))
+    return original
+
+
+def parse_args(argv: list) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant")
+    return parser.parse_args(argv)
+
+
+def main(argv: list) -> int:
+    args = parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.list or not chosen:
+        for mutant in MUTANTS:
+            print(f"{mutant.name:26} {mutant.path:32} {mutant.what}")
+        return 0 if chosen else 2
+    print("| mutant | file | what | tests | outcome | s |\n| --- | --- | --- | ---: | --- | ---: |")
+    counts = {"killed": 0, "live": 0}
+    with tempfile.TemporaryDirectory(prefix="poolguard-mutants-") as scratch:
+        copy = copy_repository(Path(scratch) / "repo")
+        for mutant in chosen:
+            original = apply(copy, mutant)
+            if original is None:
+                outcome, seconds = "n/a (source changed)", 0.0
+            else:
+                try:
+                    outcome, seconds = run_tests(copy, mutant.tests, args.timeout)
+                finally:
+                    (copy / mutant.path).write_text(original)
+            key = outcome.split()[0]
+            if key in counts:
+                counts[key] += 1
+            print(f"| {mutant.name} | `{mutant.path}` | {mutant.what} | {len(mutant.tests)} | "
+                  f"{outcome} | {seconds:.0f} |", flush=True)
+    scored = counts["killed"] + counts["live"]
+    score = f"{counts['killed']}/{scored} = {counts['killed'] / scored:.0%}" if scored else "n/a"
+    print(f"\nmutation score: {score} killed ({len(chosen) - scored} not applicable)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
