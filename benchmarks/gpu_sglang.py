@@ -17,8 +17,9 @@ needs a running server (a loaded model, the scheduler's runtime context):
   ``req_to_token`` rows laid out directly (no scheduler), and their full->SWA token mapping
   is written through the allocator's own ``set_full_to_swa_mapping``;
 * decode launches pass ``save_kv_cache=False`` (a FROZEN_KV draft reads the target's KV);
-* SGLang's import-time probes ran with CUDA hidden (no ``sgl_kernel`` on the host), so its
-  trtllm module did not bind ``flashinfer``: the real package is bound to the same name.
+* SGLang's import-time probes ran with CUDA hidden (no ``sgl_kernel`` on the host), so the
+  modules that import ``flashinfer`` only when it is available (the trtllm MHA and MLA
+  backends among them) did not bind it: the real package is bound to that same name.
 
 On a machine without CUDA (the CPU smoke path) the kernel is ``torch_paged_decode`` (a
 bounds-unchecked torch paged decode with the same signature) and the page tables are filled
@@ -70,16 +71,30 @@ def stack():
     from runtime_guard.demo import scenarios
 
     sg = scenarios.sglang()
-    module = sg.trtllm_mha_backend
     if torch.cuda.is_available():
         import flashinfer
 
-        module.flashinfer = flashinfer
+        _bind_skipped_flashinfer(flashinfer)
         return sg, f"flashinfer {flashinfer.__version__} XQA"
-    module.flashinfer = SimpleNamespace(
+    sg.trtllm_mha_backend.flashinfer = SimpleNamespace(
         decode=SimpleNamespace(trtllm_batch_decode_with_kv_cache=torch_decode_standin)
     )
     return sg, "torch stand-in (CPU smoke)"
+
+
+def _bind_skipped_flashinfer(flashinfer) -> None:
+    """Bind the real package in every imported SGLang module whose import-time guard
+    (``if is_flashinfer_available(): import flashinfer``) skipped it with CUDA hidden."""
+    import re
+
+    guarded = re.compile(r"^\s+import flashinfer\s*$", re.M)
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if not name.startswith("sglang.") or not path or hasattr(module, "flashinfer"):
+            continue
+        with open(path, encoding="utf-8") as source:
+            if guarded.search(source.read()):
+                module.flashinfer = flashinfer
 
 
 def torch_paged_decode(query, k_cache, v_cache, block_tables, seq_lens, window_left, scale):
