@@ -10,8 +10,9 @@ import pytest
 from clirun import STALE, json_rows, poolguard, write
 
 
-def _cached_tree(tmp_path):
-    tree = write(tmp_path / "tree", {"a.py": STALE, "b.py": STALE.replace("swa_pool", "pool")})
+def _cached_tree(tmp_path, files: int = 2):
+    sources = {f"m{i}.py": STALE.replace("swa_pool", f"pool_{i}") for i in range(files)}
+    tree = write(tmp_path / "tree", sources)
     cache = tmp_path / "cache"
     cold = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
                      expect=1)
@@ -30,20 +31,23 @@ WRONG_TYPES = [
     lambda e: [e[0], "big", e[2], e[3]],                              # size not an int
     lambda e: [e[0], e[1], e[2], {"rows": []}],                       # rows not a list
     lambda e: [e[0], e[1], e[2], [[3, 4, None, "m", False]]],         # code not a string
+    lambda e: [True, e[1], e[2], e[3]],                               # mtime a bool
 ]
 
 
-@pytest.mark.parametrize("mangle", WRONG_TYPES, ids=range(len(WRONG_TYPES)))
-def test_a_wrong_typed_cache_row_is_ignored_and_rewritten(tmp_path, mangle):
-    tree, cache, cache_file, cold = _cached_tree(tmp_path)
-    entries = {path: mangle(entry) for path, entry in _entries(cache_file).items()}
-    cache_file.write_text(json.dumps({"format": 1, "files": entries}))
+def test_wrong_typed_cache_rows_are_ignored_and_rewritten(tmp_path):
+    """One file per kind of mistyped entry, all in one cache file."""
+    tree, cache, cache_file, cold = _cached_tree(tmp_path, files=len(WRONG_TYPES))
+    entries = _entries(cache_file)
+    mangled = {path: mangle(entries[path]) for path, mangle in zip(sorted(entries), WRONG_TYPES)}
+    cache_file.write_text(json.dumps({"format": 1, "files": mangled}))
     for _ in range(2):  # ignored, then rewritten: the next run is clean too
         warm = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
                          expect=1)
         assert json_rows(warm.stdout) == cold
-    assert all(isinstance(row[0], int) for entry in _entries(cache_file).values()
-               for row in entry[3])
+    rewritten = _entries(cache_file)
+    assert set(rewritten) == set(entries)
+    assert all(isinstance(row[0], int) for entry in rewritten.values() for row in entry[3])
 
 
 def test_a_deeply_nested_cache_file_is_ignored_and_rewritten(tmp_path):
@@ -52,7 +56,7 @@ def test_a_deeply_nested_cache_file_is_ignored_and_rewritten(tmp_path):
     warm = poolguard("lint", "--isolated", "--format", "json", cwd=tree, cache_dir=cache,
                      expect=1)
     assert json_rows(warm.stdout) == cold
-    assert set(_entries(cache_file)) == {str(tree / "a.py"), str(tree / "b.py")}
+    assert set(_entries(cache_file)) == {str(tree / "m0.py"), str(tree / "m1.py")}
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -30,7 +30,7 @@ def _tree_with(tmp_path, bad: dict):
         (name, 3, "KVP001") for name in files)
 
 
-@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"], ["--jobs", "2"]])
+@pytest.mark.parametrize("jobs", [["--jobs", "1"], ["--jobs", "2"]])
 def test_a_parser_crash_costs_that_file_one_kvp900_and_keeps_every_other_result(tmp_path, jobs):
     tree, others = _tree_with(tmp_path, {"pkg/crash.py": deep_brackets(nul=True)})
     done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", *jobs, cwd=tree,

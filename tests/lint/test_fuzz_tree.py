@@ -44,7 +44,7 @@ def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
     }
     planted = {}
     for kind, make in makers.items():
-        for copy in range(rng.randint(1, 2)):
+        for copy in range(rng.randint(1, 3)):
             path = rng.choice(folders) / f"zz_{kind}_{copy}.py"
             make(path)
             planted[str(path.relative_to(folder.parent.parent.parent.parent))] = kind
@@ -52,7 +52,7 @@ def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [10])
 def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
     source = _sglang_tree() / ATTENTION
     root = tmp_path / "tree"
