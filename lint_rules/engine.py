@@ -99,11 +99,11 @@ def fix_source(
     edits = run.applicable_edits()
     if not edits:
         return source, run.findings()
-    new_source = _apply(source, run.lines, edits)
+    new_source = run.bom + _apply(run.source, run.lines, edits)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(new_source)
+            ast.parse(new_source[len(run.bom):])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return source, run.findings()  # a fix that does not round-trip is dropped
     return new_source, lint_source(
@@ -134,13 +134,16 @@ class _Run:
     def __init__(
         self, source, codes, options: Options, honor_noqa: bool, tree=None, prefilter=True
     ) -> None:
-        self.source, self.options, self.honor_noqa = source, options, honor_noqa
+        # a byte order mark is encoding, not code: Python's parser rejects it inside a str
+        self.bom = "\ufeff" if source.startswith("\ufeff") else ""
+        self.source = source[len(self.bom):]
+        self.options, self.honor_noqa = options, honor_noqa
         self.codes = frozenset(code.upper() for code in codes)
         self.rules = [rule for rule in RULES if rule.CODE in self.codes]
         self.reports: List[Report] = []
         self.lines: List[str] = []
-        if self.rules and (not prefilter or may_match(source, options)):
-            self.lines = LINE_BREAK_RE.split(source)
+        if self.rules and (not prefilter or may_match(self.source, options)):
+            self.lines = LINE_BREAK_RE.split(self.source)
             self._analyse(tree)
 
     def _analyse(self, tree: Optional[ast.AST]) -> None:

@@ -95,9 +95,11 @@ the pool test, and a stored flag becomes a read-only property of the pool (with 
 ignores writes), so readers and writers in other modules keep working.
 Suppress a finding with `# noqa: KVP003` (flake8 semantics; `# noqa: KVP` or a bare `# noqa`
 covers every code); `poolguard lint --fix` never rewrites a line whose `# noqa` names a KVP code.
-A file is analysed only if its text mentions `class`, a backend base name and the rules'
-vocabulary (`token_to_kv_pool`, `swa`, `sliding`, `layers_mapping`, a configured flag or pool
-attribute); such a file that does not parse is one KVP900 finding with the parser's reason.
+A file is analysed only if its text mentions the rules' vocabulary (`token_to_kv_pool`, `swa`,
+`sliding`, `layers_mapping`, a configured flag or pool attribute) and has a class statement whose
+header names a backend base (comments, strings and nested brackets in the header are read as the
+tokenizer reads them); such a file that does not parse is one KVP900 finding with the parser's
+reason.
 Under flake8 a syntax error is flake8's own E999 and plugins do not run on that file.
 """
 

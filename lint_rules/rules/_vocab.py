@@ -47,13 +47,86 @@ def is_flag_name(name: str) -> bool:
 
 
 def may_match(source: str, options: Options = Options()) -> bool:
-    """False only when no rule can fire: no ``class`` with a backend base name in the text, or
-    none of the vocabulary above (nor a configured flag / pool attribute name)."""
+    """False only when no rule can fire: none of the vocabulary above (nor a configured flag or
+    pool attribute name) in the text, or no class statement whose header names a backend base."""
     if "class" not in source:
         return False
-    if BACKEND_SUFFIX not in source and not any(b in source for b in options.backend_bases):
+    bases = (BACKEND_SUFFIX, *options.backend_bases)
+    if not any(base in source for base in bases):
         return False
     lowered = source.lower()
-    if ACTIVE_POOL in source or any(word in lowered for word in SWA_WORDS):
-        return True
-    return any(name in source for name in (*options.swa_flags, options.pool_attr))
+    if not (ACTIVE_POOL in source or any(word in lowered for word in SWA_WORDS)) and not any(
+        name in source for name in (*options.swa_flags, options.pool_attr)
+    ):
+        return False
+    return any(_header_names(source, start, bases) for start in _class_starts(source))
+
+
+def _class_starts(source: str):
+    """Where ``class`` keywords that begin a physical line end. A class statement starts a
+    line (after indentation): a compound statement can follow neither ``;`` nor another
+    statement's colon. Matches inside strings only cost a parse."""
+    index = source.find("class")
+    while index >= 0:
+        after = index + 5
+        line_start = max(source.rfind("\n", 0, index), source.rfind("\r", 0, index)) + 1
+        if not source[line_start:index].strip(" \t\f\ufeff") and not (
+            source[after:after + 1].isalnum() or source[after:after + 1] == "_"
+        ):
+            yield after
+        index = source.find("class", after)
+
+
+HEADER_LIMIT = 20_000  # characters; a longer "header" is taken as a match (never skipped)
+
+
+def _header_names(source: str, start: int, names: tuple) -> bool:
+    """Whether the class header from ``start`` to its colon mentions one of ``names``.
+
+    Scans like the tokenizer: brackets nest, comments and strings are skipped, so a ``)`` or
+    ``:`` inside them ends nothing. Anything it cannot follow (an f-string, an unterminated
+    string, an overlong header) answers True: the parser decides.
+    """
+    code, index, depth, end = [], start, 0, min(len(source), start + HEADER_LIMIT)
+    while index < end:
+        char = source[index]
+        if char == "#":
+            while index < end and source[index] not in "\r\n":
+                index += 1
+            continue
+        if char in "\"'":
+            letter = index
+            while letter > start and source[letter - 1].isalpha():
+                letter -= 1
+            index = _string_end(source, index, end)
+            if index < 0 or "f" in source[letter:index].lower().split(char)[0]:
+                return True
+            continue
+        if char == "\\":
+            index += 2  # a line continuation or an escaped character
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth <= 0 and char in ":\r\n":
+            return any(name in "".join(code) for name in names)
+        code.append(char)
+        index += 1
+    return True
+
+
+def _string_end(source: str, index: int, end: int) -> int:
+    """Index after the string literal starting at ``index``; -1 when it does not end."""
+    quote = source[index] * 3 if source.startswith(source[index] * 3, index) else source[index]
+    index += len(quote)
+    while index < end:
+        if source[index] == "\\":
+            index += 2
+        elif source.startswith(quote, index):
+            return index + len(quote)
+        elif len(quote) == 1 and source[index] in "\r\n":
+            return -1
+        else:
+            index += 1
+    return -1

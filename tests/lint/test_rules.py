@@ -418,6 +418,11 @@ HIDDEN_BASES = {
     "call in the bases": "class D(make_mixin(), TRTLLMHAAttnBackend):\n",
     "form feed": "\x0cclass D(TRTLLMHAAttnBackend):\n",
     "keyword argument": "class D(TRTLLMHAAttnBackend, metaclass=Meta(x=(1))):\n",
+    "colon and paren in a string": "class D(mixin(\"):)\"), TRTLLMHAAttnBackend):\n",
+    "lambda in the bases": "class D(mixin(lambda: 1), TRTLLMHAAttnBackend):\n",
+    "f-string in the bases": "class D(mixin(f\"{x!r}:\"), TRTLLMHAAttnBackend):\n",
+    "byte order mark": "\ufeffclass D(TRTLLMHAAttnBackend):\n",
+    "line continuation": "class D(\\\n    TRTLLMHAAttnBackend):\n",
 }
 GATE_BODY = (
     "    def f(self):\n"
@@ -430,6 +435,13 @@ def test_prefilter_has_no_blind_spot_in_the_class_header(header):
     source = header + GATE_BODY
     assert may_match(source)
     assert [f.code for f in lint_source(source)] == ["KVP003"]
+
+
+def test_prefilter_skips_files_whose_classes_have_no_backend_base():
+    body = "    x: AttentionBackend = None  # Backend in the body, not the header\n"
+    source = "from m import FlashInferAttnBackend\nclass D(Base):\n" + body + GATE_BODY
+    assert not may_match(source)
+    assert lint_source_ungated(source) == []  # the analysis agrees: nothing to report
 
 
 def test_cr_only_newlines_are_lines_too():
