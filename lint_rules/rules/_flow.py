@@ -169,10 +169,11 @@ class MethodFlow:
         if name == "getattr" and len(args) > 1 and const_str(args[1]):
             probe = ast.Attribute(value=args[0], attr=const_str(args[1]), ctx=ast.Load())
             return self._Attribute(ast.copy_location(probe, node))
+        last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
         if name in ("type", "bool", "cast") and args:
-            return self.truth(args[-1], values[-1]) if name == "bool" else values[-1]
+            return self.truth(args[last], values[last]) if name == "bool" else values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
-            return values[-1]
+            return values[last]
         if name in self.env:  # a local function: what it captured, not what it is given
             return self.env[name]
         if name in self.owner.functions:  # a function of the module, given these arguments
