@@ -9,7 +9,9 @@ process, with the plugin loaded by SGLang's own ``load_plugins()`` from the envi
   fix            SGLANG_POOLGUARD_FIX=1: the output equals the reference
   off-by-one     a correct backend, one page index one past the full layer's buffer (the
                  metadata's page table): missed by SGLANG_POOLGUARD=check, whose checks are
-                 about pool identity, caught by SGLANG_POOLGUARD=bounds
+                 about pool identity, caught by SGLANG_POOLGUARD=bounds (host check:
+                 SWAPoolMismatchError), and with SGLANG_ENABLE_ASYNC_ASSERT=1 by the fused
+                 kernel's device assert (fatal to the CUDA context, as device asserts are)
 
 Setting: real SGLang 0.5.23 ``SWAKVPool`` + ``SWATokenToKVPoolAllocator`` on the device
 (target; layer 0 sliding-window, layer 1 full), the draft's own ``MHATokenToKVPool``, SGLang's
@@ -40,6 +42,8 @@ CASES = {  # name -> (environment, backend kind, corrupt one page)
     "fix": ({"SGLANG_POOLGUARD_FIX": "1"}, "pre-fix", False),
     "off-by-one, check": ({"SGLANG_POOLGUARD": "check"}, "correct", True),
     "off-by-one, bounds": ({"SGLANG_POOLGUARD": "bounds"}, "correct", True),
+    "off-by-one, bounds, device assert": (
+        {"SGLANG_POOLGUARD": "bounds", "SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "correct", True),
 }
 SWA_LAYER, FULL_LAYER = 0, 1
 BAD_ROW = 1  # the request whose last page is corrupted in the off-by-one cases
@@ -208,7 +212,8 @@ def main(argv=None) -> int:
 
 
 def _child(name: str, smoke: bool) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_POOLGUARD")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SGLANG_POOLGUARD") and k != "SGLANG_ENABLE_ASYNC_ASSERT"}
     env.update(CASES[name][0])
     command = [sys.executable, __file__, "--case", name] + (["--smoke"] if smoke else [])
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)

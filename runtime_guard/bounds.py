@@ -12,10 +12,12 @@ Two implementations of the same condition:
 * ``find_bounds_problem`` / ``verify_page_bounds``: host check, one device sync, a message
   naming the first bad row and column (CPU tensors, debugging, eager host mode).
 * ``assert_page_bounds_async``: no host sync, safe inside CUDA-graph capture. On a CUDA
-  tensor it is one fused Triton kernel (masked min/max over exactly the entries read, plus
-  conditions (a) and (b)) writing a verdict into a cached per-device scalar, then one
-  ``torch._assert_async`` on that scalar: two small kernels, no allocation per call. On other
-  devices the same condition is built from torch ops.
+  tensor it is one fused Triton kernel, one program per request row: a masked range check
+  over exactly the entries that row's launch reads, plus conditions (a) and (b), and a
+  device assert in the kernel. One launch, no allocation, no reduction. On other devices the
+  same condition is built from torch ops and asserted with ``torch._assert_async``.
+* ``launch_fused_check``: the same kernel writing a verdict into a cached per-device scalar
+  instead of asserting (a flag for callers that want one; the tests use it).
 
 Torch and Triton are imported inside the functions: ``import runtime_guard`` must work
 without them, and Triton is imported only when a CUDA tensor is checked.
@@ -148,24 +150,27 @@ def assert_page_bounds_async(
     """Same condition as ``verify_page_bounds`` as a device-side assert: no host sync, so it is
     safe inside CUDA-graph capture (the check is recorded and runs on every replay).
 
-    On a CUDA tensor: one fused Triton kernel and one ``torch._assert_async`` on its verdict.
-    A failed device assert is fatal to the CUDA context, as every device assert is; the
-    message is printed by the device runtime. On the CPU the assert raises at once."""
+    On a CUDA tensor: one fused Triton kernel whose programs each assert their own row
+    (``tl.device_assert``; no reduction, no second kernel). A failed device assert is fatal
+    to the CUDA context, as every device assert is; the device prints the kernel's fixed
+    message (``DEVICE_MESSAGE``) with the failing program (= request row), since a runtime
+    string cannot reach a device assert (``torch._assert_async`` drops it on CUDA too).
+    Elsewhere: torch ops and one ``torch._assert_async(verdict, message)``, which raises at
+    once on the CPU."""
     import torch
 
     global _fused_failure
-    verdict = None
     if getattr(page_table, "is_cuda", False) and _fused_failure is None:
         try:
-            verdict = launch_fused_check(page_table, seq_lens, page_size, num_pages)
+            _launch(page_table, seq_lens, page_size, num_pages, _device_state(page_table.device)[0],
+                    in_kernel_assert=True)
+            return
         except Exception as err:  # no Triton, or it cannot build here: the guard's own
             # kernel must never take the server down; the torch path checks the same.
             _fused_failure = f"{type(err).__name__}: {err}"[:300]
             logger.warning("poolguard: fused bounds kernel unavailable, using torch ops: %s",
                            _fused_failure)
-    if verdict is None:
-        verdict = _torch_verdict(page_table, seq_lens, page_size, num_pages)
-    torch._assert_async(verdict, message)
+    torch._assert_async(_torch_verdict(page_table, seq_lens, page_size, num_pages), message)
 
 
 def fused_check_status() -> str:
@@ -196,26 +201,31 @@ def _torch_verdict(page_table: Any, seq_lens: Any, page_size: int, num_pages: in
 def launch_fused_check(
     page_table: Any, seq_lens: Any, page_size: int, num_pages: int, state: Any = None
 ):
-    """Launch the fused Triton check without waiting for it; return its verdict, a
-    one-element int32 tensor on the table's device that reads 1 when in bounds, else 0.
+    """Launch the fused check in its verdict form without waiting for it; return the verdict,
+    a one-element int32 tensor on the table's device that reads 1 when in bounds, else 0
+    (for callers that want a flag rather than an assert, and for tests).
 
     ``state`` (an int32 tensor of 3 zeros) defaults to a buffer cached per device: no
     allocation per call, the same address in every captured graph. The kernel leaves the
     buffer's first two elements zeroed for the next call. Launches on the current stream."""
-    kernel = _fused_kernel()
     verdict = None
     if state is None:
         state, verdict = _device_state(page_table.device)
-    rows, width = int(page_table.shape[0]), int(page_table.shape[1])
-    batch = int(seq_lens.shape[0])
+    _launch(page_table, seq_lens, page_size, num_pages, state, in_kernel_assert=False)
+    return verdict if verdict is not None else state[_VERDICT:]
+
+
+def _launch(table: Any, lens: Any, page_size: int, num_pages: int, state: Any,
+            in_kernel_assert: bool) -> None:
+    rows, width = int(table.shape[0]), int(table.shape[1])
+    batch = int(lens.shape[0])
     checked = min(rows, batch)
     block = min(1024, max(16, 1 << max(width - 1, 0).bit_length()))
-    kernel[(max(checked, 1),)](
-        page_table, seq_lens, state, checked, width,
-        page_table.stride(0), page_table.stride(1) if width else 1,
-        page_size, num_pages, int(batch > rows), BLOCK=block,
+    _fused_kernel()[(max(checked, 1),)](
+        table, lens, state, checked, width, table.stride(0), table.stride(1) if width else 1,
+        page_size, num_pages, int(batch > rows), BLOCK=block, ASSERT=in_kernel_assert,
+        MESSAGE=DEVICE_MESSAGE,
     )
-    return verdict if verdict is not None else state[_VERDICT:]
 
 
 def _device_state(device: Any):
@@ -239,17 +249,27 @@ def _fused_kernel():
     return _kernel
 
 
+DEVICE_MESSAGE = (
+    "poolguard: a page table entry this launch reads is outside its KV buffer, a request "
+    "needs more pages than its row holds, or there are more requests than rows (the failing "
+    "program id is the request row; rerun eager without SGLANG_ENABLE_ASYNC_ASSERT for the "
+    "SWAPoolMismatchError naming backend, layer and pool)"
+)
+
+
 def _build_kernel():
     import triton
     import triton.language as tl
 
-    @triton.jit
+    @triton.jit(debug=True)  # debug: compile the device assert in
     def page_bounds_kernel(
         table, lens, state, checked_rows, width, row_stride, col_stride, page_size,
-        num_pages, too_many_requests, BLOCK: tl.constexpr,
+        num_pages, too_many_requests, BLOCK: tl.constexpr, ASSERT: tl.constexpr,
+        MESSAGE: tl.constexpr,
     ):
         # One program per request row: is every page it reads in 0..num_pages-1, and does
-        # the row hold all of them? Then the last program to finish publishes the verdict.
+        # the row hold all of them? ASSERT: each program asserts its own row. Else the
+        # programs publish into ``state`` and the last one to finish writes the verdict.
         row = tl.program_id(0)
         length = tl.load(lens + row, mask=row < checked_rows, other=0).to(tl.int64)
         needed = tl.maximum((length + page_size - 1) // page_size, 0)
@@ -263,11 +283,14 @@ def _build_kernel():
             worst = tl.maximum(worst, (inside & ((page < 0) | (page >= num_pages))).to(tl.int32))
         bad = tl.max(worst, axis=0) | (needed > width).to(tl.int32)
         bad = tl.where((row == 0) & (too_many_requests != 0), 1, bad)
-        tl.atomic_max(state, bad)
-        finished = tl.atomic_add(state + 1, 1)
-        if finished == tl.num_programs(0) - 1:  # all others have published (acq_rel atomics)
-            flag = tl.atomic_xchg(state, 0)
-            tl.store(state + 1, 0)
-            tl.store(state + 2, 1 - flag)
+        if ASSERT:
+            tl.device_assert(bad == 0, MESSAGE)
+        else:
+            tl.atomic_max(state, bad)
+            finished = tl.atomic_add(state + 1, 1)
+            if finished == tl.num_programs(0) - 1:  # the others have published (acq_rel)
+                flag = tl.atomic_xchg(state, 0)
+                tl.store(state + 1, 0)
+                tl.store(state + 2, 1 - flag)
 
     return page_bounds_kernel

@@ -43,9 +43,12 @@ def test_bug_replay_smoke_prints_every_case():
     outcomes = {row[0]: row[3] for row in rows}
     assert list(outcomes) == [
         "unguarded", "bounds", "fix", "off-by-one, check", "off-by-one, bounds",
+        "off-by-one, bounds, device assert",
     ]
     assert outcomes["bounds"] == "SWAPoolMismatchError before the launch"
     assert outcomes["off-by-one, bounds"] == "SWAPoolMismatchError before the launch"
+    # No CUDA here: the hooks' device-assert mode applies to CUDA tables only.
+    assert outcomes["off-by-one, bounds, device assert"] == outcomes["off-by-one, bounds"]
     assert outcomes["fix"] == "output equals the reference"
     # The CPU stand-in kernel raises where the real one reads past the buffer.
     assert outcomes["unguarded"] == outcomes["off-by-one, check"] == "IndexError"
