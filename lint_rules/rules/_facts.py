@@ -452,8 +452,9 @@ def analyse(tree: ast.AST, options: Options) -> FileFacts:
     if not nodes:
         return facts
     record_types = _record_types(tree)
-    functions = {
-        node.name: node for node in getattr(tree, "body", ()) if isinstance(node, FUNCTIONS)
+    functions = {  # a module-level resolver that asks the allocator is the fix: not followed
+        node.name: node for node in getattr(tree, "body", ())
+        if isinstance(node, FUNCTIONS) and not _mentions(node, (ALLOCATOR, ALLOCATOR_POOL))
     }
     for node in nodes:
         cls = _class_facts(node)

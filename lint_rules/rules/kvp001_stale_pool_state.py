@@ -102,6 +102,27 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            dedent(
+                """\
+                def resolve_swa_kv_pool(runner):  # a resolver of the module: the fix itself
+                    active = runner.token_to_kv_pool
+                    if isinstance(active, SWAKVPool):
+                        return active
+                    pool = runner.token_to_kv_pool_allocator.get_kvcache()
+                    return pool if isinstance(pool, SWAKVPool) else None
+
+
+                class NewBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = resolve_swa_kv_pool(model_runner)
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        if self._swa_kv_pool is not None:
+                            self.cuda_graph_swa_page_table = torch.zeros(max_bs)
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
