@@ -4,7 +4,8 @@
 # DIR: the carried folder (benchmarks/gpu_build_carry.sh; default .gpu_carry). RESULTS: where
 # the raw outputs go (default $OUT if set, else benchmarks/results). Stages (GPU_STAGES, default
 # all): replay (gpu_bug_replay.py), bounds (gpu_bounds.py), sanitizer (compute-sanitizer
-# memcheck on the same step). Each stage runs even if an earlier one failed, under a time limit.
+# memcheck on the same step). Each stage runs even if an earlier one failed, under a time limit
+# (220 + 180 + 160 s by default: the whole run fits the device tool's 10-minute call).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu_carry}; results=${2:-${OUT:-benchmarks/results}}
@@ -18,9 +19,9 @@ mkdir -p "$results"
   command -v compute-sanitizer || echo "no compute-sanitizer"; } | tee "$results/gpu_host.txt"
 for stage in $stages; do
   case $stage in
-    replay) timeout ${TIMEOUT_REPLAY:-300} python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
-    bounds) timeout ${TIMEOUT_BOUNDS:-360} python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
-    sanitizer) timeout ${TIMEOUT_SANITIZER:-420} python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
-      --sanitizer-timeout 360 2>&1 | tee "$results/gpu_sanitizer.txt" ;;
+    replay) timeout ${TIMEOUT_REPLAY:-220} python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
+    bounds) timeout ${TIMEOUT_BOUNDS:-180} python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
+    sanitizer) timeout ${TIMEOUT_SANITIZER:-160} python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
+      --sanitizer-timeout 140 2>&1 | tee "$results/gpu_sanitizer.txt" ;;
   esac
 done
