@@ -23,6 +23,7 @@ from lint_rules.rules._vocab import (
 )
 
 POOL, SWA, TYPE, RUNNER, MIRROR, STALE = 1, 2, 4, 8, 16, 32
+RECORD = 64  # a container, closure or object built around the state: its own fields are not
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
@@ -65,7 +66,8 @@ def swa_type_name(node: ast.AST) -> bool:
 
 def container(bits: int) -> int:
     """What a container, a closure or a call result holding ``bits`` holds: state, not a flag."""
-    return (bits & (STATE | STALE)) | (SWA if bits & TYPE else 0)
+    held = (bits & (STATE | STALE)) | (SWA if bits & TYPE else 0)
+    return held | RECORD if held & STATE else 0
 
 
 def params_of(function: ast.AST) -> List[str]:
@@ -154,7 +156,7 @@ class MethodFlow:
 
     def _Subscript(self, node: ast.Subscript) -> int:
         self.bits(node.slice)
-        return self.bits(node.value) & (STATE | STALE)
+        return self.bits(node.value) & (STATE | STALE)  # an element of a record is the state
 
     def _Call(self, node: ast.Call) -> int:
         func, args = node.func, node.args
@@ -178,8 +180,8 @@ class MethodFlow:
             return self.env[name]
         if name in self.owner.functions:  # a function of the module, given these arguments
             return self.call_function(name, values[: len(args)])
-        if name in CONTAINERS or name in self.owner.record_types:
-            return container(_union(values))
+        if name in CONTAINERS or name in self.owner.record_types or _is_class_name(func):
+            return container(_union(values))  # a record (dataclass, namedtuple...) of its args
         if isinstance(func, ast.Attribute):
             return self.method_call(func, values)
         return 0
@@ -193,7 +195,7 @@ class MethodFlow:
         if func.attr == "partial":
             return container(_union(values))
         base = self.bits(owner)
-        if base & SWA:  # mapping.items(), mapping.long(): still the SWA state
+        if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
             return SWA | (base & STALE)
         return self.derived(base, func.attr)
 
@@ -212,7 +214,7 @@ class MethodFlow:
         """``bool(x)`` / ``not x`` / ``x is None``: a decision about whatever ``x`` holds."""
         if self_attr(node) == self.owner.pool_attr:
             return MIRROR
-        decided = TYPE if value & STATE else 0
+        decided = TYPE if value & STATE and not value & RECORD else 0
         return decided | (value & (DECISION | STALE))
 
     def _Compare(self, node: ast.Compare) -> int:
@@ -417,6 +419,12 @@ def _union(values: Iterable[int]) -> int:
     for value in values:
         result |= value
     return result
+
+
+def _is_class_name(func: ast.AST) -> bool:
+    """``SwaState(...)`` / ``mod.SwaState(...)``: a constructor, by the CapWords convention."""
+    name = last_name(func)
+    return name[:1].isupper() and not name.isupper()
 
 
 def _is_flag_read(test: Optional[ast.AST]) -> bool:

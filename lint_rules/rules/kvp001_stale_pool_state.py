@@ -184,10 +184,12 @@ class StalePoolState(Rule):
 
                         self.to_swa = to_swa
                         self.kept = SwaState([pool])
+                        self.builder = mod.Builder(translate=pool.translate_loc_from_full_to_swa)
+                        self.has_builder = self.builder is not None  # a record's presence: no flag
                 """
             ),
             expected=((12, "KVP001"), (13, "KVP001"), (14, "KVP001"), (15, "KVP001"),
-                      (16, "KVP001"), (21, "KVP001"), (22, "KVP001")),
+                      (16, "KVP001"), (21, "KVP001"), (22, "KVP001"), (23, "KVP001")),
         ),
         Invalid(
             dedent(
