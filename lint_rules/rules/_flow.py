@@ -26,6 +26,7 @@ POOL, SWA, TYPE, RUNNER, MIRROR, STALE = 1, 2, 4, 8, 16, 32
 RECORD = 64  # a container, closure or object built around the state: its own fields are not
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR
+FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault"})
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
                         "partial", "OrderedDict", "MappingProxyType", "deque"})
 
@@ -347,6 +348,17 @@ class MethodFlow:
                 self.owner.store(self, name, call.args[1], None, call.args[2],
                                  self.bits(call.args[2]))
                 return
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in FILLERS
+            and self_attr(call.func.value) is not None
+        ):  # self.pools.append(pool): the container on self now holds the state
+            held = container(_union(self.bits(a) for a in call.args))
+            if held:
+                self.owner.store(self, self_attr(call.func.value), call.func.value, None,
+                                 call, held)
+                return
         self.bits(call)
 
     def compound(self, node: ast.stmt) -> None:
@@ -412,6 +424,10 @@ class MethodFlow:
                 self.allocators.discard(target.id)
         elif isinstance(target, ast.Attribute) and is_self(target.value):
             self.owner.store(self, target.attr, target, statement, value_node, value)
+        elif isinstance(target, ast.Subscript) and self_attr(target.value) is not None:
+            # self.pools[i] = pool: the container on self now holds the state
+            self.owner.store(self, self_attr(target.value), target.value, None, value_node,
+                             container(value))
 
 
 def _union(values: Iterable[int]) -> int:

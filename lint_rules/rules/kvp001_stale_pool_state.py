@@ -34,8 +34,9 @@ class StalePoolState(Rule):
         holding the active pool ``token_to_kv_pool`` under another name or SWA-specific state
         read from it (``full_to_swa_index_mapping``, ``layers_mapping``, ``translate_loc_*``, a
         type test that selects a value). The value is followed through locals, tuple unpacking,
-        the walrus operator, ``typing.cast``, containers (dict, list, tuple, named tuples and
-        dataclasses of the file), comprehensions, ``setattr(self, "name", ...)``, lambdas and
+        the walrus operator, ``typing.cast``, containers (dict, list, tuple, named tuples,
+        dataclasses, objects built around it, ``self.pools[i] = ...``, ``self.maps.append(...)``),
+        comprehensions, ``setattr(self, "name", ...)``, lambdas and
         closures, and same-class helpers. Also flags ``self.model_runner.token_to_kv_pool`` read
         in a per-forward method. Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared
         by both pools and never flagged; neither is the swap point
@@ -210,6 +211,19 @@ class StalePoolState(Rule):
                 """
             ),
             expected=((3, "KVP001"), (8, "KVP001"), (12, "KVP001")),
+        ),
+        Invalid(
+            dedent(
+                """\
+                class DemoBackend(FlashInferAttnBackend):
+                    def __init__(self, model_runner):
+                        self.pools, self.maps, self.sizes = {}, [], []
+                        self.pools["swa"] = model_runner.token_to_kv_pool
+                        self.maps.append(model_runner.token_to_kv_pool.full_to_swa_index_mapping)
+                        self.sizes.append(model_runner.token_to_kv_pool.page_size)  # geometry
+                """
+            ),
+            expected=((4, "KVP001"), (5, "KVP001")),
         ),
         Invalid(
             dedent(
