@@ -84,6 +84,25 @@ def algorithm(name: str):
     return SpeculativeAlgorithm[name]
 
 
+CONFIGURATIONS = ("non-SWA model", "SWA target", "EAGLE draft, own pool", "FROZEN_KV draft")
+
+
+def configuration(name: str):
+    """(model runner, the pool its launches read) for one of ``CONFIGURATIONS``."""
+    target = swa_pool()
+    allocator = swa_allocator(target)
+    if name == "non-SWA model":
+        plain = mha_pool()
+        return runner(plain, token_allocator(plain)), plain
+    if name == "SWA target":
+        return runner(target, allocator), target
+    own = mha_pool(layer_num=1)
+    if name == "EAGLE draft, own pool":
+        return runner(own, allocator, draft=True, spec="EAGLE"), own
+    # FROZEN_KV MTP: the draft owns a pool but its launches read the target's.
+    return runner(own, allocator, draft=True, spec="FROZEN_KV_MTP"), target
+
+
 def runner(pool, allocator, *, draft: bool = False, spec: str = "NONE"):
     """The attributes of a ``ModelRunner`` that backend constructors and resolvers read."""
     return SimpleNamespace(
@@ -275,5 +294,5 @@ def decode_args(batch, layer_id: int):
     """Positional arguments after ``self`` for ``forward_decode``: q, k, v, layer, batch."""
     rows = batch.batch_size
     q = torch.zeros(rows, 2 * 8, dtype=DTYPE)
-    k = torch.ones(rows, 8, dtype=DTYPE)
+    k = torch.ones(rows, 1, 8, dtype=DTYPE)
     return q, k, k.clone(), layer(layer_id), batch

@@ -7,15 +7,15 @@ import pytest
 
 @pytest.fixture
 def guard(monkeypatch):
-    """Configure the hooks' mode/action for one test; the previous state comes back after."""
+    """Configure the hooks' mode/action/fix for one test; the previous state comes back after."""
     from runtime_guard import hooks
     from runtime_guard.config import GuardConfig
 
     monkeypatch.setattr(hooks, "_config", hooks._config)
     monkeypatch.setattr(hooks, "_logged_sites", set())
 
-    def configure(mode: str = "check", action: str = "raise"):
-        hooks.configure(GuardConfig(mode=mode, action=action))
+    def configure(mode: str = "check", action: str = "raise", fix: bool = False):
+        hooks.configure(GuardConfig(mode=mode, action=action, fix=fix))
         return hooks
 
     return configure

@@ -159,6 +159,37 @@ def fix(sg) -> dict:
     }
 
 
+def fix_every_backend(sg) -> dict:
+    """With SGLANG_POOLGUARD=1 and SGLANG_POOLGUARD_FIX=1 through the real loader: a FROZEN_KV
+    draft's backend of each class launches under the target view without a guard error, its
+    SWA flags following the target pool (the kernel itself may not run on a CPU)."""
+    from runtime_guard.backends import spec_for
+    from runtime_guard.status import init_assigns
+
+    sg.load_plugins()
+    seen = {}
+    for name, cls in described_classes().items():
+        spec = spec_for(cls)
+        if not spec.launch:
+            continue
+        runner, target = sc.configuration("FROZEN_KV draft")
+        backend = sc.any_backend(cls, runner)
+        batch = sc.decode_batch(runner.token_to_kv_pool, [5, 9])
+        sc.metadata(backend, [5, 9], sc.contiguous_page_table([5, 9], 4),
+                    sc.contiguous_page_table([5, 9], 4) % 8)
+        try:
+            with sc.frozen_kv_view(batch, target, backend):
+                backend.init_forward_metadata(batch)
+                backend.forward_decode(*sc.decode_args(batch, 0))
+            outcome = "ran"
+        except Exception as err:  # noqa: BLE001 - the type is the observation
+            outcome = type(err).__name__
+        flags = [bool(getattr(backend, a)) for a in spec.flag_attrs if a in vars(backend)]
+        keeps = any(init_assigns(cls, attr) for attr in spec.state_attrs)
+        seen[name] = {"outcome": outcome, "flags": flags, "keeps_state": keeps}
+    return seen
+
+
 def degraded(sg) -> dict:
     """An SGLang without the trtllm module, then one without any metadata method:
     each load logs one line and completes."""

@@ -24,7 +24,6 @@ import torch  # noqa: E402
 from runtime_guard import SWAPoolMismatchError  # noqa: E402
 from runtime_guard.backends import BACKENDS, spec_for  # noqa: E402
 from runtime_guard.checks import is_swa_pool  # noqa: E402
-from runtime_guard.config import GuardConfig  # noqa: E402
 from runtime_guard.demo import scenarios as sc  # noqa: E402
 
 LAUNCHING = [spec for spec in BACKENDS if spec.launch]
@@ -38,21 +37,6 @@ def _class(spec):
         return getattr(importlib.import_module(spec.module), spec.name)
     except Exception as err:  # noqa: BLE001 - e.g. Ascend needs torch_npu
         pytest.skip(f"{spec.name} does not import here: {err}")
-
-
-def _setting(kind):
-    """(model runner, the pool its launches read) for one configuration."""
-    target = sc.swa_pool()
-    allocator = sc.swa_allocator(target)
-    if kind == "non-SWA model":
-        plain = sc.mha_pool()
-        return sc.runner(plain, sc.token_allocator(plain)), plain
-    if kind == "SWA target":
-        return sc.runner(target, allocator), target
-    own = sc.mha_pool(layer_num=1)
-    if kind == "EAGLE draft, own pool":
-        return sc.runner(own, allocator, draft=True, spec="EAGLE"), own
-    return sc.runner(own, allocator, draft=True, spec="FROZEN_KV_MTP"), target
 
 
 def _stateful(cls, runner):
@@ -77,7 +61,7 @@ def _launch(hooks, backend, runner, reads, layer_id, original):
 def test_stale_frozen_kv_state_is_refused_before_the_kv_write(spec, guard):
     hooks = guard("check")
     cls = _class(spec)
-    runner, target = _setting("FROZEN_KV draft")
+    runner, target = sc.configuration("FROZEN_KV draft")
     backend = _stateful(cls, runner)
     buffer = target.get_kv_buffer(0)[0]
     before = buffer.clone()
@@ -92,7 +76,7 @@ def test_stale_frozen_kv_state_is_refused_before_the_kv_write(spec, guard):
 def test_correct_states_launch(spec, kind, guard):
     hooks = guard("check")
     cls = _class(spec)
-    runner, reads = _setting(kind)
+    runner, reads = sc.configuration(kind)
     backend = sc.any_backend(cls, runner)
     reached = []
     for layer_id in range(2):
@@ -101,11 +85,10 @@ def test_correct_states_launch(spec, kind, guard):
 
 
 @pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
-def test_fix_makes_the_stale_instance_follow_the_target_pool(spec, guard, monkeypatch):
-    hooks = guard("check")
-    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+def test_fix_makes_the_stale_instance_follow_the_target_pool(spec, guard):
+    hooks = guard("check", fix=True)
     cls = _class(spec)
-    runner, target = _setting("FROZEN_KV draft")
+    runner, target = sc.configuration("FROZEN_KV draft")
     backend = _stateful(cls, runner)
     seen = []
 
@@ -124,11 +107,10 @@ def test_fix_makes_the_stale_instance_follow_the_target_pool(spec, guard, monkey
         assert state.get(attr, target.full_to_swa_index_mapping) is target.full_to_swa_index_mapping
 
 
-def test_fix_keeps_an_eagle_draft_on_its_own_pool(guard, monkeypatch):
-    hooks = guard("check")
-    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+def test_fix_keeps_an_eagle_draft_on_its_own_pool(guard):
+    hooks = guard("check", fix=True)
     spec = next(spec for spec in LAUNCHING if spec.name == "TritonAttnBackend")
-    runner, own = _setting("EAGLE draft, own pool")
+    runner, own = sc.configuration("EAGLE draft, own pool")
     backend = sc.any_backend(_class(spec), runner)
     backend.use_sliding_window_kv_pool = True  # stale the other way: a flag from another pool
     flags = []
@@ -145,7 +127,7 @@ def test_bounds_mode_checks_what_each_backend_launch_reads(spec, guard):
     """A correct SWA state whose page table / write locations point past the buffer."""
     hooks = guard("bounds")
     cls = _class(spec)
-    runner, target = _setting("SWA target")
+    runner, target = sc.configuration("SWA target")
     backend = sc.any_backend(cls, runner)
     batch = sc.decode_batch(target, SEQ)
     full_slots = target.get_kv_buffer(1)[0].shape[0]
@@ -165,13 +147,12 @@ def test_bounds_mode_checks_what_each_backend_launch_reads(spec, guard):
 
 @pytest.mark.parametrize("spec", LAUNCHING, ids=lambda spec: spec.name)
 @pytest.mark.parametrize("kind, swa", [("FROZEN_KV draft", True), ("EAGLE draft, own pool", False)])
-def test_fix_holds_for_cuda_graph_state_and_capture(spec, kind, swa, guard, monkeypatch):
+def test_fix_holds_for_cuda_graph_state_and_capture(spec, kind, swa, guard):
     """CUDA-graph buffers are sized outside the target view (the allocator's pool decides for
     a FROZEN_KV draft, the draft's own pool for EAGLE); capture runs inside it."""
-    hooks = guard("check")
-    monkeypatch.setattr(hooks, "_config", GuardConfig(mode="check", fix=True))
+    hooks = guard("check", fix=True)
     cls = _class(spec)
-    runner, reads = _setting(kind)
+    runner, reads = sc.configuration(kind)
     backend = _stateful(cls, runner)
     flags = []
 

@@ -21,23 +21,7 @@ from runtime_guard import SWAPoolMismatchError, verify_backend  # noqa: E402
 from runtime_guard.checks import find_backend_problem, is_swa_pool  # noqa: E402
 
 SEQ = [5, 9]
-CONFIGS = ["non-SWA model", "SWA target", "EAGLE draft, own pool", "FROZEN_KV draft"]
-
-
-def _config(name):
-    """(model runner, pool the launches read) for one correct configuration."""
-    target = sc.swa_pool()
-    allocator = sc.swa_allocator(target)
-    if name == "non-SWA model":
-        plain = sc.mha_pool()
-        return sc.runner(plain, sc.token_allocator(plain)), plain
-    if name == "SWA target":
-        return sc.runner(target, allocator), target
-    draft_pool = sc.mha_pool(layer_num=1)
-    if name == "EAGLE draft, own pool":
-        return sc.runner(draft_pool, allocator, draft=True, spec="EAGLE"), draft_pool
-    # FROZEN_KV MTP: the draft owns a pool but its launches read the target's.
-    return sc.runner(draft_pool, allocator, draft=True, spec="FROZEN_KV_MTP"), target
+CONFIGS = sc.CONFIGURATIONS
 
 
 def _layer_ids(pool):
@@ -68,7 +52,7 @@ def _prepared(cls, runner, reads):
 @pytest.mark.parametrize("name", CONFIGS)
 def test_correct_configurations_pass(name, kind, guard):
     hooks = guard("bounds")
-    runner, reads = _config(name)
+    runner, reads = sc.configuration(name)
     backend, batch, view = _prepared(_backend_class(kind), runner, reads)
     launched = []
     with view:
@@ -87,7 +71,7 @@ def test_correct_configurations_pass(name, kind, guard):
 def test_eagle_draft_given_the_target_allocator_pool_is_caught():
     """SGLang 0.5.12 resolved the pool from the shared allocator (PR #26966), handing an EAGLE
     draft the target's SWA pool for its own full pool."""
-    runner, reads = _config("EAGLE draft, own pool")
+    runner, reads = sc.configuration("EAGLE draft, own pool")
     backend = sc.construct_backend(sc.fixed_backend_module().FixedTRTLLMHAAttnBackend, runner)
     backend._swa_kv_pool = runner.token_to_kv_pool_allocator.get_kvcache()
     with pytest.raises(SWAPoolMismatchError) as caught:

@@ -104,6 +104,19 @@ def test_fix_installs_the_fixed_backends():
     }
 
 
+def test_fix_through_the_loader_makes_every_backend_follow_the_target_pool():
+    seen = observed(run_child("fix_every_backend", SGLANG_POOLGUARD="1", SGLANG_POOLGUARD_FIX="1"))
+    expected = {name for name in _expected_classes() if "MultiStep" not in name}
+    assert expected <= set(seen)
+    for name, result in seen.items():
+        assert result["outcome"] != "SWAPoolMismatchError", (name, result)
+        assert all(result["flags"]), (name, result)
+    torch_native = seen.get("TorchNativeAttnBackend", {})
+    if torch_native.get("keeps_state"):  # SGLang >= 0.5.13; its kernel runs on a CPU
+        assert torch_native["outcome"] == "ran"
+    assert any(result["keeps_state"] for result in seen.values())
+
+
 def test_missing_targets_are_one_log_line_each_not_a_crash():
     done = run_child("degraded", SGLANG_POOLGUARD="check")
     assert observed(done) == {"decode_hooked": True}
