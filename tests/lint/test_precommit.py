@@ -131,3 +131,30 @@ def test_plain_flake8_hook_with_the_plugin_installed(tmp_path, hook_repo, precom
     passing = pre_commit("run", "--all-files", cwd=work, home=precommit_home,
                          cache=tmp_path / "cache")
     assert passing.returncode == 0, passing.stdout + passing.stderr
+
+
+def test_local_system_hook_from_the_readme(tmp_path, precommit_home, monkeypatch):
+    """The README's ``repo: local`` hook: the installed ``poolguard``, no hook repository."""
+    config = dedent("""\
+        repos:
+          - repo: local
+            hooks:
+              - id: poolguard
+                name: poolguard (KVP lint)
+                entry: poolguard lint
+                language: system
+                types: [python]
+                require_serial: true
+    """)
+    work = scratch_repo(tmp_path / "work", config, {"backend.py": GATED, "util.py": CLEAN})
+    # the environment the package is installed in comes first, as in an activated venv
+    monkeypatch.setenv("PATH", os.pathsep.join((os.path.dirname(sys.executable),
+                                                os.environ.get("PATH", ""))))
+    failing = pre_commit("run", "--all-files", cwd=work, home=precommit_home,
+                         cache=tmp_path / "cache")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    assert "backend.py:" in failing.stdout and "KVP003 [*]" in failing.stdout
+    (work / "backend.py").write_text(CLEAN)
+    passing = pre_commit("run", "--all-files", cwd=work, home=precommit_home,
+                         cache=tmp_path / "cache")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
