@@ -158,6 +158,9 @@ def parse_args(argv: list) -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the unmutated run of the chosen tests (it proves a kill is "
+                             "the mutant's doing, not a test that fails anyway)")
     return parser.parse_args(argv)
 
 
@@ -172,6 +175,14 @@ def main(argv: list) -> int:
     counts = {"killed": 0, "live": 0}
     with tempfile.TemporaryDirectory(prefix="poolguard-mutants-") as scratch:
         copy = copy_repository(Path(scratch) / "repo")
+        if not args.no_baseline:
+            tests = tuple(sorted({test for mutant in chosen for test in mutant.tests}))
+            outcome, seconds = run_tests(copy, tests, args.timeout * 2)
+            print(f"| (none: baseline) | | the unmutated copy | {len(tests)} | "
+                  f"{'passes' if outcome == 'live' else 'FAILS'} | {seconds:.0f} |", flush=True)
+            if outcome != "live":
+                print("\nerror: the tests fail without a mutant; no score", file=sys.stderr)
+                return 1
         for mutant in chosen:
             original = apply(copy, mutant)
             if original is None:
