@@ -151,8 +151,12 @@ def _display(path: str) -> str:
 def command_lint(args: argparse.Namespace) -> int:
     from lint_rules.cache import ResultCache
     from lint_rules.output import render
-    from lint_rules.runner import run
+    from lint_rules.runner import parse_timeout, run
 
+    try:
+        parse_timeout()  # a bad $POOLGUARD_PARSE_TIMEOUT is a usage error before any work
+    except ValueError as exc:
+        raise UsageError(str(exc))
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     _raw_paths_on_stdout()

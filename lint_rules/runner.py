@@ -17,6 +17,7 @@ import stat
 import sys
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -26,7 +27,8 @@ from lint_rules.config import RunConfig
 from lint_rules.files import WriteRefused, is_stray_temp, remove_stray_temp, write_fix
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
-ISOLATED_TIMEOUT_S = 120.0  # a file parsed on its own after a crash: longer is a hang
+PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
+TIMEOUT_ENV = "POOLGUARD_PARSE_TIMEOUT"
 
 
 @dataclass
@@ -364,15 +366,45 @@ def _analyse_all(state: "_Run", jobs: Iterable[_Job], workers: int, mode: str, o
                 submitted.append((job, pool.submit(analyse, mode, options, job)))
             except BrokenProcessPool:
                 orphans.append(job)
+        timeout = parse_timeout()
         for job, future in submitted:
             try:
-                result = future.result()
+                result = _result_unless_stuck(pool, future, timeout)
             except BrokenProcessPool:
                 orphans.append(job)
                 continue
             state.complete(job, *result)
     for job in orphans:
-        state.complete(job, *analyse_isolated(mode, options, job))
+        state.complete(job, *analyse_isolated(mode, options, job, parse_timeout()))
+
+
+def parse_timeout() -> float:
+    """Seconds one file may take: ``$POOLGUARD_PARSE_TIMEOUT``, else 120 (ValueError if bad)."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return PARSE_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a positive number of seconds")
+    return value
+
+
+def _result_unless_stuck(pool: ProcessPoolExecutor, future, timeout: float) -> tuple:
+    """The future's result. If nothing finishes for ``timeout`` seconds a worker is stuck on
+    a file (libcst's parser can take minutes on some broken, deeply nested input): the workers
+    are killed, which breaks the pool, and every unfinished file is re-run on its own under
+    the same limit, so the stuck one costs a KVP900 instead of the run."""
+    try:
+        return future.result(timeout=timeout)
+    except FutureTimeout:
+        # the executor cannot cancel a running task; ending its processes is the only way
+        processes = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            process.kill()
+        return future.result()  # BrokenProcessPool, unless it finished just now
 
 
 def _isolated_child(connection, mode: str, options, job: _Job) -> None:
@@ -382,7 +414,7 @@ def _isolated_child(connection, mode: str, options, job: _Job) -> None:
         os._exit(0)  # a forked copy owns nothing to clean up; skipping teardown halves its cost
 
 
-def analyse_isolated(mode: str, options, job: _Job, timeout: float = ISOLATED_TIMEOUT_S) -> tuple:
+def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEOUT_S) -> tuple:
     """``analyse`` in a process of its own: a crash or a hang costs this file a KVP900 only."""
     context = _mp_context()
     receiver, sender = context.Pipe(duplex=False)

@@ -17,12 +17,12 @@ STALE = dedent("""\
 
 
 def poolguard(*args, cwd: Path, cache_dir: Path | None = None, expect: int | None = None,
-              timeout: float = 300, text: bool = True):
+              timeout: float = 300, text: bool = True, env: dict | None = None):
     """Run ``python -m lint_rules.cli`` in ``cwd``; assert the exit status when given.
 
     Never a traceback, never a signal death: whatever the input, the CLI answers 0, 1 or 2.
     """
-    env = dict(os.environ)
+    env = {**os.environ, **(env or {})}
     env["POOLGUARD_CACHE_DIR"] = str(cache_dir or cwd.parent / f"{cwd.name}.cache")
     env.pop("PYTHONWARNINGS", None)
     command = [sys.executable, "-m", "lint_rules.cli", *args]

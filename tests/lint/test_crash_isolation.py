@@ -82,3 +82,26 @@ def test_an_internal_error_exits_2_with_one_line(monkeypatch, capsys, tmp_path):
     assert captured.out == ""
     assert captured.err.count("\n") == 1
     assert captured.err.startswith("poolguard: error: internal error")
+
+
+def stuck_parse() -> str:
+    """A backend with a 20,000-term chain and a syntax error after it: CPython rejects it at
+    once, libcst's parser (asked for the reason) runs for minutes."""
+    return STALE + "        x = " + " + ".join(["a"] * 20_000) + "\n        def (\n"
+
+
+def test_a_file_the_parser_is_stuck_on_costs_one_kvp900_after_the_time_limit(tmp_path):
+    tree, others = _tree_with(tmp_path, {"pkg/stuck.py": stuck_parse()})
+    env_timeout = {"POOLGUARD_PARSE_TIMEOUT": "3"}
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", "--jobs", "2",
+                     cwd=tree, expect=1, timeout=240, env=env_timeout)
+    assert json_rows(done.stdout) == sorted([*others, ("pkg/stuck.py", 1, "KVP900")])
+    assert "still being parsed after 3 s" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])
+def test_a_bad_parse_timeout_exits_2_with_one_line(tmp_path, value):
+    tree = write(tmp_path / "tree", {"a.py": STALE})
+    done = poolguard("lint", "--isolated", cwd=tree, expect=2,
+                     env={"POOLGUARD_PARSE_TIMEOUT": value})
+    assert done.stderr.count("\n") == 1 and "POOLGUARD_PARSE_TIMEOUT" in done.stderr
