@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Collection, List, Optional, Sequence
@@ -158,11 +159,15 @@ class _Run:
             except (SyntaxError, ValueError, OverflowError) as error:
                 return self._libcst_decides(error)
         try:
-            facts = analyse(tree, self.options)
+            facts = _deep(analyse, tree, self.options)
             if facts.classes:
-                self.reports = [r for rule in self.rules for r in rule(facts, self.lines).check()]
-        except RecursionError:
-            self.reports = []  # an expression too deep to follow: no rule can speak about it
+                self.reports = _deep(self._check, facts)
+        except RecursionError:  # deeper than even the raised limit: say so, never stay silent
+            self.reports = []
+            self._parse_failure(1, 0, "nesting too deep to analyse")
+
+    def _check(self, facts) -> List[Report]:
+        return [report for rule in self.rules for report in rule(facts, self.lines).check()]
 
     def _libcst_decides(self, error: Exception) -> None:
         """Python rejects the source: KVP900 with libcst's reason, when libcst rejects it too."""
@@ -231,6 +236,25 @@ class _Run:
             if not any(_overlap(edit, other) for edit in fresh for other in accepted):
                 accepted.extend(fresh)
         return accepted
+
+
+# Valid Python nests up to CPython's parser limit (a ~3,000-term chain); following it takes
+# more Python frames than the default limit. Python-to-Python calls do not grow the C stack on
+# CPython 3.11+, so a higher limit for this one retry is safe.
+_DEEP_LIMIT = 60_000
+
+
+def _deep(function, *args):
+    """``function(*args)``; on RecursionError once more under a raised recursion limit."""
+    try:
+        return function(*args)
+    except RecursionError:
+        previous = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(previous, _DEEP_LIMIT))
+        try:
+            return function(*args)
+        finally:
+            sys.setrecursionlimit(previous)
 
 
 def _char_col(line: str, byte_col: int) -> int:

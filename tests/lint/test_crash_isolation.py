@@ -49,8 +49,8 @@ def test_nesting_deeper_than_python_accepts_is_kvp900_and_never_reaches_libcst(t
 # CPython 3.11 accepts 200 nested brackets and ~2,990-term chains (its ast construction limit);
 # libcst's parser survives both (it overflows near 2,000 brackets / 10,000 terms). Code inside
 # CPython's limits is checked like any other; nothing below them may be called "too deep".
-@pytest.mark.parametrize("source", [chain(325), deep_brackets(200)],
-                         ids=["chain325", "brackets200"])
+@pytest.mark.parametrize("source", [chain(325), chain(2900), deep_brackets(200)],
+                         ids=["chain325", "chain2900", "brackets200"])
 def test_deep_but_valid_code_is_checked_not_reported_too_deep(tmp_path, source):
     tree = write(tmp_path / "tree", {"deep.py": source})
     done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", cwd=tree, expect=1)
