@@ -1,6 +1,7 @@
 """Helpers for tests that run the real ``poolguard`` CLI as a subprocess on scratch trees."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -63,3 +64,12 @@ def deep_brackets(depth: int = 2000, nul: bool = False) -> str:
 def chain(items: int) -> str:
     """Valid code: a backend whose ``__init__`` holds an ``items``-term ``+`` chain."""
     return STALE + "        total = " + " + ".join(["size"] * items) + "\n"
+
+
+def load_wheels_helper():
+    """``tests/sglang_wheels.py`` as a module: tests/ is not a package, so it is loaded by path."""
+    path = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
+    spec = importlib.util.spec_from_file_location("sglang_wheels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

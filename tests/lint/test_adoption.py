@@ -3,7 +3,6 @@ through the real CLI and the real flake8, and on a whole SGLang 0.5.23 tree."""
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import re
@@ -12,7 +11,7 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from clirun import json_rows, poolguard, write
+from clirun import json_rows, load_wheels_helper, poolguard, write
 
 from lint_rules.engine import lint_source
 
@@ -98,11 +97,7 @@ def test_a_bad_baseline_exits_2_with_one_line(tmp_path, content):
 
 
 def _sglang_tree() -> Path:
-    helper = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
-    spec = importlib.util.spec_from_file_location("sglang_wheels", helper)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.source_tree("0.5.23")
+    return load_wheels_helper().source_tree("0.5.23")
 
 
 def _insert_stale_flag(path: Path) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
-import importlib.util
 import io
 import json
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 import libcst
 import pytest
 
+from clirun import load_wheels_helper
 from lint_rules.engine import ALL_CODES, Finding, fix_source, lint_source
 
 # 0.5.10/0.5.11 hold the original bug (SWA state cached at __init__, gates on a flag);
@@ -42,16 +42,7 @@ SWA_FLAG = "use_sliding_window_kv_pool"
 POOL_ATTR = "_swa_kv_pool"
 
 
-def _load_wheels_helper():
-    # tests/ is not a package; load the helper by path so no sys.path juggling is needed.
-    path = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
-    spec = importlib.util.spec_from_file_location("sglang_wheels", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-sglang_wheels = _load_wheels_helper()
+sglang_wheels = load_wheels_helper()
 
 
 def read_python(path: Path) -> str:

@@ -9,7 +9,6 @@ findings for the untouched files, a KVP900 or an error line for each bad one, an
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -17,17 +16,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from clirun import chain, deep_brackets, poolguard
+from clirun import chain, deep_brackets, load_wheels_helper, poolguard
 
 ATTENTION = "sglang/srt/layers/attention"
 
 
 def _sglang_tree() -> Path:
-    helper = Path(__file__).resolve().parents[1] / "sglang_wheels.py"
-    spec = importlib.util.spec_from_file_location("sglang_wheels", helper)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.source_tree("0.5.23")
+    return load_wheels_helper().source_tree("0.5.23")
 
 
 def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
