@@ -175,10 +175,16 @@ def _frozen_draft_outside_view(backend: Any, active_is_swa: bool, pool: Any) -> 
     """A FROZEN_KV draft may hold the allocator's SWA pool while its own pool is active: it
     only launches inside the target view, which makes that pool the active one."""
     facts = runner_facts(backend)
-    if active_is_swa or facts is None or not (facts.is_draft and facts.frozen_kv):
+    if active_is_swa or pool is None or facts is None or not (facts.is_draft and facts.frozen_kv):
         return False
-    get_kvcache = getattr(facts.allocator, "get_kvcache", None)
-    return callable(get_kvcache) and pool is get_kvcache()
+    return pool is allocator_swa_pool(facts)
+
+
+def allocator_swa_pool(facts: Optional[RunnerFacts]) -> Any:
+    """The allocator's pool when it is an SWA pool (tolerates allocators without get_kvcache)."""
+    get_kvcache = getattr(getattr(facts, "allocator", None), "get_kvcache", None)
+    pool = get_kvcache() if callable(get_kvcache) else None
+    return pool if is_swa_pool(pool) else None
 
 
 def _flag_problem(backend, attr, layer_id, active, active_is_swa) -> Optional[Problem]:

@@ -15,14 +15,13 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from runtime_guard.backends import BackendSpec, spec_for
-from runtime_guard.checks import RunnerFacts, active_pool, is_swa_pool, runner_facts
-
-
-def allocator_swa_pool(facts: Optional[RunnerFacts]) -> Any:
-    """The allocator's pool when it is an SWA pool (tolerates allocators without get_kvcache)."""
-    get_kvcache = getattr(getattr(facts, "allocator", None), "get_kvcache", None)
-    pool = get_kvcache() if callable(get_kvcache) else None
-    return pool if is_swa_pool(pool) else None
+from runtime_guard.checks import (
+    RunnerFacts,
+    active_pool,
+    allocator_swa_pool,
+    is_swa_pool,
+    runner_facts,
+)
 
 
 def resolve_swa_pool(active: Any, facts: Optional[RunnerFacts]) -> Any:
