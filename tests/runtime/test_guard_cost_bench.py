@@ -1,6 +1,6 @@
 """``benchmarks/guard_cost.py --smoke``: the host-cost benchmark still runs and prints both
 tables, one row per backend class that imports (CI runs it at a tiny shape; numbers mean
-nothing here, the full run is in the README)."""
+nothing here, the full run is in benchmarks/README.md)."""
 
 from __future__ import annotations
 
