@@ -1,9 +1,10 @@
 """Lint engine: the vocabulary's text pre-filter, one ``ast`` parse, one shared analysis.
 
 Every rule queries the same per-file facts (``rules._facts.analyse``); the analysis itself
-decides which files have findings, so there is no second, hand-kept gate. libcst is asked only
-about files Python's parser rejects (KVP900 carries its reason). Fixes are text edits at the
-analysed positions, applied all-or-nothing per finding and checked by a re-parse.
+decides which files have findings, so there is no second, hand-kept gate. A file Python's parser
+rejects is one KVP900, never silence (libcst, asked only then, tells newer syntax from broken).
+Fixes are text edits at the analysed positions, applied all-or-nothing per finding and checked
+by a re-parse.
 
 Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``, ``ALL_CODES``,
 ``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``,
@@ -170,22 +171,27 @@ class _Run:
         return [report for rule in self.rules for report in rule(facts, self.lines).check()]
 
     def _libcst_decides(self, error: Exception) -> None:
-        """Python rejects the source: KVP900 with libcst's reason, when libcst rejects it too."""
+        """Python rejects the source: always one KVP900 (the rules read only ``ast``). libcst is
+        asked only to say whether the syntax is merely newer than this Python (PEP 695/701)."""
+        line = getattr(error, "lineno", None) or 1
         if "too many nested" in str(error):
-            return self._parse_failure(getattr(error, "lineno", 1) or 1, 0, "nesting too deep")
+            return self._parse_failure(line, 0, "nesting too deep")
         import libcst  # only here: importing it costs a cold run ~0.5 s of CPU per process
 
+        col = max((getattr(error, "offset", None) or 1) - 1, 0)
+        reason = getattr(error, "msg", None) or str(error) or type(error).__name__
         try:
             libcst.parse_module(self.source)
         except Exception:  # libcst agrees (ParserSyntaxError, or a few other types on odd input)
-            line = getattr(error, "lineno", None) or 1
-            col = max((getattr(error, "offset", None) or 1) - 1, 0)
-            reason = getattr(error, "msg", None) or str(error) or type(error).__name__
-            self._parse_failure(line, col, reason)
+            return self._parse_failure(line, col, reason)
+        here = ".".join(map(str, sys.version_info[:2]))
+        self._parse_failure(line, col, f"{reason} under Python {here}; libcst reads newer syntax",
+                            "run poolguard under a Python that has it")
 
-    def _parse_failure(self, line: int, col: int, reason: str) -> None:
+    def _parse_failure(self, line: int, col: int, reason: str, remedy: Optional[str] = None
+                       ) -> None:
         for rule in self.rules:
-            report = rule(None, self.lines).parse_error(line, col, reason)
+            report = rule(None, self.lines).parse_error(line, col, reason, remedy)
             if report is not None:
                 self.reports.append(report)
 

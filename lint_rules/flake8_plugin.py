@@ -11,6 +11,7 @@ from typing import Iterator, Sequence, Tuple
 
 from lint_rules.engine import ALL_CODES, lint_source
 from lint_rules.options import Options
+from lint_rules.rules.kvp900_parse_error import ParseFailure
 
 try:
     from importlib.metadata import version as _dist_version
@@ -72,7 +73,7 @@ class PoolGuardChecker:
         except (RecursionError, MemoryError) as exc:
             # flake8 aborts the whole run on a plugin exception: this file gets KVP900 instead
             reason = "nesting too deep" if isinstance(exc, RecursionError) else "out of memory"
-            yield 1, 0, f"KVP900 cannot analyse: {reason}, so it was not checked", type(self)
+            yield 1, 0, f"{ParseFailure.CODE} {ParseFailure.message_for(reason)}", type(self)
             return
         for finding in found:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)

@@ -70,7 +70,7 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
         elif stat.S_ISREG(st.st_mode):
             found.append((raw, st.st_mtime_ns, st.st_size))
         else:  # a FIFO or device would block or never end
-            errors.append(f"{raw}: not a regular file")
+            errors.append(f"{raw}: not a regular file, not checked")
     unique = []
     for item in found:
         key = os.path.normpath(item[0])
@@ -122,8 +122,17 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
                 elif entry.name.endswith(".py") and entry.is_file():
                     st = entry.stat()
                     found.append((entry.path, st.st_mtime_ns, st.st_size))
+                elif entry.name.endswith(".py") and not entry.is_dir():
+                    # a FIFO, socket, device or dangling link: reported, never silently dropped
+                    errors.append(f"{entry.path}: {_unlintable(entry)}")
             except OSError:  # vanished while walking: nothing to lint
                 continue
+
+
+def _unlintable(entry: os.DirEntry) -> str:
+    if entry.is_symlink() and not os.path.exists(entry.path):
+        return "broken symbolic link, not checked"
+    return "not a regular file, not checked"
 
 
 # ---------------------------------------------------------------- reading (main process)
@@ -138,12 +147,17 @@ def _decode(data: bytes) -> tuple[str, str]:
     return data.decode(encoding), encoding
 
 
-def _undecodable(exc: Exception):
+def _not_checked(reason: str):
+    """The KVP900 finding of a file the engine never saw (undecodable, crashed, stuck)."""
     from lint_rules.engine import Finding
+    from lint_rules.rules.kvp900_parse_error import ParseFailure
 
+    return Finding(1, 0, ParseFailure.CODE, ParseFailure.message_for(reason), False)
+
+
+def _undecodable(exc: Exception):
     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    message = f"cannot decode the file, so it was not checked: {reason}"
-    return Finding(1, 0, "KVP900", message, False)
+    return _not_checked(f"cannot decode the file ({reason})")
 
 
 @dataclass
@@ -441,7 +455,7 @@ def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEO
         how = f"was still being parsed after {timeout:g} s"
     else:
         how = _how_it_ended(child.exitcode)
-    return _crash_findings(job, f"cannot parse: the file {how}, so it was not checked")
+    return _crash_findings(job, f"the file {how}")
 
 
 def _how_it_ended(exitcode: Optional[int]) -> str:
@@ -453,11 +467,8 @@ def _how_it_ended(exitcode: Optional[int]) -> str:
     return f"ended the parser with exit status {exitcode}"
 
 
-def _crash_findings(job: _Job, message: str) -> tuple:
-    from lint_rules.engine import Finding
-
-    findings = [Finding(1, 0, "KVP900", message, False)] if "KVP900" in job.codes else []
-    return findings, None, None
+def _crash_findings(job: _Job, reason: str) -> tuple:
+    return [_not_checked(reason)] if "KVP900" in job.codes else [], None, None
 
 
 def _chain(first, rest):

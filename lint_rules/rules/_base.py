@@ -60,7 +60,8 @@ class Rule:
         """The rule's findings over the file's facts."""
         return iter(())
 
-    def parse_error(self, line: int, col: int, reason: str) -> Optional[Report]:
+    def parse_error(self, line: int, col: int, reason: str,
+                    remedy: Optional[str] = None) -> Optional[Report]:
         """A finding for a file that cannot be parsed; only a rule about parsing gives one."""
         return None
 

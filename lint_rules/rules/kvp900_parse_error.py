@@ -11,11 +11,12 @@ class ParseFailure(Rule):
 
     What it does:
         Reports a file once, at the syntax error, with the parser's reason, when the file passes
-        the text pre-filter (it mentions a backend base name and the pool vocabulary) but
-        neither Python's parser nor libcst accepts it, when it nests deeper than Python's
-        parser allows, or (``poolguard lint``) when its bytes are not valid in the file's
-        declared encoding. Under flake8 a file Python cannot parse is flake8's own E999 and plugins
-        do not run on it.
+        the text pre-filter (it mentions a backend base name and the pool vocabulary) but the
+        running Python's parser rejects it (syntax newer than that Python, such as ``type X =
+        int`` under 3.11, included), when it nests deeper than Python's parser allows, or
+        (``poolguard lint``) when its bytes are not valid in the file's declared encoding.
+        Under flake8 a file Python cannot parse is flake8's own E999 and plugins do not run on
+        it.
 
     Why is this bad?
         A broken file would otherwise pass silently: none of the other rules could look at it.
@@ -32,8 +33,15 @@ class ParseFailure(Rule):
     )
     CODE = "KVP900"
     NAME = "parse-error"
-    MESSAGE = "cannot parse: {reason}"
+    MESSAGE = "cannot parse: {reason}; {remedy}"
+    REMEDY = "fix that so the KVP rules can check this file"
 
-    def parse_error(self, line: int, col: int, reason: str) -> Optional[Report]:
-        message = self.MESSAGE.format(reason=" ".join(reason.split()))
+    @classmethod
+    def message_for(cls, reason: str, remedy: Optional[str] = None) -> str:
+        """The one KVP900 message (engine, CLI runner and flake8 adapter all use it)."""
+        return cls.MESSAGE.format(reason=" ".join(reason.split()), remedy=remedy or cls.REMEDY)
+
+    def parse_error(self, line: int, col: int, reason: str, remedy: Optional[str] = None
+                    ) -> Optional[Report]:
+        message = self.message_for(reason, remedy)
         return Report(None, self.CODE, message, (), (max(line, 1), max(col, 0)))

@@ -208,7 +208,9 @@ def test_fifo_is_refused_not_read_forever(tmp_path):
     write(tmp_path, {"gated.py": GATED})
     explicit = poolguard("lint", "--isolated", "pipe.py", cwd=tmp_path, expect=2)
     assert "pipe.py: not a regular file" in explicit.stderr
-    poolguard("lint", "--isolated", cwd=tmp_path, expect=1)  # a walk skips it
+    walked = poolguard("lint", "--isolated", cwd=tmp_path, expect=2)  # reported, not dropped
+    assert "pipe.py: not a regular file, not checked" in walked.stderr
+    assert "gated.py:6:12: KVP003" in walked.stdout
 
 
 # ---------------------------------------------------------------- selection and config

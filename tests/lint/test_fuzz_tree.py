@@ -13,10 +13,11 @@ import json
 import os
 import random
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
-from clirun import chain, deep_brackets, load_wheels_helper, poolguard
+from clirun import STALE, chain, deep_brackets, load_wheels_helper, poolguard
 
 ATTENTION = "sglang/srt/layers/attention"
 
@@ -36,6 +37,9 @@ def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
         "unreadable": lambda p: (p.write_text(chain(10)), p.chmod(0)),
         "directory": lambda p: p.mkdir(),
         "fifo": lambda p: os.mkfifo(p),
+        "dangling": lambda p: os.symlink("nowhere.py", p),
+        "newer-syntax": lambda p: p.write_text("type Pool = int\n" + STALE),
+        "cr-only": lambda p: p.write_bytes(STALE.replace("\n", "\r").encode()),
     }
     planted = {}
     for kind, make in makers.items():
@@ -67,9 +71,14 @@ def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
     bad = {row for row in rows if row[0] in planted}
     assert rows - bad == clean  # every other file: exactly its findings
     kvp900 = {row[0] for row in bad if row[3] == "KVP900"}
+    newer = sys.version_info < (3, 12)
     for name, kind in planted.items():
-        if kind in ("crash", "too-deep", "undecodable", "nul"):
+        if kind in ("crash", "too-deep", "undecodable", "nul") or kind == "newer-syntax" and newer:
             assert name in kvp900, (kind, name, bad)
         elif kind == "unreadable" and os.geteuid() != 0:
             assert f"{name}: Permission denied" in done.stderr
-    assert done.returncode == (2 if "Permission denied" in done.stderr else 1)
+        elif kind in ("fifo", "dangling"):  # reported, never silently dropped
+            assert f"{name}: " in done.stderr and "not checked" in done.stderr, (kind, name)
+        elif kind == "cr-only":
+            assert (name, 3, 9, "KVP001") in {row[:4] for row in bad}, (name, bad)
+    assert done.returncode == 2  # the FIFOs and dangling links are error lines

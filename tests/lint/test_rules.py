@@ -406,7 +406,8 @@ def test_too_deep_for_cpython_is_kvp900_and_never_reaches_libcst():
     deep = "class A(XBackend):\n    pool = model_runner.token_to_kv_pool\n    y = "
     source = deep + "1+" * 20000 + "1\n"
     [finding] = lint_source(source)
-    assert (finding.code, finding.message) == ("KVP900", "cannot parse: nesting too deep")
+    assert finding.code == "KVP900"
+    assert finding.message.startswith("cannot parse: nesting too deep; ")
     assert fix_source(source) == (source, [finding])
 
 
