@@ -36,10 +36,12 @@ _logged_sites: set = set()
 _CHECKED = "_poolguard_checked"  # per-backend set of page tables already bounds-checked
 
 
-def configure(config: GuardConfig) -> None:
-    """Set the mode and action the hooks follow (the plugin calls this at load)."""
+def configure(config: GuardConfig) -> GuardConfig:
+    """Set the mode and action the hooks follow (the plugin calls this at load); returns the
+    configuration it replaces, so a demo can put it back."""
     global _config
-    _config = config
+    previous, _config = _config, config
+    return previous
 
 
 def report(problem: Problem, site: tuple) -> None:
