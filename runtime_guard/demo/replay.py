@@ -17,8 +17,7 @@ def replay_frozen_kv_swap() -> str:
     from runtime_guard.demo import scenarios
 
     scenarios.sglang()
-    previous = hooks._config
-    hooks.configure(GuardConfig(mode="bounds"))
+    previous = hooks.configure(GuardConfig(mode="bounds"))
     try:
         lines = _pre_fix_backend(hooks, scenarios) + _fixed_backend(hooks, scenarios)
     finally:

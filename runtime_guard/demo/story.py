@@ -3,7 +3,10 @@
 1. lint the bundled pre-fix TRTLLM MHA backend (the shape of upstream issue #26957),
 2. show the diff of the safe autofixes and what still needs a human,
 3. if SGLang imports, replay the FROZEN_KV pool swap on real SGLang pools on the CPU with the
-   runtime guard on (``runtime_guard.demo.replay_frozen_kv_swap``) and show it catching it.
+   runtime guard on (``runtime_guard.demo.replay``) and show it catching it.
+
+It lives with the runtime guard's demo code because it tells the story of both packages; the
+lint side is reached through its public engine and output functions.
 
 Findings are the expected outcome here, so the demo exits 0 when every step ran as intended.
 """
@@ -11,21 +14,23 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import importlib
-import importlib.util
 import io
 import logging
 import sys
 import warnings
 from importlib import resources
 
+import lint_rules.examples
+from lint_rules.engine import DEFAULT_CODES, fix_source, lint_source
+from lint_rules.output import render_text
+from runtime_guard.demo.replay import replay_frozen_kv_swap
+
 EXAMPLE = "trtllm_backend_prefix.py"
-REPLAY_MODULE, REPLAY_FUNCTION = "runtime_guard.demo", "replay_frozen_kv_swap"
 
 
 def example_source() -> str:
-    """The bundled pre-fix backend, shipped as package data."""
-    return resources.files("lint_rules").joinpath("examples", EXAMPLE).read_text("utf-8")
+    """The bundled pre-fix backend, shipped as package data of the lint's examples."""
+    return resources.files(lint_rules.examples).joinpath(EXAMPLE).read_text("utf-8")
 
 
 def _header(out, title: str) -> None:
@@ -33,9 +38,6 @@ def _header(out, title: str) -> None:
 
 
 def lint_step(out, source: str) -> list:
-    from lint_rules.engine import DEFAULT_CODES, lint_source
-    from lint_rules.output import render_text
-
     _header(out, f"1. poolguard lint {EXAMPLE}")
     findings = lint_source(source, codes=DEFAULT_CODES, honor_noqa=True)
     out.write(render_text([(EXAMPLE, f) for f in findings]) or "(no findings)\n")
@@ -45,9 +47,6 @@ def lint_step(out, source: str) -> list:
 
 
 def fix_step(out, source: str) -> list:
-    from lint_rules.engine import DEFAULT_CODES, fix_source
-    from lint_rules.output import render_text
-
     _header(out, f"2. poolguard lint --diff {EXAMPLE}")
     fixed, remaining = fix_source(source, codes=DEFAULT_CODES, honor_noqa=True)
     diff = difflib.unified_diff(
@@ -56,7 +55,7 @@ def fix_step(out, source: str) -> list:
     )
     out.write("".join(diff) or "(nothing to fix automatically)\n")
     if remaining:
-        out.write("\nLeft for a human after --fix (each message names the fix):\n")
+        out.write("\nLeft for a human after --fix (`poolguard explain CODE` shows each fix):\n")
         out.write(render_text([(EXAMPLE, f) for f in remaining]))
     return remaining
 
@@ -83,20 +82,12 @@ def _quiet(sink):
 
 
 def replay_step(out) -> bool:
-    """Run the runtime replay if SGLang and the replay exist; False only if it broke."""
+    """Run the runtime replay if SGLang imports; False only if it broke."""
     _header(out, "3. runtime guard: FROZEN_KV MTP pool swap on real SGLang pools (CPU)")
-    if importlib.util.find_spec(REPLAY_MODULE) is None:
-        out.write("runtime replay unavailable: runtime_guard.demo is not installed.\n")
-        return True
-    module = importlib.import_module(REPLAY_MODULE)
-    replay = getattr(module, REPLAY_FUNCTION, None)
-    if replay is None:
-        out.write(f"runtime replay unavailable: {REPLAY_MODULE}.{REPLAY_FUNCTION} is missing.\n")
-        return True
     noise = io.StringIO()
     try:
         with _quiet(noise):
-            report = replay()
+            report = replay_frozen_kv_swap()
     except ImportError as exc:
         out.write(f"runtime replay skipped: SGLang is not importable here ({exc}).\n")
         return True
@@ -104,9 +95,7 @@ def replay_step(out) -> bool:
         out.write(noise.getvalue())
         out.write(f"runtime replay failed unexpectedly: {type(exc).__name__}: {exc}\n")
         return False
-    text = "" if report is None or isinstance(report, bool) else str(report)
-    if text:
-        out.write(text if text.endswith("\n") else text + "\n")
+    out.write(report if report.endswith("\n") else report + "\n")
     return True
 
 
