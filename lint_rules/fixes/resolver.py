@@ -1,0 +1,680 @@
+"""The unsafe fix: a backend class with KVP001-KVP003 hazards rewritten to the resolver pattern.
+
+Applied only with ``--unsafe-fixes``: it changes behaviour on purpose (that is the bug fix).
+Our own codemod of design.md §3's semantics, on libcst so untouched code is re-emitted byte for
+byte. For the class (and the same-file base that stores its flag):
+
+* the stored SWA type flag ``self.<flag> = <test of the active pool>`` becomes
+  ``self.<pool_attr> = self._resolve_swa_kv_pool(<runner>)``;
+* a static ``_resolve_swa_kv_pool(model_runner)`` is added when the class has none: the active
+  pool when the class's own SWA test accepts it, ``None`` for a draft worker that is not
+  FROZEN_KV MTP (it owns its pool), else the allocator's pool (``get_kvcache()``, tolerating
+  allocators without it) when the test accepts that;
+* ``<flag>`` becomes a read-only property ``self.<pool_attr> is not None`` (readers in other
+  modules keep working, and the flag can never disagree with the pool);
+* every gate on a flag becomes the pool test, and under a gate that the pool exists, reads of
+  the active pool's members (``self.token_to_kv_pool.<x>``) read the resolved pool.
+
+The pool is resolved once, at the point the flag was computed: the resolved pool is the one
+every launch reads (a FROZEN_KV draft's target view is its allocator's pool). Whatever this
+cannot prove safe returns ``None``: the module must compile and the same-file lint must report
+no KVP001-KVP003 in the rewritten classes, otherwise the finding stays.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+
+from lint_rules.options import Options
+from lint_rules.rules._facts import ClassFacts, FileFacts, Store, analyse
+from lint_rules.rules._flow import RUNNER, TYPE
+
+RESOLVER = "_resolve_swa_kv_pool"
+HAZARDS = frozenset({"KVP001", "KVP002", "KVP003"})
+ACTIVE_POOL = "token_to_kv_pool"
+# The pool test used when the flag's own test cannot be lifted onto a pool (e.g. it tested the
+# allocator's type): SGLang's SWA pool class, imported where the module lacks it.
+DEFAULT_SWA_CLASS = ("sglang.srt.mem_cache.swa_memory_pool", "SWAKVPool")
+_PLACEHOLDER = "__poolguard_swa_test__"
+
+_RESOLVER_TEXT = f'''\
+@staticmethod
+def {RESOLVER}(model_runner):
+    """The SWA pool this backend's kernels translate against, or None.
+
+{{i}}The active pool when it is an SWA pool. A draft worker that owns its KV pool
+{{i}}(EAGLE) must not borrow the target's full->SWA mapping, so None. A FROZEN_KV
+{{i}}MTP draft reads the target's KV: it takes the allocator's SWA pool.
+{{i}}"""
+    pool = model_runner.token_to_kv_pool
+    if {_PLACEHOLDER}(pool):
+        return pool
+    spec = model_runner.spec_algorithm
+    if model_runner.is_draft_worker and not spec.is_frozen_kv_mtp():
+        return None
+    allocator = model_runner.token_to_kv_pool_allocator
+    # get_kvcache() is not offered by every allocator.
+    get_kvcache = getattr(allocator, "get_kvcache", None)
+    pool = get_kvcache() if get_kvcache is not None else None
+    if {_PLACEHOLDER}(pool):
+        return pool
+    return None
+'''
+
+_PROPERTY_TEXT = '''\
+@property
+def {flag}(self) -> bool:
+    """Derived from the resolved SWA pool on every read: it cannot go stale."""
+    return self.{pool} is not None
+'''
+
+
+class Declined(Exception):
+    """The class cannot be rewritten safely; the message says why (for tests and logs)."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What to rewrite, decided from the lint's own facts (one source of truth)."""
+
+    unit: FrozenSet[str]  # classes whose gates are rewritten
+    pool_attr: str  # the resolved pool's attribute (configured, or the one the class resolves)
+    owner: str  # the class that stores the type flag (gets resolver and property)
+    method: str  # the method holding the flag store
+    runner: str  # that method's model-runner parameter
+    stores: tuple  # (attr) of the type-flag stores to replace or drop
+    flags: FrozenSet[str]  # every flag name whose gates become the pool test
+    test: Optional[cst.BaseExpression]  # the flag's own SWA test over a placeholder pool
+    add_resolver: bool
+    resolve: bool  # the owner does not store the pool yet: the plan resolves it
+    # index (in ast statements of the method body) of the statement the resolution goes before
+    resolve_at: int
+
+
+def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
+                 options: Options) -> Optional[cst.Module]:
+    """``module`` with ``class_name`` rewritten to the resolver pattern, or None when that
+    cannot be done safely (the findings then stay, unfixed). ``codes``: the KVP codes found
+    in the class; without KVP001-KVP003 there is nothing for this fix to do."""
+    if not HAZARDS & set(codes):
+        return None
+    try:
+        return rewrite(module, class_name, options)
+    except Declined:
+        return None
+
+
+def rewrite(module: cst.Module, class_name: str, options: Options) -> cst.Module:
+    """``resolver_fix`` that says why it declines (raises ``Declined``)."""
+    try:
+        tree = ast.parse(module.code)
+    except (SyntaxError, ValueError) as err:
+        raise Declined(f"does not parse: {err}") from None
+    facts = analyse(tree, options)
+    plan = _plan(facts, class_name, options, module)
+    if plan is None:
+        return module  # nothing left to fix in this class
+    new = module.visit(_Rewrite(plan, plan.pool_attr, module.config_for_parsing))
+    if plan.add_resolver and plan.test is None:
+        new = _add_import(new)
+    _verify(new, plan, options)
+    return new
+
+
+# -- planning -----------------------------------------------------------------------------------
+def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> Optional[_Plan]:
+    classes = [c for c in facts.classes if c.name == name]
+    if len(classes) != 1:
+        raise Declined(f"{len(classes)} backend classes named {name}")
+    cls = classes[0]
+    flags = _gated_flags(facts, cls)
+    stores = [s for c in cls.family for s in c.stores
+              if s.sink and not s.resolver and s.bits & TYPE]
+    if not stores and not flags:
+        if _class_hazards(module.code, {name}, options):
+            raise Declined("a hazard that is not an SWA flag (e.g. a cached pool)")
+        return None
+    owner = _owner(cls, stores)
+    unit = frozenset({cls.name, owner.name})
+    own = [s for s in owner.stores if any(s is t for t in stores)]
+    _check_stores(facts, owner, own)
+    method = own[0].method if own else "__init__"
+    pool_attr = _pool_attr(facts, owner, options)
+    provides = pool_attr is not None
+    if not own and not provides:
+        raise Declined("no SWA flag stored in this file to resolve the pool from")
+    _check_flag_kinds(facts, cls, flags - {s.attr for s in own})
+    runner = _runner_param(owner.methods.get(method)) if not provides else ""
+    if not provides and runner is None:
+        raise Declined(f"{method}() takes no model runner to resolve the pool from")
+    test = _lift_test(module, owner.name, method, own[0].attr) if own else None
+    all_flags = frozenset(flags | {s.attr for s in own})
+    has_resolver = any(RESOLVER in c.methods for c in owner.family)
+    at = _resolve_at(owner, method, own, all_flags) if own else 0
+    if provides and own and not _resolved_before(owner, method, pool_attr, at):
+        raise Declined(f"a flag is read before self.{pool_attr} is set")
+    return _Plan(unit, pool_attr or options.pool_attr, owner.name, method, runner or "",
+                 tuple(s.attr for s in own), all_flags, test, not has_resolver and not provides,
+                 not provides, at)
+
+
+def _pool_attr(facts: FileFacts, owner: ClassFacts, options: Options) -> Optional[str]:
+    """The attribute the class already resolves the pool into: the configured one, else the
+    one assigned from a same-class method that consults the allocator (a resolver)."""
+    if facts.provides_pool(owner):
+        return options.pool_attr
+    resolvers = {name for c in owner.family for name, fn in c.methods.items()
+                 if name != "__init__" and "token_to_kv_pool_allocator" in ast.dump(fn)}
+    found = {s.attr for c in owner.family for s in c.stores
+             if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+             and s.value.func.attr in resolvers}
+    if len(found) > 1:
+        raise Declined(f"the pool is resolved into several attributes: {sorted(found)}")
+    return found.pop() if found else None
+
+
+def _check_flag_kinds(facts: FileFacts, cls: ClassFacts, names: set) -> None:
+    """A gate may become the pool test only for a flag that is the stale copy of a runner
+    flag (the bug), exactly the pool test already, or set in another module."""
+    for name in names:
+        stores = facts.stores_of(cls, name)
+        flag = facts.flag(cls, name)
+        if stores and not any(s.bits & RUNNER for s in stores) and flag.exact is None:
+            raise Declined(f"self.{name} is not the pool test; its gates cannot become one")
+
+
+def _resolved_before(owner: ClassFacts, method: str, pool_attr: str, index: int) -> bool:
+    function = owner.methods[method]
+    lines = [s.node.lineno for s in owner.stores if s.attr == pool_attr and s.method == method]
+    return bool(lines) and min(lines) < function.body[index].lineno
+
+
+def _gated_flags(facts: FileFacts, cls: ClassFacts) -> set:
+    return {g.name for g in cls.gates if g.kind != "call" and facts.flag(cls, g.name)}
+
+
+def _owner(cls: ClassFacts, stores: List[Store]) -> ClassFacts:
+    """The class of the family that stores the type flag (the class itself when none does)."""
+    holders = [c for c in cls.family if any(s is t for s in stores for t in c.stores)]
+    if len(holders) > 1:
+        raise Declined("SWA flags stored in several classes of the family")
+    return holders[0] if holders else cls
+
+
+def _check_stores(facts: FileFacts, owner: ClassFacts, stores: List[Store]) -> None:
+    methods = {s.method for s in stores}
+    if len(methods) > 1:
+        raise Declined("SWA flags stored in several methods")
+    body_names = _class_body_names(owner.node)
+    if "__slots__" in body_names:
+        raise Declined("the class declares __slots__")
+    for store in stores:
+        if not isinstance(store.statement, (ast.Assign, ast.AnnAssign)):
+            raise Declined(f"self.{store.attr} is not set by a plain assignment")
+        targets = getattr(store.statement, "targets", None) or [store.statement.target]
+        if len(targets) != 1 or targets[0] is not store.node:
+            raise Declined(f"self.{store.attr} is set among other targets")
+        if facts.times_stored(store.attr) != 1:
+            raise Declined(f"self.{store.attr} is assigned more than once in the file")
+        if store.attr in body_names or any(store.attr in c.methods for c in
+                                           facts.relatives(owner)):
+            raise Declined(f"{store.attr} is also a class attribute or method")
+        if not _at_method_level(owner.methods[store.method], store.statement):
+            raise Declined(f"self.{store.attr} is set inside a nested block")
+
+
+def _class_body_names(node: ast.ClassDef) -> set:
+    names = set()
+    for statement in node.body:
+        targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _at_method_level(method: ast.AST, statement: ast.stmt) -> bool:
+    return any(s is statement for s in method.body)
+
+
+def _runner_param(method: Optional[ast.AST]) -> Optional[str]:
+    """The parameter whose ``.token_to_kv_pool`` the method reads (or named ``model_runner``)."""
+    if method is None:
+        return None
+    params = [a.arg for a in method.args.posonlyargs + method.args.args + method.args.kwonlyargs]
+    for node in ast.walk(method):
+        if isinstance(node, ast.Attribute) and node.attr == ACTIVE_POOL:
+            if isinstance(node.value, ast.Name) and node.value.id in params[1:]:
+                return node.value.id
+    return "model_runner" if "model_runner" in params[1:] else None
+
+
+def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
+                flags: FrozenSet[str]) -> int:
+    """Where the resolution goes: at the flag's store, or earlier when a gate on a flag (a
+    runner-level one, set before) runs first in the method or in a helper it calls. Only our
+    static resolver (it reads nothing but the runner) may move; a rebound runner may not."""
+    function = owner.methods[method]
+    store_line = stores[0].statement.lineno
+    lines = [store_line]
+    for gate in owner.gates:
+        if gate.name in flags:
+            if gate.method == method:
+                lines.append(gate.node.lineno)
+            else:
+                lines.append(_first_call_line(owner, function, gate.method) or store_line)
+    first = min(lines)
+    index = next(i for i, s in enumerate(function.body) if s.end_lineno >= first)
+    if first < store_line:
+        if any(RESOLVER in c.methods for c in owner.family):
+            raise Declined(f"a flag is read in {method}() before the existing resolver runs")
+        runner = _runner_param(function)
+        if any(isinstance(n, ast.Name) and n.id == runner and isinstance(n.ctx, ast.Store)
+               for n in ast.walk(function)):
+            raise Declined(f"{method}() rebinds {runner}")
+    return index
+
+
+def _first_call_line(cls: ClassFacts, function: ast.AST, helper: str) -> Optional[int]:
+    """The first line of ``function`` that calls ``helper`` directly or through other methods."""
+    lines = [node.lineno for node in ast.walk(function) if isinstance(node, ast.Call)
+             and _self_method(node) is not None
+             and (_self_method(node) == helper or helper in _called_by(cls, _self_method(node)))]
+    return min(lines, default=None)
+
+
+def _self_method(call: ast.Call) -> Optional[str]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return func.attr if func.value.id == "self" else None
+    return None
+
+
+def _called_by(cls: ClassFacts, name: str) -> set:
+    found, todo = set(), [name]
+    while todo:
+        function = cls.methods.get(todo.pop())
+        for node in ast.walk(function) if function is not None else ():
+            call = node.func if isinstance(node, ast.Call) else None
+            if isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name):
+                if call.value.id == "self" and call.attr in cls.methods and call.attr not in found:
+                    found.add(call.attr)
+                    todo.append(call.attr)
+    return found
+
+
+# -- lifting the flag's own SWA test onto a pool -------------------------------------------------
+def _lift_test(module: cst.Module, owner: str, method: str, attr: str
+               ) -> Optional[cst.BaseExpression]:
+    """The flag's value with its one pool expression replaced by a placeholder name, when the
+    rest of it reads nothing but module-level names (else None: the default test is used)."""
+    function = _find_method(module, owner, method)
+    value = _store_value(function, attr)
+    pools = _PoolExprs(_pool_aliases(function)).find(value)
+    if not pools or any(not p.deep_equals(pools[0]) for p in pools):
+        return None
+    placeholder = cst.Name(_PLACEHOLDER)
+    lifted = value.visit(_Replace(pools[0], placeholder))
+    local = _local_names(function)
+    used = {n.value for n in _names(lifted)} - {_PLACEHOLDER}
+    if used & (local | {"self"}):
+        return None
+    # One line, whatever the layout of the original: it is spliced into new code.
+    text = ast.unparse(ast.parse(cst.Module([]).code_for_node(lifted).strip(), mode="eval"))
+    return cst.parse_expression(text)
+
+
+def _find_method(module: cst.Module, owner: str, method: str) -> cst.FunctionDef:
+    finder = _Finder(owner, method)
+    module.visit(finder)
+    if finder.found is None:
+        raise Declined(f"{owner}.{method} not found")
+    return finder.found
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, owner: str, method: str) -> None:
+        self.owner, self.method, self.found = owner, method, None
+        self.stack: List[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.append(node.name.value)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self.stack and self.stack[-1] == self.owner and node.name.value == self.method:
+            self.found = self.found or node
+        return False
+
+
+def _flag_assign(statement: cst.CSTNode, attr: str) -> Optional[cst.BaseSmallStatement]:
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        target = small.targets[0].target
+    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+        target = small.target
+    else:
+        return None
+    return small if _is_self_attr(target, {attr}) else None
+
+
+def _store_value(function: cst.FunctionDef, attr: str) -> cst.BaseExpression:
+    for statement in function.body.body:
+        small = _flag_assign(statement, attr)
+        if small is not None:
+            return small.value
+    raise Declined(f"self.{attr} = ... is not a statement of its own")
+
+
+def _is_self_attr(node: cst.CSTNode, names) -> bool:
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            and node.value.value == "self" and node.attr.value in names)
+
+
+def _pool_aliases(function: cst.FunctionDef) -> set:
+    """Locals assigned once, at method level, to ``<x>.token_to_kv_pool``."""
+    counts: Dict[str, int] = {}
+    pools = set()
+    for statement in function.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name):
+                        counts[target.value] = counts.get(target.value, 0) + 1
+                        if _is_active_pool(small.value):
+                            pools.add(target.value)
+    return {name for name in pools if counts[name] == 1}
+
+
+def _is_active_pool(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == ACTIVE_POOL and isinstance(
+        node.value, cst.Name)
+
+
+class _PoolExprs(cst.CSTVisitor):
+    def __init__(self, aliases: set) -> None:
+        self.aliases, self.found = aliases, []
+
+    def find(self, node: cst.CSTNode) -> list:
+        node.visit(self)
+        return self.found
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if _is_active_pool(node):
+            self.found.append(node)
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.aliases:
+            self.found.append(node)
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, old: cst.CSTNode, new: cst.CSTNode) -> None:
+        self.old, self.new = old, new
+
+    def on_leave(self, original, updated):
+        if isinstance(original, cst.BaseExpression) and original.deep_equals(self.old):
+            return self.new
+        return updated
+
+
+def _names(node: cst.CSTNode) -> List[cst.Name]:
+    found: List[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # the member name after the dot is not a variable
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            found.append(node)
+
+        def visit_Arg(self, node: cst.Arg) -> bool:
+            node.value.visit(self)  # keyword names are not variables either
+            return False
+
+    node.visit(_Names())
+    return found
+
+
+def _local_names(function: cst.FunctionDef) -> set:
+    params = function.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params,
+                                    *params.kwonly_params)}
+    for extra in (params.star_arg, params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            names.add(extra.name.value)
+
+    class _Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            names.update(n.value for n in _names(node.target))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            names.update(n.value for n in _names(node.target))
+
+    function.body.visit(_Targets())
+    return names
+
+
+# -- the rewrite --------------------------------------------------------------------------------
+def _pool_test(pool_attr: str, is_none: bool, parens_of: cst.CSTNode) -> cst.Comparison:
+    operator = cst.Is() if is_none else cst.IsNot()
+    return cst.Comparison(
+        left=cst.Attribute(cst.Name("self"), cst.Name(pool_attr)),
+        comparisons=[cst.ComparisonTarget(operator, cst.Name("None"))],
+        lpar=getattr(parens_of, "lpar", ()), rpar=getattr(parens_of, "rpar", ()),
+    )
+
+
+class _PoolReads(cst.CSTTransformer):
+    """Under a gate that the resolved pool exists: ``self.token_to_kv_pool.<x>`` (or the
+    runner's) reads the resolved pool's ``<x>``."""
+
+    def __init__(self, pool_attr: str) -> None:
+        self.pool_attr = pool_attr
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        value = updated.value
+        if _is_active_pool(value) and (
+            value.value.value == "self" or "runner" in value.value.value
+        ):
+            pool = cst.Attribute(cst.Name("self"), cst.Name(self.pool_attr),
+                                 lpar=value.lpar, rpar=value.rpar)
+            return updated.with_changes(value=pool)
+        return updated
+
+
+class _Rewrite(cst.CSTTransformer):
+    """Applies a ``_Plan`` to the classes it names (nested classes are left alone)."""
+
+    def __init__(self, plan: _Plan, pool_attr: str, config) -> None:
+        self.plan, self.pool_attr, self.config = plan, pool_attr, config
+        self.stack: List[Optional[str]] = []
+        self.method: List[str] = []
+
+    # where we are
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.append(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.method.append(node.name.value)
+
+    def _active(self) -> bool:
+        return bool(self.stack) and self.stack[-1] in self.plan.unit
+
+    # gates
+    def _is_flag(self, node: cst.CSTNode) -> bool:
+        return _is_self_attr(node, self.plan.flags)
+
+    def _gate(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        if self._active() and self._is_flag(node):
+            return _pool_test(self.pool_attr, False, node)
+        return node
+
+    def _exists(self, node: cst.BaseExpression) -> bool:
+        """The expression is true only when the resolved pool exists (an ``and`` chain)."""
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.And):
+            return self._exists(node.left) or self._exists(node.right)
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            target = node.comparisons[0]
+            return (_is_self_attr(node.left, {self.pool_attr}) and isinstance(
+                target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+                and target.comparator.value == "None")
+        return False
+
+    def leave_UnaryOperation(self, original, updated):
+        if self._active() and isinstance(updated.operator, cst.Not) and self._is_flag(
+                updated.expression):
+            return _pool_test(self.pool_attr, True, updated)
+        return updated
+
+    def leave_BooleanOperation(self, original, updated):
+        updated = updated.with_changes(left=self._gate(updated.left),
+                                       right=self._gate(updated.right))
+        left = updated.left
+        if isinstance(left, cst.Comparison) and self._exists(left) and left.deep_equals(
+                updated.right):
+            return left  # two flags that were one fact: `pool is not None and` itself
+        if self._active() and isinstance(updated.operator, cst.And) and self._exists(
+                updated.left):
+            updated = updated.with_changes(right=updated.right.visit(_PoolReads(self.pool_attr)))
+        return updated
+
+    def leave_If(self, original, updated):
+        updated = updated.with_changes(test=self._gate(updated.test))
+        if self._active() and self._exists(updated.test):
+            updated = updated.with_changes(body=updated.body.visit(_PoolReads(self.pool_attr)))
+        return updated
+
+    def leave_IfExp(self, original, updated):
+        updated = updated.with_changes(test=self._gate(updated.test))
+        if self._active() and self._exists(updated.test):
+            updated = updated.with_changes(body=updated.body.visit(_PoolReads(self.pool_attr)))
+        return updated
+
+    def leave_While(self, original, updated):
+        return updated.with_changes(test=self._gate(updated.test))
+
+    def leave_Assert(self, original, updated):
+        return updated.with_changes(test=self._gate(updated.test))
+
+    def leave_Assign(self, original, updated):  # an alias of the flag: `swa = self.flag`
+        if len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name):
+            return updated.with_changes(value=self._gate(updated.value))
+        return updated
+
+    # the flag store, the resolver and the property
+    def leave_FunctionDef(self, original, updated):
+        self.method.pop()
+        if not (self.stack and self.stack[-1] == self.plan.owner):
+            return updated
+        if original.name.value != self.plan.method or len(self.method) or not self.plan.stores:
+            return updated
+        return updated.with_changes(body=updated.body.with_changes(
+            body=self._replace_stores(updated.body.body)))
+
+    def _replace_stores(self, statements: Sequence[cst.BaseStatement]) -> list:
+        """Drop the flag stores; the resolution goes before the statement at ``resolve_at``
+        (counted in ast statements), or in its place when that is a dropped store."""
+        out, count = [], 0
+        for statement in statements:
+            here = count
+            count += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+            store = any(_flag_assign(statement, a) for a in self.plan.stores)
+            if self.plan.resolve and here == self.plan.resolve_at:
+                resolution = cst.SimpleStatementLine([self._resolution()])
+                if store:  # it takes the store's place and comments
+                    out.append(resolution.with_changes(leading_lines=statement.leading_lines))
+                    continue
+                out.append(resolution)
+            if not store:
+                out.append(statement)
+        return out or [cst.SimpleStatementLine([cst.Pass()])]
+
+    def _resolution(self) -> cst.Assign:
+        call = cst.Call(cst.Attribute(cst.Name("self"), cst.Name(RESOLVER)),
+                        [cst.Arg(cst.Name(self.plan.runner))])
+        target = cst.Attribute(cst.Name("self"), cst.Name(self.pool_attr))
+        return cst.Assign([cst.AssignTarget(target)], call)
+
+    def leave_ClassDef(self, original, updated):
+        name = self.stack.pop()
+        if name != self.plan.owner:
+            return updated
+        added = []
+        if self.plan.add_resolver:
+            added.append(self._resolver())
+        for flag in self.plan.stores:
+            text = _PROPERTY_TEXT.format(flag=flag, pool=self.pool_attr).replace(
+                "\n", self.config.default_newline)
+            added.append(cst.parse_statement(text, self.config))
+        body = list(updated.body.body)
+        at = next((i + 1 for i, s in enumerate(body) if isinstance(s, cst.FunctionDef)
+                   and s.name.value == self.plan.method), len(body))
+        blank = cst.EmptyLine(indent=False)
+        added = [node.with_changes(leading_lines=[blank]) for node in added]
+        return updated.with_changes(body=updated.body.with_changes(
+            body=body[:at] + added + body[at:]))
+
+    def _resolver(self) -> cst.FunctionDef:
+        test = self.plan.test
+        if test is None:
+            isinstance_call = f"isinstance({_PLACEHOLDER}, {DEFAULT_SWA_CLASS[1]})"
+            test = cst.parse_expression(isinstance_call)
+        indent = self.config.default_indent * (len(self.stack) + 2)
+        text = _RESOLVER_TEXT.replace("{i}", indent).replace("\n", self.config.default_newline)
+        function = cst.parse_statement(text, self.config)
+        return function.visit(_ApplyTest(test))
+
+
+class _ApplyTest(cst.CSTTransformer):
+    """``__poolguard_swa_test__(x)`` in the template becomes the SWA test applied to ``x``."""
+
+    def __init__(self, test: cst.BaseExpression) -> None:
+        self.test = test
+
+    def leave_Call(self, original, updated):
+        if isinstance(updated.func, cst.Name) and updated.func.value == _PLACEHOLDER:
+            variable = updated.args[0].value
+            return self.test.visit(_Replace(cst.Name(_PLACEHOLDER), variable))
+        return updated
+
+
+def _add_import(module: cst.Module) -> cst.Module:
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, *DEFAULT_SWA_CLASS)
+    return module.visit(AddImportsVisitor(context))
+
+
+# -- verification -------------------------------------------------------------------------------
+def _verify(new: cst.Module, plan: _Plan, options: Options) -> None:
+    """Compiles, and the same-file lint finds no KVP001-KVP003 in the rewritten classes."""
+    code = new.code
+    try:
+        compile(ast.parse(code), "<resolver fix>", "exec")
+    except (SyntaxError, ValueError) as err:
+        raise Declined(f"the rewrite does not compile: {err}") from None
+    left = _class_hazards(code, plan.unit, options)
+    if left:
+        first = left[0]
+        raise Declined(f"line {first.line}: {first.code} {first.message} remains")
+
+
+def _class_hazards(code: str, names, options: Options) -> list:
+    """KVP001-KVP003 findings of the same-file lint inside the classes ``names``."""
+    from lint_rules.engine import lint_source  # the engine imports the rules, not the fixes
+
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(ast.parse(code))
+             if isinstance(n, ast.ClassDef) and n.name in names]
+    return [f for f in lint_source(code, codes=HAZARDS, options=options)
+            if f.code in HAZARDS and any(a <= f.line <= b for a, b in spans)]

@@ -1,0 +1,299 @@
+"""The resolver codemod (``lint_rules.fixes.resolver``) called directly, on SGLang 0.5.23's own
+backend sources and on hand-written classes in shapes the upstream backends do not have.
+
+What every rewrite must give: a module that compiles, re-emits untouched code byte for byte, has
+no KVP001-KVP003 left in the rewritten class, and does not change on a second run. Where the
+codemod cannot prove that, it declines (``None``) and says why. Behaviour of the rewritten
+hand-written classes on real SGLang pools is checked in tests/runtime/test_patched_backends.py.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+from textwrap import dedent
+
+import libcst as cst
+import pytest
+from clirun import load_wheels_helper
+
+from lint_rules.engine import lint_source
+from lint_rules.fixes.resolver import HAZARDS, Declined, resolver_fix, rewrite
+from lint_rules.options import Options
+
+UPSTREAM = {  # the six backends of 0.5.23 that still decide SWA once in __init__
+    "layers/attention/torch_native_backend.py": "TorchNativeAttnBackend",
+    "layers/attention/triton_backend.py": "TritonAttnBackend",
+    "layers/attention/flashattention_backend.py": "FlashAttentionBackend",
+    "layers/attention/intel_amx_backend.py": "IntelAMXAttnBackend",
+    "layers/attention/xpu_backend.py": "XPUAttentionBackend",
+    "hardware_backend/npu/attention/ascend_backend.py": "AscendAttnBackend",
+}
+
+
+@pytest.fixture(scope="module")
+def srt():
+    return load_wheels_helper().source_tree("0.5.23") / "sglang" / "srt"
+
+
+def _hazards_in(code: str, name: str, options: Options = Options()) -> list:
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(ast.parse(code))
+             if isinstance(n, ast.ClassDef) and n.name == name]
+    return [f for f in lint_source(code, codes=HAZARDS, options=options)
+            if any(a <= f.line <= b for a, b in spans)]
+
+
+def _changed_lines(old: str, new: str) -> set:
+    """Old-file lines the diff removes or replaces."""
+    lines = set()
+    matcher = difflib.SequenceMatcher(a=old.splitlines(True), b=new.splitlines(True),
+                                      autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            lines.update(range(i1 + 1, i2 + 1))
+    return lines
+
+
+@pytest.mark.parametrize("path", sorted(UPSTREAM), ids=lambda p: p.rsplit("/", 1)[-1])
+def test_upstream_backend_becomes_the_resolver_pattern(srt, path):
+    source = (srt / path).read_text(encoding="utf-8")
+    name = UPSTREAM[path]
+    assert _hazards_in(source, name)  # the hazard is there before
+    fixed = resolver_fix(cst.parse_module(source), name, frozenset(HAZARDS), Options())
+    assert fixed is not None
+    code = fixed.code
+    compile(code, path, "exec")
+    assert _hazards_in(code, name) == []
+    assert "def _resolve_swa_kv_pool(model_runner):" in code
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)" in code
+    assert "def use_sliding_window_kv_pool(self) -> bool:" in code
+    assert "self.use_sliding_window_kv_pool and" not in code
+    again = resolver_fix(fixed, name, frozenset(HAZARDS), Options())
+    assert again is not None and again.code == code  # a second run changes nothing
+    # Only the class changes: every line outside it is the original, byte for byte.
+    cls = next(n for n in ast.walk(ast.parse(source)) if getattr(n, "name", None) == name)
+    assert all(cls.lineno <= line <= cls.end_lineno for line in _changed_lines(source, code))
+
+
+def test_flag_test_is_lifted_into_the_resolver(srt):
+    """TorchNative's own SWA test (an SWAKVPool with SWA layers) is the resolver's test."""
+    source = (srt / "layers/attention/torch_native_backend.py").read_text(encoding="utf-8")
+    code = rewrite(cst.parse_module(source), "TorchNativeAttnBackend", Options()).code
+    assert code.count("if isinstance(pool, SWAKVPool) and pool.swa_layer_nums > 0:") == 2
+    assert "self._swa_kv_pool.translate_loc_from_full_to_swa(" in code
+
+
+def test_cached_whole_pool_is_declined(srt):
+    """MiniMax caches the pool itself (``self.kv_pool``): not an SWA flag, nothing to resolve."""
+    source = (srt / "layers/attention/minimax_sparse_backend.py").read_text(encoding="utf-8")
+    module = cst.parse_module(source)
+    assert resolver_fix(module, "MiniMaxSparseAttnBackend", frozenset({"KVP001"}),
+                        Options()) is None
+    with pytest.raises(Declined, match="not an SWA flag"):
+        rewrite(module, "MiniMaxSparseAttnBackend", Options())
+
+
+def test_mirror_with_an_extra_condition_is_declined(srt):
+    """aiter's flag is the pool test *and* a layer count: its gates cannot become the pool
+    test without changing behaviour."""
+    source = (srt / "layers/attention/aiter_backend.py").read_text(encoding="utf-8")
+    with pytest.raises(Declined, match="not the pool test"):
+        rewrite(cst.parse_module(source), "AiterAttnBackend", Options())
+
+
+# -- hand-written shapes ------------------------------------------------------------------------
+HELPER_FLAG = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class HelperAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self._init_swa(model_runner)  # the flag is decided in a helper
+
+        def _init_swa(self, runner):
+            pool = runner.token_to_kv_pool
+            self.has_swa = isinstance(pool, SWAKVPool)
+
+        def init_forward_metadata(self, forward_batch):
+            if self.has_swa:
+                self.loc = self.token_to_kv_pool.translate_loc_from_full_to_swa(
+                    forward_batch.out_cache_loc
+                )
+            else:
+                self.loc = None
+""")
+
+HELPER_WITHOUT_RUNNER = dedent("""\
+    class NoRunnerAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self._init_swa()
+
+        def _init_swa(self):
+            self.has_swa = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return 1 if self.has_swa else 0
+""")
+
+OTHER_POOL_NAME = dedent("""\
+    class RenamedPoolAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.pool_ref = self._pick_pool(model_runner)
+            # decided from the allocator's type: a second source of truth
+            self.is_swa = isinstance(
+                model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator
+            )
+
+        @staticmethod
+        def _pick_pool(model_runner):
+            return model_runner.token_to_kv_pool_allocator.get_kvcache()
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return self.pool_ref.layers_mapping if self.is_swa else None
+""")
+
+SUBCLASS_GATES = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class BaseSwaAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.swa_on = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+
+    class ChildAttnBackend(BaseSwaAttnBackend):
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if not self.swa_on:
+                return None
+            return self.token_to_kv_pool.layers_mapping[layer.layer_id]
+
+        def forward_extend(self, q, k, v, layer, forward_batch):
+            return self.swa_on and self.token_to_kv_pool.layers_mapping[layer.layer_id][1]
+""")
+
+ALLOCATOR_FLAG_NO_IMPORT = dedent("""\
+    from sglang.srt.mem_cache.allocator.swa import SWATokenToKVPoolAllocator
+
+
+    class AllocFlagAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.swa = isinstance(
+                model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator
+            )
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return "swa" if self.swa else "full"
+""")
+
+
+def _fix(source: str, name: str) -> str:
+    return rewrite(cst.parse_module(source), name, Options()).code
+
+
+def test_flag_stored_by_a_helper_with_the_runner():
+    code = _fix(HELPER_FLAG, "HelperAttnBackend")
+    assert "        self._swa_kv_pool = self._resolve_swa_kv_pool(runner)\n" in code
+    assert "if isinstance(pool, SWAKVPool):" in code  # the alias `pool` lifted onto the pool
+    assert "if self._swa_kv_pool is not None:" in code
+    assert "self._swa_kv_pool.translate_loc_from_full_to_swa(" in code
+    assert "def has_swa(self) -> bool:" in code
+    assert "self._init_swa(model_runner)  # the flag is decided in a helper" in code
+    assert _hazards_in(code, "HelperAttnBackend") == []
+
+
+def test_helper_without_a_runner_is_declined():
+    with pytest.raises(Declined, match="takes no model runner"):
+        _fix(HELPER_WITHOUT_RUNNER, "NoRunnerAttnBackend")
+
+
+def test_pool_cached_under_another_name_is_the_pool():
+    code = _fix(OTHER_POOL_NAME, "RenamedPoolAttnBackend")
+    assert "_resolve_swa_kv_pool" not in code  # the class resolves already: no second one
+    assert "return self.pool_ref.layers_mapping if self.pool_ref is not None else None" in code
+    assert "def is_swa(self) -> bool:\n" in code and "return self.pool_ref is not None" in code
+    assert "# decided from the allocator's type" not in code  # went with its statement
+    assert _hazards_in(code, "RenamedPoolAttnBackend") == []
+
+
+def test_gates_in_a_subclass_fix_the_base_that_stores_the_flag():
+    code = _fix(SUBCLASS_GATES, "ChildAttnBackend")
+    assert "if self._swa_kv_pool is None:\n            return None" in code
+    assert ("return self._swa_kv_pool is not None and "
+            "self._swa_kv_pool.layers_mapping[layer.layer_id][1]") in code
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)" in code
+    for name in ("ChildAttnBackend", "BaseSwaAttnBackend"):
+        assert _hazards_in(code, name) == []
+    assert _fix(code, "BaseSwaAttnBackend") == code
+
+
+def test_unliftable_flag_gets_the_default_test_and_its_import():
+    code = _fix(ALLOCATOR_FLAG_NO_IMPORT, "AllocFlagAttnBackend")
+    assert "from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool\n" in code
+    assert code.count("if isinstance(pool, SWAKVPool):") == 2
+    compile(code, "x.py", "exec")
+
+
+def test_line_endings_and_comments_survive():
+    crlf = HELPER_FLAG.replace("\n", "\r\n")
+    code = _fix(crlf, "HelperAttnBackend")
+    assert "\n" not in code.replace("\r\n", "")
+    assert code == _fix(HELPER_FLAG, "HelperAttnBackend").replace("\n", "\r\n")
+
+
+@pytest.mark.parametrize("source, reason", [
+    (HELPER_FLAG.replace("    def __init__", "    __slots__ = ('has_swa',)\n\n    def __init__"),
+     "__slots__"),
+    (HELPER_FLAG.replace("    def __init__", "    has_swa = False\n\n    def __init__"),
+     "class attribute"),
+    (HELPER_FLAG + "\n\ndef reset(backend):\n    backend.has_swa = False\n", "more than once"),
+], ids=["slots", "class-default", "written-from-outside"])
+def test_unsafe_shapes_are_declined(source, reason):
+    with pytest.raises(Declined, match=reason):
+        _fix(source, "HelperAttnBackend")
+
+
+RUNNER_FLAG_FIRST = dedent("""\
+    class HybridAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.is_hybrid_swa = model_runner.is_hybrid_swa
+            if self.is_hybrid_swa:  # the runner's flag, blind to the pool swap
+                self.mapping = model_runner.token_to_kv_pool.full_to_swa_index_mapping
+            self.has_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return self.mapping[q] if self.is_hybrid_swa and self.has_swa else q
+""")
+
+
+def test_runner_flag_gate_before_the_flag_moves_the_resolution_up():
+    """Ascend's shape: a gate on the runner's copied flag runs before the type flag is set,
+    so the resolution goes before it (the resolver reads nothing but the runner)."""
+    code = _fix(RUNNER_FLAG_FIRST, "HybridAttnBackend")
+    assert (
+        "        self.is_hybrid_swa = model_runner.is_hybrid_swa\n"
+        "        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)\n"
+        "        if self._swa_kv_pool is not None:  # the runner's flag, blind to the pool swap\n"
+        "            self.mapping = self._swa_kv_pool.full_to_swa_index_mapping\n"
+    ) in code
+    # both flags are now one test of the pool
+    assert "return self.mapping[q] if self._swa_kv_pool is not None else q" in code
+    assert "self.has_swa = " not in code
+    assert _hazards_in(code, "HybridAttnBackend") == []
+
+
+def test_runner_rebound_before_the_flag_is_declined():
+    source = RUNNER_FLAG_FIRST.replace(
+        "        self.has_swa =", "        model_runner = model_runner.draft\n"
+        "        self.has_swa =")
+    with pytest.raises(Declined, match="rebinds model_runner"):
+        _fix(source, "HybridAttnBackend")
+
+
+def test_a_class_without_hazards_is_returned_unchanged():
+    module = cst.parse_module(HELPER_FLAG)
+    fixed = rewrite(module, "HelperAttnBackend", Options())
+    assert rewrite(fixed, "HelperAttnBackend", Options()) is fixed
