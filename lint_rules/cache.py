@@ -3,12 +3,11 @@
 One JSON file per run configuration, loaded once and written once. Its name is a fingerprint
 of everything that can change a result besides the file itself: the tool version, the source
 of the lint package (so an edited rule never serves stale findings), the enabled codes, the
-rule options and the per-file ignores. Inside, each absolute path maps to the blake2b digest
-of the file's bytes and its findings. A file whose (mtime_ns, size) match a *trusted* entry is
-not even read; otherwise it is read and hashed, and a matching digest still skips the lint.
-An entry's stat is only trusted when the file was last modified well before the run that
-stored it started, so a same-size edit within the filesystem's timestamp granularity cannot
-hide behind an unchanged mtime (git's "racy clean" problem).
+rule options and the per-file ignores. Inside, findings are keyed by content only: the
+blake2b digest of the file's bytes plus the codes enabled for its path. Every file is read
+and hashed on every run, so the cache never answers for bytes it has not seen (a file
+swapped for another of equal size and mtime, as ``cp -p`` or ``rsync -a`` leave it, is
+linted afresh); equal files share one entry.
 """
 from __future__ import annotations
 
@@ -23,15 +22,21 @@ from typing import Optional
 
 import lint_rules
 
-FORMAT_VERSION = 1
-RACY_WINDOW_NS = 2_000_000_000  # 2 s covers FAT's and HFS+'s coarse mtimes
+FORMAT_VERSION = 2
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
+MAX_ENTRIES = 100_000  # contents remembered per configuration, most recently used kept
+REFRESH_NS = 3600 * 10**9  # a hit re-stamps its entry (for MAX_ENTRIES) at most hourly
 MAX_CACHE_BYTES = 256 * 1024 * 1024  # far above any real tree; a bigger file is not ours
 
 
 def digest_bytes(data: bytes) -> str:
-    """The content key of one file."""
+    """The digest of one file's bytes."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def content_key(digest: str, codes) -> str:
+    """What a cached result answers for: these bytes linted with these codes."""
+    return f"{digest}:{','.join(sorted(codes))}"
 
 
 def cache_dir() -> Path:
@@ -87,12 +92,10 @@ def _well_formed_row(row) -> bool:
 
 
 def _well_formed(entry) -> bool:
-    """``[mtime_ns|None, size, digest, [[line, col, code, message, fixable], ...]]``."""
+    """``[last used (ns), [[line, col, code, message, fixable], ...]]``."""
     return (
-        isinstance(entry, list) and len(entry) == 4
-        and (entry[0] is None or _is_int(entry[0])) and _is_int(entry[1])
-        and isinstance(entry[2], str) and isinstance(entry[3], list)
-        and all(_well_formed_row(row) for row in entry[3])
+        isinstance(entry, list) and len(entry) == 2 and _is_int(entry[0])
+        and isinstance(entry[1], list) and all(_well_formed_row(row) for row in entry[1])
     )
 
 
@@ -121,7 +124,7 @@ def _read_regular_file(path: Path, limit: int) -> Optional[bytes]:
 
 
 class ResultCache:
-    """Findings per absolute path, keyed by content digest (and a trusted stat shortcut)."""
+    """Findings keyed by ``content_key``; loaded once, merged into the file once per run."""
 
     def __init__(self, path: Optional[Path]):
         self.path = path
@@ -159,30 +162,19 @@ class ResultCache:
             return {}
         return {key: value for key, value in files.items() if _well_formed(value)}
 
-    def by_stat(self, path: str, mtime_ns: int, size: int) -> Optional[list]:
-        """Cached findings when the stat matches a trusted entry, without reading the file."""
-        entry = self.entries.get(path)
-        if entry and entry[0] is not None and entry[0] == mtime_ns and entry[1] == size:
-            return entry[3]
-        return None
+    def findings_of(self, key: str) -> Optional[list]:
+        """Cached findings for a ``content_key``, or None when this content was never seen."""
+        entry = self.entries.get(key)
+        return entry[1] if entry else None
 
-    def digest_of(self, path: str) -> Optional[str]:
-        """The stored content digest for ``path`` (a worker compares it before linting)."""
-        entry = self.entries.get(path)
-        return entry[2] if entry else None
-
-    def findings_of(self, path: str) -> Optional[list]:
-        entry = self.entries.get(path)
-        return entry[3] if entry else None
-
-    def store(self, path: str, mtime_ns: int, size: int, digest: str, findings: list) -> None:
-        """Record findings for ``path``; its stat is kept only if the file is not racy."""
+    def store(self, key: str, findings: list) -> None:
+        """Record (or refresh) the findings of one ``content_key``."""
         if self.path is None:
             return
-        trusted = mtime_ns if mtime_ns < self.started_ns - RACY_WINDOW_NS else None
-        entry = [trusted, size, digest, findings]
-        if self.entries.get(path) != entry:
-            self.entries[path] = self.changed[path] = entry
+        known = self.entries.get(key)
+        if known and known[1] == findings and self.started_ns - known[0] < REFRESH_NS:
+            return  # a warm run that changes nothing writes nothing
+        self.entries[key] = self.changed[key] = [self.started_ns, findings]
 
     def save(self) -> None:
         """Write the cache atomically once per run; a read-only home just means no cache."""
@@ -194,6 +186,9 @@ class ResultCache:
             # must keep what the others stored meanwhile
             merged = self._read_entries()
             merged.update(self.changed)
+            if len(merged) > MAX_ENTRIES:
+                newest = sorted(merged.items(), key=lambda item: item[1][0])[-MAX_ENTRIES:]
+                merged = dict(newest)
             payload = json.dumps({"format": FORMAT_VERSION, "files": merged})
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".lint-", suffix=".tmp")
             try:

@@ -1,10 +1,10 @@
 """Run the lint engine over files for the CLI: discovery, cache, process pool, fixes, diffs.
 
-The main process walks the paths, answers what it can from the cache (stat, then content
-digest), reads and decodes the rest and applies the engine's text pre-filter, so only files
-that can match are parsed. Those go to a process pool largest first, one file per task; the
-workers only analyse text and return findings (and fixed text), and the main process writes
-fixes atomically and updates the cache once at the end.
+The main process walks the paths, reads every file once, answers what it can from the cache
+(keyed by the bytes' digest), decodes the rest and applies the engine's text pre-filter, so
+only files that can match are parsed. Those go to a process pool largest first, one file per
+task; the workers only analyse text and return findings (and fixed text), and the main process
+writes fixes atomically and updates the cache once at the end.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from lint_rules.cache import ResultCache, digest_bytes
+from lint_rules.cache import ResultCache, content_key, digest_bytes
 from lint_rules.config import RunConfig
 from lint_rules.files import WriteRefused, is_stray_temp, remove_stray_temp, write_fix
 
@@ -55,8 +55,14 @@ class RunResult:
 # ---------------------------------------------------------------- discovery
 
 def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
-    """``[(path, mtime_ns, size)]`` for every Python file under ``paths``, plus error lines."""
-    found, errors, seen = [], [], set()
+    """``[(path, size)]`` for every Python file under ``paths``, plus error lines.
+
+    One file is one file: a path named twice, a symlink and its target, two hard links, a
+    directory and a file inside it all come back once (by device and inode), under the first
+    name met (a symlink's target by its own name), so a finding is never reported twice and a
+    fix never races with itself.
+    """
+    found, errors = [], []
     for raw in paths:
         if _explicitly_excluded(raw, config):
             continue
@@ -68,16 +74,15 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
         if stat.S_ISDIR(st.st_mode):
             _walk(raw, config, found, errors)
         elif stat.S_ISREG(st.st_mode):
-            found.append((raw, st.st_mtime_ns, st.st_size))
+            found.append((raw, st))
         else:  # a FIFO or device would block or never end
             errors.append(f"{raw}: not a regular file, not checked")
-    unique = []
-    for item in found:
-        key = os.path.normpath(item[0])
-        if key not in seen:
-            seen.add(key)
-            unique.append((key, item[1], item[2]))
-    return unique, errors
+    unique: dict = {}  # (device, inode) -> (path, size); the real file's name beats a link's
+    for path, st in found:
+        kept = unique.get((st.st_dev, st.st_ino))
+        if kept is None or os.path.islink(kept[0]) and not os.path.islink(path):
+            unique[(st.st_dev, st.st_ino)] = (os.path.normpath(path), st.st_size)
+    return list(unique.values()), errors
 
 
 def _explicitly_excluded(raw: str, config: RunConfig) -> bool:
@@ -120,8 +125,7 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
                     if not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
                         stack.append(entry.path)
                 elif entry.name.endswith(".py") and entry.is_file():
-                    st = entry.stat()
-                    found.append((entry.path, st.st_mtime_ns, st.st_size))
+                    found.append((entry.path, entry.stat()))
                 elif entry.name.endswith(".py") and not entry.is_dir():
                     # a FIFO, socket, device or dangling link: reported, never silently dropped
                     errors.append(f"{entry.path}: {_unlintable(entry)}")
@@ -165,12 +169,14 @@ class _Job:
     """One file that must be parsed: its text travels to the worker, so both see one content."""
 
     path: str
-    mtime_ns: int
-    size: int
     codes: frozenset
     digest: str = ""
     text: str = ""
     encoding: str = "utf-8"
+
+    @property
+    def key(self) -> str:
+        return content_key(self.digest, self.codes)
 
 
 # ---------------------------------------------------------------- analysis (workers)
@@ -230,7 +236,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class _Run:
+class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache) -> None:
@@ -240,7 +246,6 @@ class _Run:
         self.finding, self.may_match = Finding, may_match
         self.results: dict = {}
         self.errors: list = []
-        self.to_read = 0
 
     def _reusable(self, cached: Optional[list]) -> bool:
         """Cached findings answer a lint; a fix/diff only when none of them is fixable."""
@@ -250,26 +255,15 @@ class _Run:
         self.results[path] = FileResult(path, [self.finding(*f) for f in findings], **extra)
 
     def parse_jobs(self, files: list):
-        """Answer from the cache or the pre-filter where possible; yield the files to parse.
-
-        Largest files first: they are handed to the workers while the rest is still being
-        read, so the longest parses start earliest (longest-processing-time order).
-        """
-        unanswered = []
-        for path, mtime_ns, size in files:
-            cached = self.cache.by_stat(os.path.abspath(path), mtime_ns, size)
-            if self._reusable(cached):
-                self._done(path, cached)
-            else:
-                unanswered.append((path, mtime_ns, size))
-        self.to_read = len(unanswered)
-        unanswered.sort(key=lambda item: -item[2])
-        for path, mtime_ns, size in unanswered:
-            job = self._read(path, mtime_ns, size, os.path.abspath(path))
+        """Read every file; answer from the cache or the pre-filter where possible; yield the
+        files to parse, largest first so the longest parses start earliest (longest-
+        processing-time order)."""
+        for path, _size in sorted(files, key=lambda item: -item[1]):
+            job = self._read(path)
             if job is not None:
                 yield job
 
-    def _read(self, path: str, mtime_ns: int, size: int, key: str) -> Optional[_Job]:
+    def _read(self, path: str) -> Optional[_Job]:
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
@@ -277,28 +271,21 @@ class _Run:
             self.errors.append(f"{path}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])
             return None
-        digest = digest_bytes(data)
-        cached = self.cache.findings_of(key)
-        if self.cache.digest_of(key) == digest and self._reusable(cached):
-            self._store(path, mtime_ns, size, digest, cached)
-            return None
+        job = _Job(path, self.config.codes_for(os.path.abspath(path)), digest_bytes(data))
+        cached = self.cache.findings_of(job.key)
+        if self._reusable(cached):
+            return self._store(job, cached)
         try:
-            text, encoding = _decode(data)
+            job.text, job.encoding = _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-            found = [_undecodable(exc)] if "KVP900" in self.config.codes_for(key) else []
-            return self._finish_plain(path, mtime_ns, size, digest, found)
-        if not self.may_match(text, self.config.options):  # the engine skips it too
-            return self._finish_plain(path, mtime_ns, size, digest, [])
-        return _Job(path, mtime_ns, size, self.config.codes_for(key), digest, text, encoding)
+            return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
+        if not self.may_match(job.text, self.config.options):  # the engine skips it too
+            return self._store(job, [])
+        return job
 
-    def _finish_plain(self, path, mtime_ns, size, digest, findings) -> None:
-        rows = [_as_row(f) for f in findings]
-        self._store(path, mtime_ns, size, digest, rows)
-        return None
-
-    def _store(self, path, mtime_ns, size, digest, rows) -> None:
-        self.cache.store(os.path.abspath(path), mtime_ns, size, digest, rows)
-        self._done(path, rows)
+    def _store(self, job: _Job, rows: list, **extra) -> None:
+        self.cache.store(job.key, rows)
+        self._done(job.path, rows, **extra)
 
     def complete(self, job: _Job, findings: list, new_text: Optional[str], error=None) -> None:
         """Record one analysed file: write the fix or keep the diff, and update the cache."""
@@ -308,7 +295,7 @@ class _Run:
             return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
-            self._store(job.path, job.mtime_ns, job.size, job.digest, rows)
+            self._store(job, rows)
         elif self.mode == "diff":
             self._done(job.path, rows, diff=_unified_diff(job.path, job.text, new_text))
         else:
@@ -322,10 +309,8 @@ class _Run:
                 before, _, _ = analyse("lint", self.config.options, job)
                 self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
                 return
-            st = os.stat(job.path)
-            self.cache.store(os.path.abspath(job.path), st.st_mtime_ns, st.st_size,
-                             digest_bytes(data), rows)
-            self._done(job.path, rows, fixed=True)
+            fixed = _Job(job.path, job.codes, digest_bytes(data))
+            self._store(fixed, rows, fixed=True)
 
 
 def _as_row(finding) -> list:
@@ -339,15 +324,13 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     files, errors = discover(paths, config)
     if mode == "fix":
         _clean_strays_beside(paths)
-    state = _Run(config, mode, cache)
+    state = _TreeRun(config, mode, cache)
     state.errors.extend(errors)
-    parse_jobs = state.parse_jobs(files)
-    first = next(parse_jobs, None)  # also counts what the cache could not answer
-    if first is not None:
-        _analyse_all(state, _chain(first, parse_jobs), _pool_size(jobs, state.to_read),
-                     mode, config.options)
+    to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
+    if to_parse:
+        _analyse_all(state, to_parse, _pool_size(jobs, len(to_parse)), mode, config.options)
     cache.save()
-    return RunResult(files=[state.results[path] for path, _, _ in files], errors=state.errors)
+    return RunResult(files=[state.results[path] for path, _ in files], errors=state.errors)
 
 
 def _clean_strays_beside(paths: Iterable[str]) -> None:
@@ -364,7 +347,7 @@ def _clean_strays_beside(paths: Iterable[str]) -> None:
             continue
 
 
-def _analyse_all(state: "_Run", jobs: Iterable[_Job], workers: int, mode: str, options) -> None:
+def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: str, options) -> None:
     """Analyse every job in worker processes, never in this one.
 
     libcst's native parser can crash the process on hostile input (a segfault, not an
@@ -469,8 +452,3 @@ def _how_it_ended(exitcode: Optional[int]) -> str:
 
 def _crash_findings(job: _Job, reason: str) -> tuple:
     return [_not_checked(reason)] if "KVP900" in job.codes else [], None, None
-
-
-def _chain(first, rest):
-    yield first
-    yield from rest

@@ -153,7 +153,8 @@ def test_symlinked_directories_are_not_followed(tmp_path):
     (tmp_path / "pkg" / "loop").symlink_to(tmp_path)
     (tmp_path / "pkg" / "alias.py").symlink_to(tmp_path / "pkg" / "gated.py")
     done = poolguard("lint", "--isolated", "--format", "json", cwd=tmp_path, expect=1)
-    assert codes_of(done.stdout) == [("pkg/alias.py", 6, "KVP003"), ("pkg/gated.py", 6, "KVP003")]
+    # one file is one file: the link and its target are reported once, by the target's name
+    assert codes_of(done.stdout) == [("pkg/gated.py", 6, "KVP003")]
     poolguard("lint", "--isolated", "--fix", "pkg/alias.py", cwd=tmp_path, expect=0)
     assert (tmp_path / "pkg" / "alias.py").is_symlink()  # fixed through the link
     assert (tmp_path / "pkg" / "gated.py").read_text() == GATED_FIXED
@@ -394,24 +395,23 @@ def test_warm_cache_matches_cold_and_sees_content_changes(tmp_path):
     assert warm == json.loads(poolguard(*args, "--no-cache", cwd=tree, expect=1).stdout)
 
 
-def test_cache_trusts_the_stat_of_old_files_only_and_keys_on_configuration(tmp_path):
+def test_cache_keys_on_content_and_configuration(tmp_path):
     cache = tmp_path / "cache"
-    tree = write(tmp_path / "tree", {"gated.py": GATED, "mirror.py": MIRROR})
-    for path in tree.iterdir():
-        os.utime(path, (1_600_000_000, 1_600_000_000))
+    tree = write(tmp_path / "tree", {"gated.py": GATED, "mirror.py": MIRROR, "again.py": GATED})
     poolguard("lint", "--isolated", cwd=tree, cache_dir=cache, expect=1)
     (cache_file,) = cache.glob("lint-*.json")
     entries = json.loads(cache_file.read_text())["files"]
-    assert {Path(p).name for p in entries} == {"gated.py", "mirror.py"}
-    assert all(entry[0] == 1_600_000_000 * 10**9 for entry in entries.values())
+    assert len(entries) == 2  # keyed by content: the two equal files share one entry
+    assert not any("gated" in key or "/" in key for key in entries)
     # another code set is another cache file, never a stale answer
     done = poolguard("lint", "--isolated", "--select", "KVP004", "--format", "json",
                      cwd=tree, cache_dir=cache, expect=1)
-    assert codes_of(done.stdout) == [("gated.py", 4, "KVP004"), ("mirror.py", 4, "KVP004")]
+    assert codes_of(done.stdout) == [("again.py", 4, "KVP004"), ("gated.py", 4, "KVP004"),
+                                     ("mirror.py", 4, "KVP004")]
     assert len(list(cache.glob("lint-*.json"))) == 2
 
 
-@pytest.mark.parametrize("garbage", ["{not json", '{"format": 1, "files": {"x": [1]}}', "[]"])
+@pytest.mark.parametrize("garbage", ["{not json", '{"format": 2, "files": {"x": [1]}}', "[]"])
 def test_a_corrupt_cache_is_ignored(tmp_path, garbage):
     cache = tmp_path / "cache"
     tree = write(tmp_path / "tree", {"gated.py": GATED})
@@ -470,10 +470,10 @@ def test_cache_writers_running_at_once_keep_each_others_entries(tmp_path, monkey
 
     monkeypatch.setenv("POOLGUARD_CACHE_DIR", str(tmp_path))
     first, second = (ResultCache.for_run(DEFAULT_CODES, None, ()) for _ in range(2))
-    first.store("/a.py", 1, 10, "d-a", [])
-    second.store("/b.py", 2, 20, "d-b", [[1, 0, "KVP001", "m", False]])
+    first.store("d-a:KVP001", [])
+    second.store("d-b:KVP001", [[1, 0, "KVP001", "m", False]])
     first.save()
     second.save()  # pre-commit's parallel batches: the later writer merges, not overwrites
     merged = ResultCache.for_run(DEFAULT_CODES, None, ())
-    assert merged.digest_of("/a.py") == "d-a" and merged.digest_of("/b.py") == "d-b"
-    assert merged.findings_of("/b.py") == [[1, 0, "KVP001", "m", False]]
+    assert merged.findings_of("d-a:KVP001") == []
+    assert merged.findings_of("d-b:KVP001") == [[1, 0, "KVP001", "m", False]]
