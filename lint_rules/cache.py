@@ -84,15 +84,18 @@ def _is_int(value) -> bool:
 
 
 def _well_formed_row(row) -> bool:
-    """``[line, col, code, message, fixable]`` with exactly these types."""
+    """``[line, col, code, message, fixable, [[title, applicability], ...]]``, these types."""
     return (
-        isinstance(row, list) and len(row) == 5 and _is_int(row[0]) and _is_int(row[1])
+        isinstance(row, list) and len(row) == 6 and _is_int(row[0]) and _is_int(row[1])
         and isinstance(row[2], str) and isinstance(row[3], str) and isinstance(row[4], bool)
+        and isinstance(row[5], list) and all(
+            isinstance(fix, list) and len(fix) == 2 and all(isinstance(x, str) for x in fix)
+            for fix in row[5])
     )
 
 
 def _well_formed(entry) -> bool:
-    """``[last used (ns), [[line, col, code, message, fixable], ...]]``."""
+    """``[last used (ns), [finding row, ...]]`` (rows: ``_well_formed_row``)."""
     return (
         isinstance(entry, list) and len(entry) == 2 and _is_int(entry[0])
         and isinstance(entry[1], list) and all(_well_formed_row(row) for row in entry[1])

@@ -49,6 +49,9 @@ def _add_lint(commands) -> None:
                         help="append '# noqa: KVP00x' to every line with a finding")
     action.add_argument("--write-baseline", metavar="FILE",
                         help="record every current finding in FILE and exit 0")
+    lint.add_argument("--unsafe-fixes", action="store_true",
+                      help="with --fix or --diff also apply unsafe fixes (they change behaviour "
+                           "on purpose: review them), and mark them [*]")
     lint.add_argument("--baseline", metavar="FILE",
                       help="report only findings that FILE (from --write-baseline) lacks")
     lint.add_argument("--format", choices=FORMATS, default="text", help="output format")

@@ -95,7 +95,8 @@ def lint(args: argparse.Namespace) -> int:
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
-    result = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache)
+    result = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
+                 unsafe=args.unsafe_fixes)
 
     for message in result.errors:
         _error(message)
@@ -110,9 +111,9 @@ def lint(args: argparse.Namespace) -> int:
         _summarise_diff(result, findings)
         changed = bool(diffs) or bool(findings)
     else:
-        _write(render(findings, args.format, version=tool_version()))
+        _write(render(findings, args.format, version=tool_version(), unsafe=args.unsafe_fixes))
         if args.format == "text":
-            _summarise(result, findings)
+            _summarise(result, findings, args.unsafe_fixes)
         changed = bool(findings)
     if result.errors:
         return EXIT_ERROR
@@ -150,16 +151,21 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _summarise(result, findings: list) -> None:
+def _summarise(result, findings: list, unsafe: bool = False) -> None:
     fixed = sum(1 for r in result.files if r.fixed)
     parts = []
     if fixed:
         parts.append(f"fixed {_plural(fixed, 'file')}")
     if findings:
-        fixable = sum(1 for _, f in findings if f.fixable)
-        hint = f" ({fixable} fixable with `poolguard lint --fix`)" if fixable else ""
+        fixable = sum(1 for _, f in findings if f.fixable or (unsafe and f.unsafe_only))
+        option = " --unsafe-fixes" if unsafe else ""
+        hint = f" ({fixable} fixable with `poolguard lint --fix{option}`)" if fixable else ""
         verb = (" remains" if len(findings) == 1 else " remain") if fixed else ""
         parts.append(f"{_plural(len(findings), 'finding')}{verb}{hint}")
+    hidden = 0 if unsafe else sum(1 for _, f in findings if f.unsafe_only)
+    if hidden:  # ruff's wording
+        parts.append(f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
+                     "`--unsafe-fixes` option.")
     if parts:
         _write("poolguard: " + "; ".join(parts) + "\n", sys.stderr)
 

@@ -3,8 +3,9 @@
 Every rule queries the same per-file facts (``rules._facts.analyse``); the analysis itself
 decides which files have findings, so there is no second, hand-kept gate. A file Python's parser
 rejects is one KVP900, never silence (libcst, asked only then, tells newer syntax from broken).
-Fixes are text edits at the analysed positions, applied all-or-nothing per finding and checked
-by a re-parse.
+libcst is also asked, in ``fix_source``, about files with a fix to apply: every fix is a libcst
+transform (``lint_rules.fixes``) placed by the analysed positions, applied whole or not at all,
+then re-parsed and re-linted.
 
 Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``, ``ALL_CODES``,
 ``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``,
@@ -17,9 +18,10 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass
-from typing import Collection, List, Optional, Sequence
+from typing import Collection, Dict, List, Optional
 
 
+from lint_rules import fixes as fix_model
 from lint_rules.options import Options
 from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
 from lint_rules.rules._base import Report
@@ -37,17 +39,25 @@ class ParseError(Exception):
 
 @dataclass(frozen=True)
 class Finding:
-    """One diagnostic: 1-based line, 0-based column, code and message (without the code)."""
+    """One diagnostic: 1-based line, 0-based column, code and message (without the code);
+    ``fixable``: a safe fix applies; ``fixes``: ``(title, applicability)`` of every fix offered."""
 
     line: int
     col: int
     code: str
     message: str
     fixable: bool
+    fixes: tuple = ()
+
+    @property
+    def unsafe_only(self) -> bool:
+        """Only an unsafe fix is offered: fixed with ``--unsafe-fixes``, hidden without."""
+        return not self.fixable and any(a == fix_model.UNSAFE for _, a in self.fixes)
 
 
 # The same pattern flake8 uses for inline suppressions (flake8.defaults.NOQA_INLINE_REGEXP).
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8 count them
+RESOLVED_CODES = frozenset({"KVP001", "KVP002", "KVP003"})  # what the resolver rewrite resolves
 NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 
 
@@ -90,27 +100,39 @@ def fix_source(
     codes: Collection[str] = DEFAULT_CODES,
     options: Options = Options(),
     honor_noqa: bool = True,
+    unsafe: bool = False,
 ) -> tuple:
-    """Apply every safe fix; return ``(new_source, findings_left)``.
+    """Apply every safe fix (and with ``unsafe`` every unsafe one); return
+    ``(new_source, findings_left)``.
 
     A fix is applied whole or not at all: never when its finding is suppressed or when any line
-    it would touch carries a ``# noqa`` that covers a KVP code. If the result does not re-parse
-    the source is returned unchanged.
+    it would rewrite carries a ``# noqa`` that covers a KVP code. libcst is imported and run
+    only when there is a fix to apply. If the result does not re-parse the source is returned
+    unchanged.
     """
     run = _Run(source, codes, options, honor_noqa)
-    edits = run.applicable_edits()
-    if not edits:
+    plan = run.fix_plan(unsafe)
+    if not plan:
         return source, run.findings()
-    new_source = run.bom + _apply(run.source, run.lines, edits)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(new_source[len(run.bom):])
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
+
+    fixed = apply_fixes(run.source, plan, options)
+    if fixed is None or fixed == run.source or not _parses(fixed):
         return source, run.findings()  # a fix that does not round-trip is dropped
+    new_source = run.bom + fixed
     return new_source, lint_source(
         new_source, codes=codes, options=options, honor_noqa=honor_noqa
     )
+
+
+def _parses(source: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def suppressed_codes(line: str) -> Optional[tuple]:
@@ -210,38 +232,80 @@ class _Run:
             return False
         return is_suppressed(self._line_text(self._start(report)[0]), report.code)
 
-    def _touches_protected(self, report: Report) -> bool:
+    def _protected(self, fix) -> bool:
+        """A line the fix would rewrite carries a ``# noqa`` covering a KVP code."""
         if not self.honor_noqa or "noqa" not in self.source.lower():
             return False
-        for edit in report.edits:
-            last = edit.end[0] - 1 if edit.end[1] == 0 and edit.end[0] > edit.start[0] else (
-                edit.end[0]
-            )
-            for number in range(edit.start[0], max(last, edit.start[0]) + 1):
-                if any(is_suppressed(self._line_text(number), code) for code in ALL_CODES):
-                    return True
-        return False
+        return any(
+            is_suppressed(self._line_text(number), code)
+            for start, end in fix.spans() for number in range(start[0], end[0] + 1)
+            for code in ALL_CODES
+        )
 
-    def findings(self) -> List[Finding]:
-        found = []
+    def _offered(self) -> Dict[int, list]:
+        """Per unsuppressed report (by id), the fixes it offers that touch no protected line:
+        its own safe fixes, then the unsafe rewrite of its class."""
+        rewrites = self._class_rewrites()
+        offered = {}
         for report in self.reports:
             if self._suppressed(report):
                 continue
+            own = [fix for fix in report.fixes if not self._protected(fix)]
+            rewrite = rewrites.get(id(report.scope)) if report.code in RESOLVED_CODES else None
+            offered[id(report)] = own + ([rewrite] if rewrite is not None else [])
+        return offered
+
+    def _class_rewrites(self) -> Dict[int, "fix_model.Fix"]:
+        """One unsafe resolver rewrite per backend class with KVP001-KVP003 findings."""
+        if not fix_model.UNSAFE_FIXES:
+            return {}
+        codes: Dict[int, set] = {}
+        scopes = {}
+        for report in self.reports:
+            if report.code in RESOLVED_CODES and report.scope is not None:
+                if not self._suppressed(report):
+                    codes.setdefault(id(report.scope), set()).add(report.code)
+                    scopes[id(report.scope)] = report.scope
+        found = {}
+        for key, node in scopes.items():
+            change = fix_model.RewriteClass(node.name, (node.lineno, node.col_offset),
+                                            (node.end_lineno, node.end_col_offset),
+                                            frozenset(codes[key]))
+            fix = fix_model.Fix(fix_model.RESOLVER_TITLE, fix_model.UNSAFE, (change,))
+            if not self._protected(fix):  # a noqa anywhere in the class keeps it as it is
+                found[key] = fix
+        return found
+
+    def findings(self) -> List[Finding]:
+        found, offered = [], self._offered()
+        for report in self.reports:
+            if id(report) not in offered:
+                continue
             line, col = self._start(report)
-            fixable = bool(report.edits) and not self._touches_protected(report)
-            found.append(Finding(line, col, report.code, report.message, fixable))
+            fixes = offered[id(report)]
+            fixable = any(fix.safe for fix in fixes)
+            notes = tuple((fix.title, fix.applicability) for fix in fixes)
+            found.append(Finding(line, col, report.code, report.message, fixable, notes))
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
 
-    def applicable_edits(self) -> list:
-        """Edits of every fixable, unsuppressed finding whose edits clash with no other's."""
+    def fix_plan(self, unsafe: bool) -> list:
+        """The fixes to apply: with ``unsafe`` every class rewrite (they win over the safe
+        fixes inside their class), then every safe fix that clashes with no earlier one."""
+        offered = self._offered()
+        plan: list = []
+        if unsafe:
+            plan = list({id(f): f for fixes in offered.values() for f in fixes
+                         if not f.safe}.values())
         accepted: list = []
         for report in self.reports:
-            if not report.edits or self._suppressed(report) or self._touches_protected(report):
-                continue
-            fresh = [edit for edit in report.edits if edit not in accepted]
-            if not any(_overlap(edit, other) for edit in fresh for other in accepted):
-                accepted.extend(fresh)
-        return accepted
+            for fix in offered.get(id(report), ()):
+                if not fix.safe or fix in plan:
+                    continue
+                spans = list(fix.spans())
+                if not any(fix_model.overlap(a, b) for a in spans for b in accepted):
+                    plan.append(fix)
+                    accepted.extend(spans)
+        return plan
 
 
 # Valid Python nests up to CPython's parser limit (a ~3,000-term chain); following it takes
@@ -263,43 +327,4 @@ def _deep(function, *args):
             sys.setrecursionlimit(previous)
 
 
-def _char_col(line: str, byte_col: int) -> int:
-    """ast columns count UTF-8 bytes; findings count characters."""
-    prefix = line.encode("utf-8", "surrogatepass")[:byte_col]
-    return len(prefix.decode("utf-8", "replace"))
-
-
-def _overlap(left, right) -> bool:
-    if left.start == left.end or right.start == right.end:  # insertions clash only inside
-        point, span = (left, right) if left.start == left.end else (right, left)
-        return span.start < point.start < span.end
-    return left.start < right.end and right.start < left.end
-
-
-def _apply(source: str, lines: Sequence[str], edits: list) -> str:
-    """Apply non-overlapping text edits (ast positions) to ``source``."""
-    starts, offset = [], 0
-    for match in LINE_BREAK_RE.finditer(source):
-        starts.append(offset)
-        offset = match.end()
-    starts.append(offset)
-
-    def absolute(position) -> int:
-        line, byte_col = position
-        if line > len(starts):
-            return len(source)
-        return starts[line - 1] + _char_col(lines[line - 1], byte_col)
-
-    newline = LINE_BREAK_RE.search(source)
-    newline = newline.group() if newline else "\n"
-    out, cursor = [], 0
-    for index, edit in sorted(enumerate(edits), key=lambda item: (item[1].start, item[0])):
-        begin, end = absolute(edit.start), absolute(edit.end)
-        text = edit.text.replace("\n", newline)
-        if begin == len(source) and source and not source.endswith(("\n", "\r")):
-            text = newline + text
-        out.append(source[cursor:begin])
-        out.append(text)
-        cursor = max(cursor, end)
-    out.append(source[cursor:])
-    return "".join(out)
+_char_col = fix_model.char_col

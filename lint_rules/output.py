@@ -77,19 +77,37 @@ def valid_unicode(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def render_text(findings: list) -> str:
-    """flake8's shape; the path keeps its raw bytes (the CLI writes them ``surrogateescape``)."""
+def applied_fix(finding, unsafe: bool = False) -> Optional[str]:
+    """The title of the fix ``--fix`` (with ``unsafe``: ``--fix --unsafe-fixes``) applies
+    for ``finding``: an unsafe class rewrite wins over the safe fix when it is enabled."""
+    titles = {applicability: title for title, applicability in reversed(finding.fixes)}
+    if unsafe and "unsafe" in titles:
+        return titles["unsafe"]
+    return titles.get("safe")
+
+
+def render_text(findings: list, unsafe: bool = False) -> str:
+    """flake8's shape, ``[*]`` on what ``--fix`` fixes (with ``unsafe``: also the unsafe
+    fixes), then the fix's title; the path keeps its raw bytes (the CLI writes them
+    ``surrogateescape``)."""
     lines = []
     for path, f in findings:
-        mark = " [*]" if f.fixable else ""
-        lines.append(f"{path}:{f.line}:{f.col + 1}: {f.code}{mark} {f.message}")
+        title = applied_fix(f, unsafe)
+        mark = " [*]" if f.fixable or title else ""
+        fix = f" (fix: {title})" if title else ""
+        lines.append(f"{path}:{f.line}:{f.col + 1}: {f.code}{mark} {f.message}{fix}")
     return "".join(line + "\n" for line in lines)
+
+
+def _fixes(finding) -> list:
+    return [{"title": title, "applicability": applicability}
+            for title, applicability in finding.fixes]
 
 
 def render_json(findings: list) -> str:
     rows = [
         {"path": valid_unicode(path), "line": f.line, "column": f.col + 1, "code": f.code,
-         "message": valid_unicode(f.message), "fixable": f.fixable}
+         "message": valid_unicode(f.message), "fixable": f.fixable, "fixes": _fixes(f)}
         for path, f in findings
     ]
     return json.dumps(rows, indent=2) + "\n"
@@ -179,15 +197,15 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
     return json.dumps(log, indent=2) + "\n"
 
 
-def render(findings: list, fmt: str, *, version: str = "0") -> str:
-    """Dispatch on ``fmt`` (one of ``FORMATS``)."""
+def render(findings: list, fmt: str, *, version: str = "0", unsafe: bool = False) -> str:
+    """Dispatch on ``fmt`` (one of ``FORMATS``); ``unsafe``: ``--unsafe-fixes`` was given."""
     if fmt == "json":
         return render_json(findings)
     if fmt == "sarif":
         return render_sarif(findings, version=version)
     if fmt == "github":
         return render_github(findings)
-    return render_text(findings)
+    return render_text(findings, unsafe)
 
 
 # ---------------------------------------------------------------- explain

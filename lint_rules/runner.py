@@ -173,6 +173,7 @@ class _Job:
     digest: str = ""
     text: str = ""
     encoding: str = "utf-8"
+    unsafe: bool = False  # a fix/diff also applies unsafe fixes (--unsafe-fixes)
 
     @property
     def key(self) -> str:
@@ -193,7 +194,7 @@ def analyse(mode: str, options, job: _Job) -> tuple:
     try:
         if mode == "lint":
             return lint_source(job.text, **kwargs), None, None
-        new_text, remaining = fix_source(job.text, **kwargs)
+        new_text, remaining = fix_source(job.text, unsafe=job.unsafe, **kwargs)
         return remaining, new_text, None
     except Exception as exc:  # reported per file, see the docstring
         return [], None, f"{job.path}: internal error, please report: {type(exc).__name__}: {exc}"
@@ -239,20 +240,24 @@ def default_jobs() -> int:
 class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
-    def __init__(self, config: RunConfig, mode: str, cache: ResultCache) -> None:
+    def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
+                 unsafe: bool = False) -> None:
         from lint_rules.engine import Finding, may_match
 
-        self.config, self.mode, self.cache = config, mode, cache
+        self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
         self.finding, self.may_match = Finding, may_match
         self.results: dict = {}
         self.errors: list = []
 
     def _reusable(self, cached: Optional[list]) -> bool:
-        """Cached findings answer a lint; a fix/diff only when none of them is fixable."""
-        return cached is not None and (self.mode == "lint" or not any(f[4] for f in cached))
+        """Cached findings answer a lint; a fix/diff only when none of them has a fix to apply
+        (an unsafe one counts with --unsafe-fixes)."""
+        return cached is not None and (self.mode == "lint" or not any(
+            f[4] or (self.unsafe and f[5]) for f in cached))
 
     def _done(self, path: str, findings: list, **extra) -> None:
-        self.results[path] = FileResult(path, [self.finding(*f) for f in findings], **extra)
+        found = [self.finding(*f[:5], tuple(map(tuple, f[5]))) for f in findings]
+        self.results[path] = FileResult(path, found, **extra)
 
     def parse_jobs(self, files: list):
         """Read every file; answer from the cache or the pre-filter where possible; yield the
@@ -271,7 +276,8 @@ class _TreeRun:
             self.errors.append(f"{path}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])
             return None
-        job = _Job(path, self.config.codes_for(os.path.abspath(path)), digest_bytes(data))
+        job = _Job(path, self.config.codes_for(os.path.abspath(path)), digest_bytes(data),
+                   unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
         if self._reusable(cached):
             return self._store(job, cached)
@@ -314,17 +320,19 @@ class _TreeRun:
 
 
 def _as_row(finding) -> list:
-    return [finding.line, finding.col, finding.code, finding.message, finding.fixable]
+    return [finding.line, finding.col, finding.code, finding.message, finding.fixable,
+            [list(fix) for fix in finding.fixes]]
 
 
 def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[int] = None,
-        cache: Optional[ResultCache] = None) -> RunResult:
-    """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``."""
+        cache: Optional[ResultCache] = None, unsafe: bool = False) -> RunResult:
+    """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``
+    (``unsafe``: a fix or diff applies the unsafe fixes too)."""
     cache = cache or ResultCache.disabled()
     files, errors = discover(paths, config)
     if mode == "fix":
         _clean_strays_beside(paths)
-    state = _TreeRun(config, mode, cache)
+    state = _TreeRun(config, mode, cache, unsafe)
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
     if to_parse:

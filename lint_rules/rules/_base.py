@@ -29,13 +29,15 @@ class Invalid:
 
 @dataclass(frozen=True)
 class Report:
-    """A finding before columns are converted: the ``ast`` node and the text edits fixing it."""
+    """A finding before columns are converted: the ``ast`` node, the fixes it offers and the
+    backend class it lies in (the unsafe class-level fix is offered per class)."""
 
     node: Optional[ast.AST]
     code: str
     message: str
-    edits: tuple = ()  # _fixes.TextEdit; empty when not fixable
+    fixes: tuple = ()  # lint_rules.fixes.Fix; empty when no safe fix can be proven
     position: Optional[Tuple[int, int]] = None  # (line, character column) when there is no node
+    scope: Optional[ast.ClassDef] = None
 
 
 class Rule:
@@ -65,9 +67,12 @@ class Rule:
         """A finding for a file that cannot be parsed; only a rule about parsing gives one."""
         return None
 
-    def report(self, node: ast.AST, edits: tuple = (), **fields: str) -> Report:
+    def report(self, node: ast.AST, fix=None, scope: Optional[ast.ClassDef] = None,
+               **fields: str) -> Report:
+        """A finding at ``node`` in class ``scope``, offering ``fix`` (a ``Fix`` or None)."""
         fields.setdefault("pool_attr", self.options.pool_attr)
-        return Report(node, self.CODE, self.MESSAGE.format(**fields), tuple(edits))
+        fixes = () if fix is None else (fix,)
+        return Report(node, self.CODE, self.MESSAGE.format(**fields), fixes, scope=scope)
 
     @classmethod
     def fixable(cls) -> bool:

@@ -1,105 +1,292 @@
-"""Fixes as text edits over ``ast`` positions, built from the shared facts.
+"""The safe fixes, built from the shared facts as ``lint_rules.fixes.Fix`` data (no libcst here).
 
-Two fixes exist, both behaviour-preserving by construction: a gate on a flag that is exactly the
-pool test becomes that pool test, and a stored flag becomes a read-only property derived from the
-pool (with a setter that ignores writes), so readers and writers in other files keep working.
+Two fixes exist: a gate on a flag that is exactly the pool test becomes that pool test, and a
+stored flag becomes a read-only property derived from the pool (with a setter that ignores
+writes), so readers and writers in other files keep working. A fix is *safe* only when the
+file proves that the module still imports and every attribute still reads as the pool implies;
+anything that could make the proof wrong (a class attribute, ``__slots__`` or descriptor of the
+same name in the class or a same-file relative, a metaclass, class decorator or record base,
+attribute hooks such as ``__getattr__``/``__setattr__``, ``del self.<flag>``, writes through
+``setattr`` with a computed name, ``__dict__`` or ``vars()``, a side effect in the dropped
+value) means no fix is offered and the finding is shown without ``[*]``.
 """
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import FrozenSet, Optional, Sequence
 
+from lint_rules.fixes import SAFE, AddProperty, Fix, RemoveStatement, ReplaceExpression
 from lint_rules.rules._facts import ClassFacts, FileFacts, Flag, Gate, Store
-from lint_rules.rules._flow import is_self
+from lint_rules.rules._flow import is_self, last_name
 
-Position = Tuple[int, int]  # 1-based line, 0-based UTF-8 byte column (ast's convention)
-
-
-@dataclass(frozen=True)
-class TextEdit:
-    """Replace the text between two positions; ``start == end`` inserts."""
-
-    start: Position
-    end: Position
-    text: str
+# Class-level hooks that decide attribute access themselves: a property beside them may be
+# bypassed, and a dropped store may have been needed for their side effects.
+ATTRIBUTE_HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__",
+                             "__init_subclass__", "__slots__", "__dict__"})
+RECORD_BASES = frozenset({"NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag",
+                          "IntFlag", "Struct", "BaseModel"})
+PURE_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "type", "bool",
+                        "callable", "len"})
+BOOLEAN_CALLS = frozenset({"isinstance", "issubclass", "hasattr", "bool", "callable"})
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def pool_test(pool_attr: str, is_none: bool) -> str:
     return f"self.{pool_attr} is {'' if is_none else 'not '}None"
 
 
-def gate_rewrite(gate: Gate, flag: Optional[Flag], pool_attr: str) -> Tuple[TextEdit, ...]:
-    """The gate as the pool test, only when the flag is exactly that test (else no edit)."""
+def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[Flag]
+                 ) -> Optional[Fix]:
+    """The gate as the pool test, only when the flag is exactly that test (else None)."""
+    pool_attr = facts.options.pool_attr
     if flag is None or flag.exact is None or gate.kind == "call":
-        return ()
+        return None
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
-        return ()  # read before the flag exists
+        return None  # read before the flag exists
+    uses = file_uses(facts)
+    if uses.dynamic or {gate.name, pool_attr} & uses.deleted or any(
+        _binds_unplainly(c.node, gate.name) or ATTRIBUTE_HOOKS & _class_names(c.node)
+        for c in facts.relatives(cls)
+    ):
+        return None
     target = gate.target
     new = pool_test(pool_attr, is_none=gate.negated == flag.polarity)
-    return (TextEdit((target.lineno, target.col_offset),
-                     (target.end_lineno, target.end_col_offset), new),)
+    old = f"not self.{gate.name}" if gate.negated else f"self.{gate.name}"
+    change = ReplaceExpression((target.lineno, target.col_offset),
+                               (target.end_lineno, target.end_col_offset), new)
+    return Fix(f"Replace `{old}` with `{new}`", SAFE, (change,))
 
 
-def property_fix(
-    facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequence[str], is_none: bool = False
-) -> Tuple[TextEdit, ...]:
+def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequence[str],
+                 is_none: bool = False) -> Optional[Fix]:
     """Drop ``self.<flag> = ...`` and add a read-only ``<flag>`` property over the pool."""
     statement, pool_attr = store.statement, facts.options.pool_attr
-    if not _removable(store, lines) or not facts.provides_pool(cls):
-        return ()
+    if not _removable(store) or not facts.provides_pool(cls):
+        return None
     if facts.times_stored(store.attr) != 1 or any(
         store.attr in c.methods for c in facts.relatives(cls)
     ):
-        return ()
+        return None
     method = cls.methods.get(store.method)
-    if method is None or _read_before_pool(method, store.attr, facts, cls):
-        return ()
-    if store.alone:
-        drop = TextEdit((statement.lineno, statement.col_offset),
-                        (statement.end_lineno, statement.end_col_offset), "pass")
-    else:
-        drop = TextEdit((statement.lineno, 0), (statement.end_lineno + 1, 0), "")
-    indent = lines[method.lineno - 1][: len(lines[method.lineno - 1]) - len(
-        lines[method.lineno - 1].lstrip())]
-    text = _property_text(store.attr, pool_attr, indent, is_none)
-    return drop, TextEdit((method.end_lineno + 1, 0), (method.end_lineno + 1, 0), text)
+    if method is None or not _directly_in(method, statement):
+        return None
+    if _read_before_pool(method, store.attr, facts, cls) or _unprovable(facts, cls, store):
+        return None
+    changes = (
+        RemoveStatement((statement.lineno, statement.col_offset),
+                        (statement.end_lineno, statement.end_col_offset)),
+        AddProperty((cls.node.lineno, cls.node.col_offset), store.method, store.attr,
+                    pool_attr, is_none),
+    )
+    title = f"Make `self.{store.attr}` a read-only property of `self.{pool_attr}`"
+    return Fix(title, SAFE, changes)
 
 
-def _property_text(name: str, pool_attr: str, indent: str, is_none: bool) -> str:
-    body = [
-        "",
-        "@property",
-        f"def {name}(self):",
-        '    """Read-only view of the resolved pool: it cannot disagree with it."""',
-        f'    return getattr(self, "{pool_attr}", None) is {"" if is_none else "not "}None',
-        "",
-        f"@{name}.setter",
-        f"def {name}(self, value):",
-        "    pass  # code that still assigns the flag is ignored: the pool decides",
-    ]
-    return "".join((indent + line if line else "") + "\n" for line in body)
+# -- what the property fix must prove ----------------------------------------------------------
+def _unprovable(facts: FileFacts, cls: ClassFacts, store: Store) -> bool:
+    """Anything in the file that could make the property fail to import or read otherwise."""
+    name, uses = store.attr, file_uses(facts)
+    if uses.dynamic or name in uses.deleted | uses.probed | uses.class_reads:
+        return True
+    names = [c.name for c in facts.classes]
+    if names.count(cls.name) != 1:
+        return True  # a redefined class: which one the name means is not ours to guess
+    for relative in facts.relatives(cls):
+        node = relative.node
+        if node.decorator_list or node.keywords or RECORD_BASES & set(relative.bases):
+            return True  # a class decorator, metaclass or record type may rebuild the class
+        bound = _class_names(node)
+        if name in bound or ATTRIBUTE_HOOKS & bound:
+            return True
+    return _class_names(cls.node, count=True).get(store.method, 0) != 1
 
 
-def _removable(store: Store, lines: Sequence[str]) -> bool:
-    """A single-target assignment to ``self.<flag>`` alone on its lines, outside a resolver."""
+def _class_names(node: ast.ClassDef, count: bool = False):
+    """Names the class body binds at class scope (statements nested in ``if``/``try``/...
+    included, function and class bodies not), with ``__slots__`` entries."""
+    found: dict = {}
+    for child in _class_scope(node.body):
+        names = []
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(child.name)
+        elif isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            names.append(child.id)
+        elif isinstance(child, ast.alias):
+            names.append((child.asname or child.name).split(".")[0])
+        elif isinstance(child, (ast.Call)) and last_name(child.func) in ("locals", "vars", "exec"):
+            names.append("__dict__")  # the class namespace written by name: anything goes
+        for bound in names:
+            found[bound] = found.get(bound, 0) + 1
+        if isinstance(child, (ast.Assign, ast.AnnAssign)) and _targets_slots(child):
+            for slot in _slot_names(child.value):
+                found[slot] = found.get(slot, 0) + 1
+    return found if count else frozenset(found)
+
+
+def _class_scope(statements):
+    """Every node of the class scope: nested function/class/lambda bodies are other scopes
+    (their names and decorators are still the class's)."""
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(node.decorator_list)
+            todo.extend(getattr(node, "bases", ()))
+        elif not isinstance(node, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _targets_slots(statement) -> bool:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets)
+
+
+def _slot_names(value: Optional[ast.AST]) -> tuple:
+    """The names a literal ``__slots__`` lists; ``("__dict__",)`` (unknowable) otherwise."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return (value.value,)
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+    ):
+        return tuple(e.value for e in value.elts)
+    return ("__dict__",)
+
+
+def _binds_unplainly(node: ast.ClassDef, name: str) -> bool:
+    """The class scope binds ``name`` other than by ``name = <constant>`` (an instance store
+    then shadows it); a descriptor or slot of that name would take the store itself."""
+    plain = [s for s in node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+             and _plain_default(s, name)]
+    return _class_names(node, count=True).get(name, 0) > len(plain)
+
+
+def _plain_default(statement, name: str) -> bool:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return (len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == name
+            and (statement.value is None or isinstance(statement.value, ast.Constant)))
+
+
+class FileUses:
+    """What the whole file does with attributes by name, collected in one walk."""
+
+    def __init__(self, tree: ast.AST, class_names: FrozenSet[str]) -> None:
+        self.dynamic = False  # attributes written or probed by a computed name
+        self.deleted: set = set()  # ``del x.<name>`` / ``delattr(x, "<name>")``
+        self.probed: set = set()  # ``hasattr(x, "<name>")`` / ``getattr(x, "<name>", d)``
+        self.class_reads: set = set()  # ``cls.<name>``, ``Backend.<name>``, ``type(x).<name>``
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                self._call(node)
+            elif isinstance(node, ast.Attribute):
+                self._attribute(node, class_names)
+
+    def _call(self, node: ast.Call) -> None:
+        function = last_name(node.func)
+        if function in ("vars", "exec", "eval", "__setattr__", "__delattr__"):
+            self.dynamic = True
+        if function not in ("setattr", "delattr", "hasattr", "getattr") or len(node.args) < 2:
+            return
+        named = node.args[1]
+        literal = isinstance(named, ast.Constant) and isinstance(named.value, str)
+        if function == "getattr" and len(node.args) < 3:
+            return  # a plain read by name reads the property like any other read
+        if not literal:
+            self.dynamic = True
+        elif function == "delattr":
+            self.deleted.add(named.value)
+        elif function in ("hasattr", "getattr"):
+            self.probed.add(named.value)
+
+    def _attribute(self, node: ast.Attribute, class_names: FrozenSet[str]) -> None:
+        if node.attr == "__dict__":
+            self.dynamic = True
+        elif isinstance(node.ctx, ast.Del):
+            self.deleted.add(node.attr)
+        owner = node.value
+        if (isinstance(owner, ast.Name) and owner.id in class_names | {"cls"}) or (
+            isinstance(owner, ast.Call) and last_name(owner.func) == "type"
+        ) or (isinstance(owner, ast.Attribute) and owner.attr == "__class__"):
+            self.class_reads.add(node.attr)
+
+
+_LAST: list = [None, None]  # (facts, uses): every fix of one file shares one walk
+
+
+def file_uses(facts: FileFacts) -> FileUses:
+    if _LAST[0] is not facts:
+        names = frozenset(n.name for n in ast.walk(facts.tree) if isinstance(n, ast.ClassDef))
+        _LAST[:] = [facts, FileUses(facts.tree, names)]
+    return _LAST[1]
+
+
+# -- the statement that goes -------------------------------------------------------------------
+def _removable(store: Store) -> bool:
+    """A single-target assignment to ``self.<flag>`` of a side-effect-free boolean, outside a
+    resolver (dropping it must lose nothing but the flag)."""
     statement = store.statement
     if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or not store.sink or store.resolver:
         return False
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     if len(targets) != 1 or targets[0] is not store.node:
         return False
-    first = lines[statement.lineno - 1].encode("utf-8", "surrogatepass")
-    last = lines[statement.end_lineno - 1].encode("utf-8", "surrogatepass")
-    tail = last[statement.end_col_offset:].strip()
-    return not first[: statement.col_offset].strip() and (not tail or tail.startswith(b"#"))
+    value = statement.value
+    return value is not None and _pure(value) and (_boolean(value) or _stored_constant(store))
+
+
+def _stored_constant(store: Store) -> bool:
+    """``self.<flag> = True`` under a type test: the flag is the test (control dependence)."""
+    value = store.statement.value
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
+
+
+def _boolean(node: ast.AST) -> bool:
+    """The expression's value is a ``bool`` (so the property's ``bool`` reads the same)."""
+    if isinstance(node, ast.Compare):  # ``==`` on a tensor is a tensor: only these are bools
+        return all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops) or (
+            len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+            and any(isinstance(side, ast.Constant) and isinstance(side.value, str)
+                    for side in (node.left, *node.comparators)))
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not)
+    if isinstance(node, ast.BoolOp):
+        return all(_boolean(value) for value in node.values)
+    if isinstance(node, ast.Call):
+        return last_name(node.func) in BOOLEAN_CALLS
+    return isinstance(node, ast.Constant) and isinstance(node.value, bool)
+
+
+def _pure(node: ast.AST) -> bool:
+    """Only names, attributes, constants, comparisons, boolean operators and type tests:
+    evaluating it has no effect a dropped statement could lose."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            if not isinstance(child.func, ast.Name) or child.func.id not in PURE_CALLS:
+                return False
+        elif not isinstance(child, (ast.Name, ast.Attribute, ast.Constant, ast.Compare,
+                                    ast.BoolOp, ast.UnaryOp, ast.Tuple, ast.expr_context,
+                                    ast.cmpop, ast.boolop, ast.unaryop, ast.keyword)):
+            return False
+    return True
+
+
+def _directly_in(method: ast.AST, statement: ast.stmt) -> bool:
+    """The statement belongs to the method's own scope, not to a nested function or class."""
+    todo = list(method.body)
+    while todo:
+        node = todo.pop()
+        if node is statement:
+            return True
+        if not isinstance(node, SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _read_before_pool(method: ast.AST, name: str, facts: FileFacts, cls: ClassFacts) -> bool:
     """A read of ``self.<name>`` in the defining method before the pool attribute is set there:
     the property would answer from a pool that does not exist yet."""
-    pool_lines: List[int] = [
+    pool_lines = [
         s.statement.end_lineno if s.statement is not None else s.node.lineno
         for c in cls.family for s in c.stores
         if s.attr == facts.options.pool_attr and s.method == getattr(method, "name", "")

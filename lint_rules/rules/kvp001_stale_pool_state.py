@@ -249,12 +249,14 @@ class StalePoolState(Rule):
                 if store.bits & STATE and not store.bits & TYPE:  # a type flag is KVP002's
                     where = f"{store.method}()"
                     yield self.report(
-                        store.node, subject=f"self.{store.attr} caches pool state in {where}"
+                        store.node, scope=cls.node,
+                        subject=f"self.{store.attr} caches pool state in {where}",
                     )
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
             for read in cls.runner_reads:
                 if _where(read) in swap_points:
                     continue  # the runner's pool taken as the swap point itself
                 yield self.report(
-                    read, subject="the runner's token_to_kv_pool is read at call time"
+                    read, scope=cls.node,
+                    subject="the runner's token_to_kv_pool is read at call time",
                 )

@@ -151,5 +151,5 @@ class SwaTypeFlag(Rule):
         for cls in self.facts.classes:
             for store in cls.stores:
                 if store.sink and not store.resolver and store.bits & TYPE:
-                    edits = property_fix(self.facts, cls, store, self.lines)
-                    yield self.report(store.node, edits, attr=store.attr)
+                    fix = property_fix(self.facts, cls, store, self.lines)
+                    yield self.report(store.node, fix, cls.node, attr=store.attr)

@@ -231,6 +231,6 @@ class SwaFlagGate(Rule):
                     flag = self.facts.flag(cls, gate.name)
                 if flag is None:
                     continue
-                edits = gate_rewrite(gate, flag, self.options.pool_attr)
+                fix = gate_rewrite(self.facts, cls, gate, flag)
                 shown = f"self.{gate.name}()" if gate.kind == "call" else f"self.{gate.name}"
-                yield self.report(gate.node, edits, attr=shown)
+                yield self.report(gate.node, fix, cls.node, attr=shown)

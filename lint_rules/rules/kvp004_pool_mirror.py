@@ -127,5 +127,5 @@ class PoolMirror(Rule):
                 polarity = mirror_polarity(store.value, pool_attr)
                 if not store.sink or store.attr == pool_attr or polarity is None:
                     continue
-                edits = property_fix(self.facts, cls, store, self.lines, is_none=not polarity)
-                yield self.report(store.node, edits, attr=store.attr)
+                fix = property_fix(self.facts, cls, store, self.lines, is_none=not polarity)
+                yield self.report(store.node, fix, cls.node, attr=store.attr)

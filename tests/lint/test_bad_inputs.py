@@ -25,10 +25,11 @@ def _entries(cache_file):
 
 
 WRONG_TYPES = [
-    lambda e: [e[0], [["3", 4, "KVP001", "m", False]]],   # line is a string
-    lambda e: [e[0], [[3, 4, "KVP001", "m", "yes"]]],     # fixable not a bool
+    lambda e: [e[0], [["3", 4, "KVP001", "m", False, []]]],   # line is a string
+    lambda e: [e[0], [[3, 4, "KVP001", "m", "yes", []]]],     # fixable not a bool
+    lambda e: [e[0], [[3, 4, "KVP001", "m", False, [["t"]]]]],  # a fix not a pair
     lambda e: [e[0], {"rows": []}],                       # rows not a list
-    lambda e: [e[0], [[3, 4, None, "m", False]]],         # code not a string
+    lambda e: [e[0], [[3, 4, None, "m", False, []]]],         # code not a string
     lambda e: [True, e[1]],                               # last-used stamp a bool
     lambda e: ["soon", e[1]],                             # last-used stamp a string
     lambda e: [e[0], e[1], "extra"],                      # too long

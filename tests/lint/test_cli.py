@@ -471,9 +471,9 @@ def test_cache_writers_running_at_once_keep_each_others_entries(tmp_path, monkey
     monkeypatch.setenv("POOLGUARD_CACHE_DIR", str(tmp_path))
     first, second = (ResultCache.for_run(DEFAULT_CODES, None, ()) for _ in range(2))
     first.store("d-a:KVP001", [])
-    second.store("d-b:KVP001", [[1, 0, "KVP001", "m", False]])
+    second.store("d-b:KVP001", [[1, 0, "KVP001", "m", False, []]])
     first.save()
     second.save()  # pre-commit's parallel batches: the later writer merges, not overwrites
     merged = ResultCache.for_run(DEFAULT_CODES, None, ())
     assert merged.findings_of("d-a:KVP001") == []
-    assert merged.findings_of("d-b:KVP001") == [[1, 0, "KVP001", "m", False]]
+    assert merged.findings_of("d-b:KVP001") == [[1, 0, "KVP001", "m", False, []]]

@@ -33,7 +33,8 @@ def test_text_is_flake8_shaped_with_one_based_columns_and_fix_mark():
 def test_json_rows_keep_every_field():
     rows = json.loads(render_json(FINDINGS))
     assert rows[0] == {"path": "pkg/backend.py", "line": 12, "column": 9, "code": "KVP003",
-                       "message": "gate on a flag; read the pool", "fixable": True}
+                       "message": "gate on a flag; read the pool", "fixable": True,
+                       "fixes": []}
     assert [r["code"] for r in rows] == ["KVP003", "KVP001", "KVP900"]
     assert json.loads(render_json([])) == []
 
