@@ -15,7 +15,7 @@ import sys
 from typing import Optional
 
 from lint_rules import commands
-from lint_rules.commands import EXIT_ERROR, UsageError, tool_version
+from lint_rules.commands import EXIT_ERROR, UsageError, error, tool_version
 from lint_rules.config import ConfigError
 
 
@@ -108,7 +108,7 @@ def main(argv: Optional[list] = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except (UsageError, ConfigError) as exc:
-        sys.stderr.write(f"poolguard: error: {exc}\n")
+        error(str(exc))
         return EXIT_ERROR
     except BrokenPipeError:
         # `poolguard lint | head`: the reader left; stay quiet like other Unix tools
@@ -118,7 +118,7 @@ def main(argv: Optional[list] = None) -> int:
         return 130
     except Exception as exc:  # a bug must still exit 2 ("error"), never 1 ("findings")
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
-        sys.stderr.write(f"poolguard: error: internal error, please report: {reason[:300]}\n")
+        error(f"internal error, please report: {reason[:300]}")
         return EXIT_ERROR
 
 

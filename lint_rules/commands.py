@@ -25,11 +25,30 @@ def tool_version() -> str:
     return version()
 
 
-def _write(text: str, stream=None) -> None:
-    stream = stream or sys.stdout
-    if text:
-        stream.write(text)
-        stream.flush()
+def _write(text: str) -> None:
+    """The report on stdout; a closed or full stdout is an error (exit 2), never a traceback."""
+    if not text:
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader left (`| head`): the CLI stays quiet
+    except (AttributeError, OSError, ValueError) as exc:  # None when closed; ENOSPC; EBADF
+        reason = "it is closed" if sys.stdout is None else getattr(exc, "strerror", None) or exc
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # Python's exit flush must not fail
+        raise UsageError(f"cannot write the report to stdout: {reason}")
+
+
+def write_stderr(text: str) -> None:
+    """A line for the user on stderr. When stderr is closed (``2>&-``) or full (/dev/full) the
+    line is lost, but never the exit status: the failure is swallowed here and stderr is
+    pointed at the null device, so Python's own flush at exit cannot fail either."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (AttributeError, OSError, ValueError):  # None when closed; ENOSPC, EBADF, closed
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
 
 
 def _raw_paths_on_stdout() -> None:
@@ -41,8 +60,8 @@ def _raw_paths_on_stdout() -> None:
                                "backslashreplace")
 
 
-def _error(message: str) -> None:
-    sys.stderr.write(f"poolguard: error: {message}\n")
+def error(message: str) -> None:
+    write_stderr(f"poolguard: error: {message}\n")
 
 
 def resolve_config(args: argparse.Namespace):
@@ -52,8 +71,8 @@ def resolve_config(args: argparse.Namespace):
 
     if args.isolated:
         config_path = None
-    elif args.config:
-        config_path = Path(args.config)
+    elif args.config is not None:
+        config_path = Path(_file_name(args.config, "--config"))
         if not config_path.is_file():
             raise UsageError(f"config file {args.config} does not exist")
     else:
@@ -71,6 +90,13 @@ def resolve_config(args: argparse.Namespace):
             "kvp-pool-attr": args.kvp_pool_attr,
         },
     )
+
+
+def _file_name(value: str, option: str) -> str:
+    """An empty name is a mistake (an unset shell variable), never "option not given"."""
+    if not value.strip():
+        raise UsageError(f"{option} needs a file name, got {value!r}")
+    return value
 
 
 def _display(path: str) -> str:
@@ -99,7 +125,7 @@ def lint(args: argparse.Namespace) -> int:
                  unsafe=args.unsafe_fixes)
 
     for message in result.errors:
-        _error(message)
+        error(message)
     found = _adopted(args, result.findings)
     if found is None:  # --write-baseline / --add-noqa: done, nothing to list
         return EXIT_ERROR if result.errors else EXIT_CLEAN
@@ -126,11 +152,13 @@ def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
 
     try:
         findings = adoption.drop_range_suppressed(findings)
-        if args.write_baseline:
+        if args.write_baseline is not None:
+            _file_name(args.write_baseline, "--write-baseline")
             count = adoption.write_baseline(args.write_baseline, findings)
-            _write(adoption.baseline_summary(count, args.write_baseline), sys.stderr)
+            write_stderr(adoption.baseline_summary(count, args.write_baseline))
             return None
-        if args.baseline:
+        if args.baseline is not None:
+            _file_name(args.baseline, "--baseline")
             known = adoption.read_baseline(args.baseline)
             findings = adoption.new_findings(findings, known, args.baseline)
     except adoption.AdoptionError as exc:
@@ -139,9 +167,9 @@ def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
         return findings
     lines, files, errors = adoption.add_noqa_everywhere(findings)
     for message in errors:
-        _error(message)
-    _write(f"poolguard: added noqa to {_plural(lines, 'line')} in {_plural(files, 'file')}\n",
-           sys.stderr)
+        error(message)
+    write_stderr(f"poolguard: added noqa to {_plural(lines, 'line')} in "
+                 f"{_plural(files, 'file')}\n")
     if errors:
         raise UsageError(f"{_plural(len(errors), 'file')} could not be given a noqa")
     return None
@@ -167,14 +195,14 @@ def _summarise(result, findings: list, unsafe: bool = False) -> None:
         parts.append(f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
                      "`--unsafe-fixes` option.")
     if parts:
-        _write("poolguard: " + "; ".join(parts) + "\n", sys.stderr)
+        write_stderr("poolguard: " + "; ".join(parts) + "\n")
 
 
 def _summarise_diff(result, findings: list) -> None:
     would = sum(1 for r in result.files if r.diff)
     if would or findings:
-        _write(f"poolguard: --fix would change {_plural(would, 'file')}; "
-               f"{_plural(len(findings), 'finding')} would remain\n", sys.stderr)
+        write_stderr(f"poolguard: --fix would change {_plural(would, 'file')}; "
+                     f"{_plural(len(findings), 'finding')} would remain\n")
 
 
 def explain(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-from lint_rules.options import Options
+from lint_rules.options import OptionError, Options
 
 CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
 SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
@@ -29,8 +29,6 @@ DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", "CVS", ".tox", ".nox", ".venv", ".eggs", "*.egg",
     "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
 )
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class ConfigError(Exception):
@@ -265,12 +263,8 @@ def _options(values: dict, cli: dict) -> Options:
     def pick(key):
         return cli[key] if cli.get(key) is not None else values.get(key)
 
-    pool_attr = (pick("kvp-pool-attr") or Options.pool_attr).strip()
-    if not _IDENTIFIER.match(pool_attr):
-        raise ConfigError(f"kvp-pool-attr must be a Python identifier, got {pool_attr!r}")
-    bases = Options.parse_list(pick("kvp-backend-bases"))
-    flags = Options.parse_list(pick("kvp-swa-flags"))
-    for name in bases + flags:
-        if not all(_IDENTIFIER.match(part) for part in name.split(".")):
-            raise ConfigError(f"kvp-backend-bases/kvp-swa-flags entry {name!r} is not a name")
-    return Options(backend_bases=bases, swa_flags=flags, pool_attr=pool_attr)
+    try:
+        return Options.from_values(pick("kvp-backend-bases"), pick("kvp-swa-flags"),
+                                   pick("kvp-pool-attr"))
+    except OptionError as exc:
+        raise ConfigError(str(exc)) from None

@@ -9,8 +9,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Sequence, Tuple
 
+from flake8.exceptions import ExecutionError
+
 from lint_rules.engine import ALL_CODES, lint_source
-from lint_rules.options import Options
+from lint_rules.options import OptionError, Options
 from lint_rules.rules.kvp900_parse_error import ParseFailure
 
 try:
@@ -59,11 +61,14 @@ class PoolGuardChecker:
 
     @classmethod
     def parse_options(cls, options) -> None:
-        cls.options = Options(
-            backend_bases=Options.parse_list(getattr(options, "kvp_backend_bases", ())),
-            swa_flags=Options.parse_list(getattr(options, "kvp_swa_flags", ())),
-            pool_attr=(getattr(options, "kvp_pool_attr", "") or Options.pool_attr).strip(),
-        )
+        """The CLI's validation (``Options.from_values``); a bad value stops flake8 with one
+        clear line, as flake8 reports its own critical errors."""
+        try:
+            cls.options = Options.from_values(getattr(options, "kvp_backend_bases", ()),
+                                              getattr(options, "kvp_swa_flags", ()),
+                                              getattr(options, "kvp_pool_attr", None))
+        except OptionError as exc:
+            raise ExecutionError(f"{cls.name}: {exc}") from None
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)

@@ -1,8 +1,23 @@
 """User options shared by every rule, the flake8 adapter and the CLI (resolved once per run)."""
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
-from typing import Iterable, Union
+from typing import Iterable, Optional, Union
+
+
+class OptionError(ValueError):
+    """A ``kvp-*`` value that cannot be used; the message names the option and the value."""
+
+
+def _checked_name(value: str, option: str, dotted: bool) -> str:
+    """``value`` if it is a Python name (``a.b`` when ``dotted``), as the parser would accept
+    it: ``str.isidentifier`` (so non-ASCII names count) and no keyword."""
+    parts = value.split(".") if dotted else [value]
+    if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
+        kind = "a Python name or dotted name" if dotted else "a Python identifier"
+        raise OptionError(f"{option} must be {kind} (not a keyword), got {value!r}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -20,3 +35,18 @@ class Options:
             return ()
         items = value.split(",") if isinstance(value, str) else value
         return tuple(item.strip() for item in items if item and item.strip())
+
+    @classmethod
+    def from_values(cls, backend_bases=None, swa_flags=None, pool_attr: Optional[str] = None
+                    ) -> "Options":
+        """The one validation of the ``kvp-*`` options, shared by the CLI, its config files
+        and the flake8 plugin; raises ``OptionError`` naming the bad value."""
+        bases = cls.parse_list(backend_bases)
+        flags = cls.parse_list(swa_flags)
+        attr = (pool_attr or "").strip() or cls.pool_attr
+        for name in bases:
+            _checked_name(name, "kvp-backend-bases", dotted=True)
+        for name in flags:
+            _checked_name(name, "kvp-swa-flags", dotted=True)
+        _checked_name(attr, "kvp-pool-attr", dotted=False)
+        return cls(backend_bases=bases, swa_flags=flags, pool_attr=attr)

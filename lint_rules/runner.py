@@ -28,6 +28,7 @@ from lint_rules.files import WriteRefused, is_stray_temp, remove_stray_temp, wri
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
+MAX_PARSE_TIMEOUT_S = 86_400.0  # a day
 TIMEOUT_ENV = "POOLGUARD_PARSE_TIMEOUT"
 
 
@@ -384,7 +385,11 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
 
 
 def parse_timeout() -> float:
-    """Seconds one file may take: ``$POOLGUARD_PARSE_TIMEOUT``, else 120 (ValueError if bad)."""
+    """Seconds one file may take: ``$POOLGUARD_PARSE_TIMEOUT``, else 120 (ValueError if bad).
+
+    Bounded by ``MAX_PARSE_TIMEOUT_S``: a wait longer than the platform's can not be waited
+    for (``threading.TIMEOUT_MAX``), and nothing that large is a useful limit anyway.
+    """
     raw = os.environ.get(TIMEOUT_ENV, "").strip()
     if not raw:
         return PARSE_TIMEOUT_S
@@ -392,8 +397,9 @@ def parse_timeout() -> float:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a positive number of seconds")
+    if not 0 < value <= MAX_PARSE_TIMEOUT_S:  # also refuses nan and inf
+        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds in "
+                         f"(0, {MAX_PARSE_TIMEOUT_S:g}]")
     return value
 
 
