@@ -1,4 +1,11 @@
-"""Read the guard's switches from the environment (design §1): mode, action and fixed backend."""
+"""The runtime guard's environment switches, each parsed in exactly one place (design §1).
+
+The plugin, ``poolguard guard-status`` and the demo read them only through ``read_config``, so a
+value means the same everywhere: ``1``/``on``/``true``/``yes`` and ``0``/``off``/``false``/``no``
+(SGLang's own boolean spellings, plus on/off) are accepted by every on/off switch, and a value
+outside the accepted ones is a ``PoolGuardConfigError`` naming them. ``plugin_allowed`` answers
+whether SGLang's own plugin allow-list (``SGLANG_PLUGINS``) lets SGLang call the plugin at all.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,15 @@ from runtime_guard.errors import PoolGuardConfigError
 MODE_VAR = "SGLANG_POOLGUARD"
 ACTION_VAR = "SGLANG_POOLGUARD_ACTION"
 FIX_VAR = "SGLANG_POOLGUARD_FIX"
+PLUGINS_VAR = "SGLANG_PLUGINS"  # SGLang's allow-list of general plugins, comma-separated
+PLUGIN_NAME = "poolguard"  # our entry point's name in the group sglang.srt.plugins (setup.cfg)
 
 # Accepted spellings, in the order the error message lists them; "" stands for unset.
-_MODES = {"": "off", "0": "off", "off": "off", "1": "check", "check": "check", "bounds": "bounds"}
+_OFF, _ON = ("0", "off", "false", "no"), ("1", "on", "true", "yes")
+_MODES = {"": "off", **dict.fromkeys(_OFF, "off"), **dict.fromkeys(_ON, "check"),
+          "check": "check", "bounds": "bounds"}
 _ACTIONS = {"": "raise", "raise": "raise", "log": "log"}
-_FIX = {"": False, "0": False, "off": False, "1": True, "on": True}
+_FIX = {"": False, **dict.fromkeys(_OFF, False), **dict.fromkeys(_ON, True)}
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,11 @@ class GuardConfig:
     @property
     def bounds(self) -> bool:
         return self.mode == "bounds"
+
+    def describe(self) -> str:
+        """One phrase for log lines and ``guard-status``: ``guard check (raise), fix on``."""
+        guard = f"guard {self.mode}" + (f" ({self.action})" if self.guarding else "")
+        return f"{guard}, fix {'on' if self.fix else 'off'}"
 
 
 def _pick(environ: Mapping[str, str], name: str, table: dict):
@@ -52,3 +68,12 @@ def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
         action=_pick(env, ACTION_VAR, _ACTIONS),
         fix=_pick(env, FIX_VAR, _FIX),
     )
+
+
+def plugin_allowed(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether SGLang's loader calls this plugin. Read as SGLang 0.5.x reads it: unset or empty
+    loads every installed plugin; any other value loads only the names it lists (split on
+    commas, stripped), so a value that lists none (``" "``, ``","``) loads no plugin at all."""
+    env = os.environ if environ is None else environ
+    raw = env.get(PLUGINS_VAR, "")
+    return not raw or PLUGIN_NAME in {name.strip() for name in raw.split(",")}

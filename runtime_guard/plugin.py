@@ -7,7 +7,10 @@ class in ``runtime_guard.backends`` it registers AROUND hooks on ``__init__`` (r
 allocator), the CUDA-graph state allocation, the metadata paths and the eager launches; with
 ``SGLANG_POOLGUARD_FIX=1`` those hooks also re-derive the SWA state, and the trtllm classes are
 replaced by ``runtime_guard.fixed_backend``'s. Registering twice is a no-op; a class, module or
-method missing on this SGLang version is reported in one log line, never an exception.
+method missing on this SGLang version is reported in one log line, never an exception. When
+the guard or the fix is on, one warning-level line says so (mode, action, fix and how many
+backend classes are hooked): SGLang calls the loader before it configures logging, so only
+that level reaches the server's stderr in every process.
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ def load() -> None:
         raise SystemExit(f"poolguard: {err}") from None
     if not config.guarding and not config.fix:
         return
-    install(config)
+    hooked = install(config)
+    if hooked is not None:
+        logger.warning("poolguard: %s: %d of %d backend classes hooked", config.describe(),
+                       hooked, len(BACKENDS))
 
 
 def coverage(spec: BackendSpec, config: GuardConfig) -> Coverage:
@@ -90,29 +96,32 @@ def _one_line(err: Exception) -> str:
     return f"{type(err).__name__}: {text[0] if text else ''}"[:160]
 
 
-def install(config: GuardConfig) -> None:
-    """Register the hooks ``config`` asks for with SGLang's HookRegistry."""
+def install(config: GuardConfig) -> int | None:
+    """Register the hooks ``config`` asks for with SGLang's HookRegistry; return how many
+    backend classes get hooks (None when SGLang has no HookRegistry)."""
     try:
         registry = importlib.import_module("sglang.srt.plugins.hook_registry")
     except Exception as err:  # an SGLang without plugins: say so once, never crash the server
         logger.warning("poolguard: nothing guarded, cannot import SGLang's HookRegistry: %s", err)
-        return
+        return None
     from runtime_guard import hooks
 
     hooks.configure(config)
-    missing = []
+    missing, hooked = [], 0
     for spec in BACKENDS:
         found = coverage(spec, config)
         if found.reason:
             missing.append(f"{spec.name} ({found.reason})")
         if found.cls is None:
             continue
+        hooked += bool(found.hooks)
         if config.fix and spec.name in FIXED_CLASSES:
             _replace_with_fixed(registry, spec, missing)
         for method, hook_name in found.hooks:
             _register_once(registry, spec, method, getattr(hooks, hook_name))
     if missing:
         logger.warning("poolguard: not covered on this SGLang version: %s", "; ".join(missing))
+    return hooked
 
 
 def _replace_with_fixed(registry, spec: BackendSpec, missing: list) -> None:

@@ -1,8 +1,10 @@
 """``poolguard guard-status``: what the installed SGLang gets guarded and fixed, per backend.
 
 Reads the same table and the same hook plan the plugin uses (``plugin.coverage``), so what it
-prints is what ``SGLANG_POOLGUARD=1`` / ``SGLANG_POOLGUARD_FIX=1`` would do on this host. It
-imports the backend modules (as the plugin does when enabled) but registers nothing.
+prints is what ``SGLANG_POOLGUARD=1`` / ``SGLANG_POOLGUARD_FIX=1`` would do on this host, and
+the same switches through the same parser (``runtime_guard.config``), so it says what this
+environment would do and refuses what the plugin refuses. It imports the backend modules (as
+the plugin does when enabled) but registers nothing.
 """
 
 from __future__ import annotations
@@ -10,13 +12,21 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import os
 import re
 import sys
 from importlib import metadata
 from typing import List, NamedTuple
 
 from runtime_guard.backends import BACKENDS, BackendSpec
-from runtime_guard.config import GuardConfig
+from runtime_guard.config import (
+    PLUGIN_NAME,
+    PLUGINS_VAR,
+    GuardConfig,
+    plugin_allowed,
+    read_config,
+)
+from runtime_guard.errors import PoolGuardConfigError
 
 
 class StatusRow(NamedTuple):
@@ -92,18 +102,68 @@ def render(table: List[StatusRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
+EXIT_SHOWN, EXIT_UNGUARDED, EXIT_BAD_VALUE = 0, 1, 2
+CPU_TORCH_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
 def main() -> int:
-    """Print the table; exit 0 whatever is missing (it is information, not a failure)."""
+    """Print the table and what this environment's switches would do.
+
+    Exit 0 when the table is shown and the switches are valid (a class missing on this
+    release is information, not a failure); 1 when SGLang cannot be seen here (not installed,
+    does not import) or ``SGLANG_PLUGINS`` keeps SGLang from calling the plugin while a switch
+    is on; 2 when a switch holds a value the plugin refuses.
+    """
+    try:
+        config = read_config()
+    except PoolGuardConfigError as err:
+        _problem(f"{err}; the server would refuse to start")
+        return EXIT_BAD_VALUE
+    excluded = (config.guarding or config.fix) and not plugin_allowed()
+    if excluded:
+        _problem(f"{PLUGINS_VAR}={os.environ.get(PLUGINS_VAR, '')!r} leaves out "
+                 f"'{PLUGIN_NAME}': SGLang will not call the plugin and nothing is guarded; "
+                 f"add {PLUGIN_NAME} to {PLUGINS_VAR}")
     version = sglang_version()
     if version == "not installed":
-        print("SGLang is not installed here: nothing to guard.")
-        return 0
+        _problem("SGLang is not installed in this environment: nothing would be guarded")
+        return EXIT_UNGUARDED
     try:
         import sglang.srt.layers.attention  # noqa: F401  (the package every backend lives in)
     except Exception as err:  # one line, not one per backend
-        text = str(err).strip().splitlines()
-        print(f"SGLang {version} does not import here ({type(err).__name__}: "
-              f"{text[0] if text else ''}): nothing would be guarded.")
-        return 0
+        _problem(f"SGLang {version} does not import here ({_one_line(err)}): nothing would be "
+                 f"guarded{_import_hint(err)}")
+        return EXIT_UNGUARDED
     print(render(rows()), end="")
-    return 0
+    print(f"\nThis environment: {config.describe()}"
+          f"{' (SGLang will not load the plugin)' if excluded else ''}.")
+    return EXIT_UNGUARDED if excluded else EXIT_SHOWN
+
+
+def _problem(message: str) -> None:
+    sys.stdout.flush()
+    sys.stderr.write(f"poolguard: {message}\n")
+
+
+def _one_line(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}"
+
+
+def _import_hint(err: Exception) -> str:
+    """The fix for the one import failure a CPU host meets: PyPI's torchvision is a CUDA build
+    and cannot load its operators beside a CPU torch (``operator torchvision::nms ...``)."""
+    if "torchvision::" not in str(err):
+        return ""
+    torch, vision = _installed("torch"), _installed("torchvision")
+    return (f". torchvision {vision} is not built for torch {torch}: install both from one "
+            f"index, e.g. on a CPU host: python3 -m pip install --force-reinstall --no-deps "
+            f"--index-url {CPU_TORCH_INDEX} torch=={torch.split('+')[0]} "
+            f"torchvision=={vision.split('+')[0]}")
+
+
+def _installed(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "(not installed)"

@@ -208,6 +208,22 @@ def degraded(sg) -> dict:
     return {"decode_hooked": hasattr(upstream.forward_decode, "__wrapped__")}
 
 
+def announce(sg) -> dict:
+    """Three loads in turn: off, the fix alone, bounds with action log. Each load's log lines
+    follow a ``runtime_guard| load N`` marker on stderr."""
+    import os
+
+    for number, env in enumerate(({"SGLANG_POOLGUARD": "off"}, {"SGLANG_POOLGUARD_FIX": "on"},
+                                  {"SGLANG_POOLGUARD": "bounds",
+                                   "SGLANG_POOLGUARD_ACTION": "log"})):
+        for name in ("SGLANG_POOLGUARD", "SGLANG_POOLGUARD_FIX", "SGLANG_POOLGUARD_ACTION"):
+            os.environ.pop(name, None)
+        os.environ.update(env)
+        logging.getLogger("runtime_guard").warning("load %d", number)
+        _reload(sg)
+    return {"loads": 3}
+
+
 def bad(sg) -> dict:
     sg.load_plugins()
     return {"loaded": True}

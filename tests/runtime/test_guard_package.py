@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from runtime_guard import PoolGuardConfigError, SWAPoolMismatchError
-from runtime_guard.config import GuardConfig, read_config
+from runtime_guard.config import PLUGIN_NAME, GuardConfig, plugin_allowed, read_config
 
 
 def test_import_needs_neither_torch_nor_sglang():
@@ -42,6 +42,10 @@ def test_error_types():
         ({"SGLANG_POOLGUARD": "bounds", "SGLANG_POOLGUARD_ACTION": "log"},
          GuardConfig("bounds", "log", False)),
         ({"SGLANG_POOLGUARD_FIX": "1"}, GuardConfig("off", "raise", True)),
+        ({"SGLANG_POOLGUARD": "On", "SGLANG_POOLGUARD_FIX": " TRUE"},
+         GuardConfig("check", "raise", True)),
+        ({"SGLANG_POOLGUARD": "false", "SGLANG_POOLGUARD_FIX": "off"},
+         GuardConfig("off", "raise", False)),
     ],
 )
 def test_accepted_values(env, expected):
@@ -51,9 +55,10 @@ def test_accepted_values(env, expected):
 @pytest.mark.parametrize(
     "name, value, accepted",
     [
-        ("SGLANG_POOLGUARD", "yes please", "unset, 0, off, 1, check, bounds"),
+        ("SGLANG_POOLGUARD", "yes please",
+         "unset, 0, off, false, no, 1, on, true, yes, check, bounds"),
         ("SGLANG_POOLGUARD_ACTION", "warn", "unset, raise, log"),
-        ("SGLANG_POOLGUARD_FIX", "true", "unset, 0, off, 1, on"),
+        ("SGLANG_POOLGUARD_FIX", "bounds", "unset, 0, off, false, no, 1, on, true, yes"),
     ],
 )
 def test_bad_value_names_the_accepted_ones(name, value, accepted):
@@ -61,3 +66,33 @@ def test_bad_value_names_the_accepted_ones(name, value, accepted):
         read_config({name: value})
     message = str(caught.value)
     assert message == f"{name}={value!r} is not valid; accepted values: {accepted}"
+
+
+@pytest.mark.parametrize("spelling",
+                         ["1", "on", "true", "yes", "0", "off", "false", "no", "", " On "])
+def test_every_on_off_spelling_means_the_same_for_both_switches(spelling):
+    config = read_config({"SGLANG_POOLGUARD": spelling, "SGLANG_POOLGUARD_FIX": spelling})
+    assert config.guarding is config.fix  # one reading of on/off, not one per variable
+
+
+@pytest.mark.parametrize(
+    "plugins, allowed",
+    [("", True), ("poolguard", True), ("other, poolguard ", True), ("other", False),
+     ("poolguard_extra,other", False), (",", False), ("  ", False)],
+)
+def test_plugin_allowed_reads_sglang_plugins_as_sglang_does(plugins, allowed):
+    assert plugin_allowed({"SGLANG_PLUGINS": plugins}) is allowed
+    assert plugin_allowed({}) is True
+
+
+def test_plugin_name_is_the_installed_entry_point():
+    from importlib.metadata import entry_points
+
+    names = [ep.name for ep in entry_points(group="sglang.srt.plugins")
+             if ep.value.startswith("runtime_guard.")]
+    assert names == [PLUGIN_NAME]
+
+
+def test_describe_says_mode_action_and_fix():
+    assert GuardConfig("check", "raise", True).describe() == "guard check (raise), fix on"
+    assert GuardConfig(fix=True).describe() == "guard off, fix on"

@@ -120,7 +120,7 @@ def test_fix_through_the_loader_makes_every_backend_follow_the_target_pool():
 def test_missing_targets_are_one_log_line_each_not_a_crash():
     done = run_child("degraded", SGLANG_POOLGUARD="check")
     assert observed(done) == {"decode_hooked": True}
-    lines = poolguard_lines(done)
+    lines = [line for line in poolguard_lines(done) if "backend classes hooked" not in line]
     assert len(lines) == 2
     assert "TRTLLMHAAttnBackend (not importable here" in lines[0]
     assert "not covered on this SGLang version" in lines[1]
@@ -133,5 +133,5 @@ def test_bad_value_stops_at_load_with_one_clear_line():
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
         "poolguard: SGLANG_POOLGUARD='yes please' is not valid; "
-        "accepted values: unset, 0, off, 1, check, bounds"
+        "accepted values: unset, 0, off, false, no, 1, on, true, yes, check, bounds"
     )
