@@ -108,7 +108,8 @@ def fix_source(
     A fix is applied whole or not at all: never when its finding is suppressed or when any line
     it would rewrite carries a ``# noqa`` that covers a KVP code. libcst is imported and run
     only when there is a fix to apply. If the result does not re-parse the source is returned
-    unchanged.
+    unchanged. A class the resolver codemod declined no longer offers its unsafe fix in the
+    findings left.
     """
     run = _Run(source, codes, options, honor_noqa)
     plan = run.fix_plan(unsafe)
@@ -116,13 +117,14 @@ def fix_source(
         return source, run.findings()
     from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
 
-    fixed = apply_fixes(run.source, plan, options)
+    fixed, declined = apply_fixes(run.source, plan, options)
     if fixed is None or fixed == run.source or not _parses(fixed):
+        run.declined = declined
         return source, run.findings()  # a fix that does not round-trip is dropped
     new_source = run.bom + fixed
-    return new_source, lint_source(
-        new_source, codes=codes, options=options, honor_noqa=honor_noqa
-    )
+    left = _Run(new_source, codes, options, honor_noqa)
+    left.declined = declined
+    return new_source, left.findings()
 
 
 def _parses(source: str) -> bool:
@@ -166,6 +168,7 @@ class _Run:
         self.rules = [rule for rule in RULES if rule.CODE in self.codes]
         self.reports: List[Report] = []
         self.lines: List[str] = []
+        self.declined: frozenset = frozenset()  # classes the resolver codemod would not rewrite
         if self.rules and (not prefilter or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
             self._analyse(tree)
@@ -268,6 +271,8 @@ class _Run:
                     scopes[id(report.scope)] = report.scope
         found = {}
         for key, node in scopes.items():
+            if node.name in self.declined:
+                continue
             change = fix_model.RewriteClass(node.name, (node.lineno, node.col_offset),
                                             (node.end_lineno, node.end_col_offset),
                                             frozenset(codes[key]))

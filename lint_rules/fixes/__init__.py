@@ -90,7 +90,7 @@ def overlap(left: Tuple[Position, Position], right: Tuple[Position, Position]) -
     return left[0] < right[1] and right[0] < left[1]
 
 
-# The unsafe class-level fix is lint_rules.fixes.resolver.resolver_fix (the #27491 codemod),
-# which lands separately: until it does, no unsafe fix is offered (apply.py then imports it).
-UNSAFE_FIXES = False
+# The unsafe class-level fix is lint_rules.fixes.resolver.resolver_fix (the #27491 codemod);
+# the engine offers it at lint time without importing it (it needs libcst).
+UNSAFE_FIXES = True
 RESOLVER_TITLE = "Resolve the SWA pool through token_to_kv_pool_allocator (#27491 resolver)"

@@ -25,11 +25,10 @@ from lint_rules.fixes import (
     RewriteClass,
     char_col,
 )
+from lint_rules.fixes.resolver import resolver_fix
 
 Resolver = Callable[..., Optional[cst.Module]]
-# The class-level codemod (lint_rules.fixes.resolver.resolver_fix) lands separately; until it
-# does, lint_rules.fixes.UNSAFE_FIXES is False and no RewriteClass reaches this module.
-RESOLVER: Optional[Resolver] = None
+RESOLVER: Resolver = resolver_fix
 
 # Contexts where a comparison needs no parentheses (it binds looser than everything else here).
 _LOOSE_PARENTS = (cst.BooleanOperation, cst.If, cst.While, cst.IfExp, cst.Assert, cst.Assign,
@@ -38,26 +37,26 @@ _DOC = '"""Read-only view of the resolved pool: it cannot disagree with it."""'
 _IGNORED = "pass  # code that still assigns the flag is ignored: the pool decides"
 
 
-def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> Optional[str]:
-    """``source`` with ``fixes`` applied (non-overlapping, already vetted), or None when
-    libcst cannot take the module or no fix could be placed."""
+def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
+    """``(new source or None, declined)``: ``source`` with ``fixes`` applied (non-overlapping,
+    already vetted), None when libcst cannot take the module or no fix could be placed;
+    ``declined`` names the classes the resolver codemod would not rewrite."""
+    rewrites = [c for f in fixes for c in f.changes if isinstance(c, RewriteClass)]
     try:
         module = cst.parse_module(source)
     except Exception:  # libcst rejects what ast accepted (or crashes on it): no fix, no harm
-        return None
-    if module.code != source:
-        return None  # would not re-emit the untouched code byte for byte
-    rewrites = [c for f in fixes for c in f.changes if isinstance(c, RewriteClass)]
+        return None, frozenset(r.name for r in rewrites)
+    if module.code != source:  # would not re-emit the untouched code byte for byte
+        return None, frozenset(r.name for r in rewrites)
     chained, rewritten = _rewrite_classes(module, rewrites, options, RESOLVER)
+    declined = frozenset(r.name for r in rewrites if r not in rewritten)
     local = [f for f in fixes if f.safe and not any(_inside(f, r) for r in rewritten)]
-    if not local:
-        return chained.code if rewritten else None
-    fixed = _Transform.run(module, source, local)
+    fixed = _Transform.run(module, source, local) if local else None
     if fixed is None:
-        return chained.code if rewritten else None
+        return (chained.code if rewritten else None), declined
     if rewritten:  # the safe fixes moved other classes: rewrite again on the fixed module
         fixed, _ = _rewrite_classes(fixed, rewritten, options, RESOLVER)
-    return fixed.code
+    return fixed.code, declined
 
 
 def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options,
