@@ -1,25 +1,35 @@
 """Typed facts about one file's attention backends, computed once and queried by every rule.
 
-``analyse(tree, options)`` finds the backend classes and runs ``_flow.MethodFlow`` over their
-methods; the result is a ``FileFacts`` of ``ClassFacts`` holding ``Store`` (a ``self.<attr>``
-sink and what it holds), ``Gate`` (control flow decided by ``self.<name>``) and runner-pool
-reads, plus ``flag()``: whether a name is a boolean SWA flag that can go stale, and whether its
-definition is exactly the pool test. Rules never import each other: what two rules share is here.
+``analyse(tree, options, package)`` finds the backend classes (and the mixins and bases they
+inherit from), runs the taint model of ``_flow`` over their methods and returns a ``FileFacts``
+of ``ClassFacts``: ``Store`` (a sink: state kept past the call, and what it holds), ``Gate`` (a
+decision reading ``self`` state) and runner-pool reads, plus the queries rules share
+(``flag()``: whether a name is a stale boolean SWA flag, and whether its definition is exactly
+the pool test). Rules never import each other: what two rules share is here.
+
+A class is analysed by passes over all its methods; each pass is a fresh ``_Pass`` that reads
+what the previous pass found the attributes to hold (``AttrEnv``) and returns what it finds, so
+no pass changes another's state. Passes repeat until the attributes hold the same (usually two:
+one to find, one to confirm). With a ``package`` index, bases, mixins and helpers defined in
+other modules of the linted package are followed too (``lint_rules.package``).
 """
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._flow import (
+    CLEAN,
     DECISION,
     MIRROR,
     RUNNER,
     STALE,
     TYPE,
     MethodFlow,
+    Taint,
+    const_str,
     is_self,
     last_name,
     params_of,
@@ -33,30 +43,36 @@ from lint_rules.rules._vocab import (
     DEFAULT_FLAG,
     PER_FORWARD_PARAMS,
     PER_FORWARD_WORDS,
+    is_swa_word,
 )
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_PASSES = 6  # attributes derived from attributes converge in 2-3; this bounds the odd file
+MAX_DEPTH = 40  # helpers evaluated inside helpers; deeper chains use the previous pass's value
 
 
 @dataclass(frozen=True)
 class Store:
-    """``self.<attr> = value`` (or ``setattr``, or a cached property) and what it holds."""
+    """``self.<attr> = value`` (or ``setattr``, a class attribute, a module global, a cached
+    property or function) and what it holds."""
 
     attr: str
     node: ast.AST  # what a finding points at
     statement: Optional[ast.stmt]  # the Assign/AnnAssign, None for setattr / cached property
     value: Optional[ast.expr]
-    bits: int
+    bits: Taint
     method: str
     sink: bool  # stored outside a per-forward method (or lazily): kept across forwards
     alone: bool  # the statement is the only one in its block
     resolver: bool  # stored inside a method that consults the allocator (the fix itself)
+    scope: str = "self"  # self | class | module | cache
 
 
 @dataclass(frozen=True)
 class Gate:
-    """Control flow decided by ``self.<name>`` (kind ``attr``), a local alias of it (``alias``)
-    or a same-class helper call ``self.<name>()`` (``call``)."""
+    """A decision reading ``self.<name>``: kind ``attr`` (the condition or a ``not``/``and``/
+    ``or`` operand), ``read`` (inside a larger expression), ``alias`` (through a local) or
+    ``call`` (a same-class helper ``self.<name>()``)."""
 
     name: str
     node: ast.AST  # what a finding points at
@@ -78,23 +94,26 @@ class Flag:
 
 @dataclass
 class ClassFacts:
-    """One attention backend class of the file."""
+    """One attention backend class of the file (or a mixin / base one inherits from)."""
 
     name: str
     node: ast.ClassDef
     bases: tuple
     methods: Dict[str, ast.AST] = field(default_factory=dict)
     properties: Dict[str, bool] = field(default_factory=dict)  # name -> cached?
-    returns: Dict[str, int] = field(default_factory=dict)
+    returns: Dict[str, Taint] = field(default_factory=dict)
     stores: List[Store] = field(default_factory=list)
     gates: List[Gate] = field(default_factory=list)
     runner_reads: List[ast.Attribute] = field(default_factory=list)
     family: List["ClassFacts"] = field(default_factory=list)  # self, then same-file relatives
+    foreign: tuple = ()  # summaries of bases defined in other modules (package mode)
+    cached_methods: frozenset = frozenset()
 
 
-def backend_classes(tree: ast.AST, options: Options) -> List[ast.ClassDef]:
+# -- which classes ----------------------------------------------------------------------------
+def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset()) -> list:
     """Classes (at any statement depth) with a ``...Backend`` or configured base name, or a
-    base that is such a class of the same file."""
+    base that is such a class of the same file (or, with a package index, of another module)."""
     classes = list(_class_defs(getattr(tree, "body", ())))
     names: set = set()
     grew = True
@@ -103,11 +122,25 @@ def backend_classes(tree: ast.AST, options: Options) -> List[ast.ClassDef]:
         for node in classes:
             if node.name not in names and any(
                 base.endswith(BACKEND_SUFFIX) or base in options.backend_bases or base in names
+                or base in foreign_backends
                 for base in map(last_name, node.bases)
             ):
                 names.add(node.name)
                 grew = True
     return [node for node in classes if node.name in names]
+
+
+def _with_mixins(tree: ast.AST, backends: list) -> list:
+    """The backends and every same-file class they inherit from (mixins hold their code too)."""
+    by_name = {node.name: node for node in _class_defs(getattr(tree, "body", ()))}
+    found = list(backends)
+    todo = [last_name(b) for node in backends for b in node.bases]
+    while todo:
+        node = by_name.get(todo.pop())
+        if node is not None and node not in found:
+            found.append(node)
+            todo.extend(last_name(b) for b in node.bases)
+    return found
 
 
 def _class_defs(statements) -> Iterator[ast.ClassDef]:
@@ -120,126 +153,108 @@ def _class_defs(statements) -> Iterator[ast.ClassDef]:
                 yield from _class_defs(inner)
 
 
-def _record_types(tree: ast.AST) -> frozenset:
-    """Dataclasses, named tuples and ``namedtuple(...)`` results defined in the file."""
-    found = set()
-    for statement in getattr(tree, "body", ()):
-        if isinstance(statement, ast.ClassDef):
-            marks = [last_name(getattr(d, "func", d)) for d in statement.decorator_list]
-            marks += [last_name(b) for b in statement.bases]
-            if {"dataclass", "NamedTuple", "TypedDict"} & set(marks):
-                found.add(statement.name)
-        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
-            if last_name(statement.value.func) in ("namedtuple", "make_dataclass"):
-                found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
-    return frozenset(found)
+# -- what module-level names mean -------------------------------------------------------------
+class ModuleScope:
+    """What a module-level name means in this file: its functions (and which of them resolve
+    through the allocator or are cached), record types, names bound to type tuples, imports."""
+
+    def __init__(self, tree: ast.AST, package=None, module: str = "") -> None:
+        self.package, self.module = package, module
+        body = list(_module_statements(getattr(tree, "body", ())))
+        self.functions: Dict[str, ast.AST] = {}
+        self.resolvers: set = set()
+        self.cached: set = set()
+        self.records: set = set()
+        self.type_aliases: Dict[str, bool] = {}
+        self.globals: set = set()
+        self.imports: Dict[str, str] = {}
+        for statement in body:
+            self._define(statement)
+
+    def _define(self, statement: ast.stmt) -> None:
+        if isinstance(statement, FUNCTIONS):
+            self.globals.add(statement.name)
+            if _mentions(statement, (ALLOCATOR, ALLOCATOR_POOL)):
+                self.resolvers.add(statement.name)  # a resolver asking the allocator: the fix
+            else:
+                self.functions.setdefault(statement.name, statement)
+            if _decorator_names(statement) & set(CACHED_DECORATORS):
+                self.cached.add(statement.name)
+        elif isinstance(statement, ast.ClassDef):
+            self.globals.add(statement.name)
+            marks = _decorator_names(statement) | {last_name(b) for b in statement.bases}
+            if {"dataclass", "NamedTuple", "TypedDict"} & marks:
+                self.records.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [
+                statement.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            self.globals.update(names)
+            value = statement.value
+            if isinstance(value, ast.Call) and last_name(value.func) in (
+                "namedtuple", "make_dataclass"
+            ):
+                self.records.update(names)
+            elif isinstance(value, (ast.Tuple, ast.Name, ast.Attribute)):
+                for name in names:
+                    self.type_aliases[name] = self.type_aliases.get(name, False) or (
+                        self.names_swa(value))
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                local = alias.asname or alias.name.split(".")[0]
+                self.imports[local] = alias.name if alias.asname else local
+                self.globals.add(local)
+        elif isinstance(statement, ast.ImportFrom):
+            base = _absolute(self.module, statement.module or "", statement.level)
+            for alias in statement.names:
+                local = alias.asname or alias.name
+                self.imports[local] = f"{base}.{alias.name}" if base else alias.name
+                self.globals.add(local)
+
+    def names_swa(self, node: ast.AST) -> bool:
+        """A class name holding SWA (or a tuple with one, or a name bound to such a tuple, or
+        a string naming SWA state)."""
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(self.names_swa(el) for el in node.elts)
+        text = const_str(node)
+        if text is not None:
+            return is_swa_word(text)
+        name = last_name(node)
+        return is_swa_word(name) or (isinstance(node, ast.Name) and self.type_aliases.get(
+            name, False))
+
+    def qualified(self, func: ast.AST) -> Optional[str]:
+        """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` imported from the package."""
+        if isinstance(func, ast.Name):
+            return self.imports.get(func.id)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            module = self.imports.get(func.value.id)
+            return f"{module}.{func.attr}" if module else None
+        return None
 
 
-class ClassFlow:
-    """Runs the data flow over one class and fills its ``ClassFacts``."""
-
-    def __init__(self, facts: ClassFacts, options: Options, record_types: frozenset,
-                 functions: Dict[str, ast.AST]) -> None:
-        self.facts, self.name = facts, facts.name
-        self.pool_attr = options.pool_attr
-        self.record_types, self.functions = record_types, functions
-        self.function_returns: Dict[tuple, int] = {}
-        self.sink_env: Dict[str, int] = {}
-        self.forward_env: Dict[str, int] = {}
-        self.recording = False
-        self._returning: set = set()
-        self.per_forward = _per_forward(facts.methods)
-        self.resolvers = {
-            name for name, fn in facts.methods.items()
-            if name != "__init__" and _mentions(fn, (ALLOCATOR, ALLOCATOR_POOL))
-        }
-
-    def run(self) -> None:
-        order = sorted(self.facts.methods, key=lambda n: (n != "__init__",))
-        for recording in (False, True):  # the second round sees every store of the first
-            self.recording = recording
-            self.facts.returns.clear()
-            self.function_returns.clear()
-            for name in order:
-                function = self.facts.methods[name]
-                if name not in self.facts.properties:
-                    flow = MethodFlow(self, function, name)
-                    flow.run(function.body)
-                    if recording and name not in self.resolvers:
-                        self.facts.returns.setdefault(name, flow.returned)
-        for name, cached in self.facts.properties.items():
-            self.returns(name)
-            if cached:
-                self._cached_store(name)
-
-    def _cached_store(self, name: str) -> None:
-        function = self.facts.methods[name]
-        bits = self.returns(name)
-        self.facts.stores.append(Store(name, function, None, None, bits, name, True, False,
-                                       name in self.resolvers))
-
-    # -- queries from MethodFlow ----------------------------------------------------------------
-    def is_per_forward(self, name: str) -> bool:
-        return name in self.per_forward
-
-    def returns(self, name: str) -> int:
-        """What a same-class method (or property) returns; resolvers return nothing stale."""
-        owner = next((c for c in self.facts.family if name in c.methods), None)
-        if owner is None or name in self.resolvers or name in self._returning:
-            return 0
-        if owner is not self.facts:
-            return owner.returns.get(name, 0)
-        if name not in self.facts.returns:
-            self._returning.add(name)
-            flow = MethodFlow(self, self.facts.methods[name], name)
-            flow.run(self.facts.methods[name].body)
-            self._returning.discard(name)
-            cached = self.facts.properties.get(name, False)
-            self.facts.returns[name] = flow.returned | (STALE if cached and flow.returned else 0)
-        return self.facts.returns[name]
-
-    def attr_value(self, attr: str) -> int:
-        """What reading ``self.<attr>`` yields: its stores outside per-forward methods (and stale
-        per-forward ones), or a property's value."""
-        if attr == self.pool_attr:
-            return 0
-        for cls in self.facts.family:
-            if attr in cls.properties:
-                return self.returns(attr)
-        bits = self.sink_env.get(attr, 0)
-        stale_forward = self.forward_env.get(attr, 0)
-        bits |= stale_forward if stale_forward & STALE else 0
-        for cls in self.facts.family[1:]:
-            bits |= _env_of(cls, attr)
-        return bits | STALE if bits else 0
-
-    def store(self, flow: MethodFlow, attr, node, statement, value, bits: int) -> None:
-        if flow.deferred:
-            return
-        sink = not flow.per_forward or attr in flow.guards
-        env = self.sink_env if sink else self.forward_env
-        env[attr] = env.get(attr, 0) | bits
-        if self.recording:
-            self.facts.stores.append(Store(attr, node, statement, value, bits, flow.name, sink,
-                                           flow.alone, flow.name in self.resolvers))
-
-    def runner_pool_read(self, flow: MethodFlow, node: ast.Attribute) -> None:
-        """``self.model_runner.token_to_kv_pool`` read at call time: the runner's own pool."""
-        if self.recording and not flow.deferred and flow.name != "__init__":
-            if flow.per_forward and self_attr(node.value) and flow.name not in self.resolvers:
-                if all(read is not node for read in self.facts.runner_reads):
-                    self.facts.runner_reads.append(node)
+def _module_statements(statements) -> Iterator[ast.stmt]:
+    """Module-level statements, also inside ``if``/``try`` (conditional imports, fallbacks)."""
+    for statement in statements:
+        if isinstance(statement, (ast.If, ast.Try)) or type(statement).__name__ == "TryStar":
+            for name in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(statement, name, ()))
+            for handler in getattr(statement, "handlers", ()):
+                yield from _module_statements(handler.body)
+        else:
+            yield statement
 
 
-def _env_of(cls: ClassFacts, attr: str) -> int:
-    return _union(s.bits for s in cls.stores if s.attr == attr and s.sink)
+def _absolute(module: str, target: str, level: int) -> str:
+    """The absolute module an ``from .x import y`` in ``module`` names."""
+    if not level:
+        return target
+    parts = module.split(".")[: -level] if module else []
+    return ".".join([*parts, target] if target else parts)
 
 
-def _union(values) -> int:
-    result = 0
-    for value in values:
-        result |= value
-    return result
+def _decorator_names(node) -> set:
+    return {last_name(getattr(d, "func", d)) for d in node.decorator_list}
 
 
 def _mentions(node: ast.AST, names: tuple) -> bool:
@@ -248,6 +263,214 @@ def _mentions(node: ast.AST, names: tuple) -> bool:
         or (isinstance(n, ast.Name) and n.id in names)
         for n in ast.walk(node)
     )
+
+
+# -- one class --------------------------------------------------------------------------------
+@dataclass
+class AttrEnv:
+    """What a class's attributes hold, as one pass leaves them (the next pass's input)."""
+
+    sinks: Dict[str, Taint] = field(default_factory=dict)  # stored outside per-forward code
+    forward: Dict[str, Taint] = field(default_factory=dict)  # stored per forward
+    globals: Dict[str, Taint] = field(default_factory=dict)  # module globals the class stored
+    returns: Dict[str, Taint] = field(default_factory=dict)  # what each method returns
+
+    def copy(self) -> "AttrEnv":
+        return AttrEnv(dict(self.sinks), dict(self.forward), dict(self.globals),
+                       dict(self.returns))
+
+
+@dataclass
+class PassResult:
+    env: AttrEnv
+    stores: List[Store]
+    gates: List[Gate]
+    runner_reads: List[ast.Attribute]
+    returns: Dict[str, Taint]
+
+
+class ClassFlow:
+    """Runs the taint model over one class until its attributes stop changing."""
+
+    def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope) -> None:
+        self.facts, self.options, self.scope = facts, options, scope
+        self.per_forward = _per_forward(facts.methods)
+        self.resolvers = frozenset(
+            name for name, fn in facts.methods.items()
+            if name != "__init__" and _mentions(fn, (ALLOCATOR, ALLOCATOR_POOL))
+        )
+        self.order = sorted(facts.methods, key=lambda n: n != "__init__")
+
+    def run(self) -> None:
+        env = AttrEnv()
+        for _ in range(MAX_PASSES):
+            result = _Pass(self, env).run()
+            if result.env == env:
+                break
+            env = result.env
+        facts = self.facts
+        facts.stores, facts.gates = result.stores, result.gates
+        facts.runner_reads, facts.returns = result.runner_reads, result.returns
+
+
+class _Pass:
+    """One pass over every method of a class: the ``FlowOwner`` its method flows query."""
+
+    def __init__(self, flow: ClassFlow, env: AttrEnv) -> None:
+        self.flow, self.facts, self.scope = flow, flow.facts, flow.scope
+        self.pool_attr = flow.options.pool_attr
+        self.class_names = frozenset(c.name for c in self.facts.family)
+        self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
+        self.memo: Dict[tuple, Taint] = {}
+        self.depth = 0
+
+    def run(self) -> PassResult:
+        stores, gates, reads, returns = [], [], [], {}
+        for name in self.flow.order:
+            function = self.facts.methods[name]
+            flow = MethodFlow(self, function, name).run(function.body)
+            method_stores = [self._store(event, flow) for event in flow.stores]
+            stores.extend(method_stores)
+            for store in method_stores:
+                self._remember(store)
+            gates.extend(_gates_of(flow, name))
+            reads.extend(flow.runner_reads)
+            if name not in self.flow.resolvers:
+                returns[name] = self.method_returns(name, ()) if name in self.facts.properties \
+                    else flow.returned
+                self.env.returns[name] = returns[name]
+        for name, cached in self.facts.properties.items():
+            if cached:
+                stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
+                    name, CLEAN), name, True, False, name in self.flow.resolvers))
+        return PassResult(self.env, stores, gates, reads, returns)
+
+    def _store(self, event, flow: MethodFlow) -> Store:
+        sink = event.scope == "cache" or not flow.per_forward or event.lazy
+        return Store(event.attr, event.node, event.statement, event.value, event.taint,
+                     flow.name, sink, event.alone, flow.resolver, event.scope)
+
+    def _remember(self, store: Store) -> None:
+        if store.scope == "module":
+            table = self.env.globals
+        else:
+            table = self.env.sinks if store.sink else self.env.forward
+        table[store.attr] = table.get(store.attr, CLEAN) | store.bits
+
+    # -- FlowOwner ------------------------------------------------------------------------------
+    def is_per_forward(self, name: str) -> bool:
+        return name in self.flow.per_forward
+
+    def is_resolver(self, name: str) -> bool:
+        return name in self.flow.resolvers
+
+    def attr_value(self, path: str) -> Taint:
+        """What reading ``self.<path>`` yields: its stores outside per-forward methods (and
+        stale per-forward ones), a property's value, or what a base class stored."""
+        if path == self.pool_attr:
+            return CLEAN
+        if any(path in c.properties for c in self.facts.family):
+            return self.method_returns(path, ())
+        for summary in self.facts.foreign:
+            if path in summary.properties:
+                return Taint(summary.properties[path])
+        bits = self.env.sinks.get(path, CLEAN)
+        stale_forward = self.env.forward.get(path, CLEAN)
+        if stale_forward & STALE:
+            bits |= stale_forward
+        for cls in self.facts.family[1:]:
+            bits |= _sink_of(cls, path)
+        for summary in self.facts.foreign:
+            bits |= Taint(summary.stores.get(path, 0))
+        return bits | STALE if bits else CLEAN
+
+    def global_value(self, name: str) -> Taint:
+        value = self.env.globals.get(name, CLEAN)
+        return value | STALE if value else CLEAN
+
+    def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
+        """What ``self.<name>(...)`` returns for arguments holding these taints."""
+        owner = next((c for c in self.facts.family if name in c.methods), None)
+        if owner is None:
+            return self._foreign_returns(name)
+        if name in self.flow.resolvers or (owner is not self.facts and name in _resolvers(
+                owner)):
+            return CLEAN
+        key = ("method", name, arguments)
+        if key not in self.memo:
+            if self.depth >= MAX_DEPTH:
+                return self.env.returns.get(name, CLEAN)
+            function = owner.methods[name]
+            returned = self._evaluate(key, function, name)
+            cached = owner.properties.get(name, False) or name in owner.cached_methods
+            self.memo[key] = returned | (STALE if cached and returned else CLEAN)
+        return self.memo[key]
+
+    def _evaluate(self, key: tuple, function: ast.AST, name: str) -> Taint:
+        """What ``function`` returns for the argument taints in ``key`` (nothing recorded)."""
+        self.memo[key] = CLEAN  # recursion guard
+        self.depth += 1
+        try:
+            env = dict(zip(params_of(function), key[2]))
+            flow = MethodFlow(self, function, name, env=env, record=False)
+            return flow.run(function.body).returned
+        finally:
+            self.depth -= 1
+
+    def _foreign_returns(self, name: str) -> Taint:
+        for summary in self.facts.foreign:
+            if name in summary.returns:
+                return Taint(summary.returns[name])
+        return CLEAN
+
+    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Optional[Taint]:
+        scope = self.scope
+        if isinstance(func, ast.Name) and func.id in scope.resolvers:
+            return CLEAN
+        if isinstance(func, ast.Name) and func.id in scope.functions:
+            key = ("function", func.id, arguments)
+            if key not in self.memo:
+                if self.depth >= MAX_DEPTH:
+                    return CLEAN
+                self.memo[key] = self._evaluate(key, scope.functions[func.id], func.id)
+            return self.memo[key]
+        qualified = scope.qualified(func)
+        if qualified is not None and scope.package is not None:
+            returned = scope.package.function_returns(qualified, arguments)
+            return Taint(returned) if returned is not None else None
+        return None
+
+    def is_cached_function(self, func: ast.AST) -> bool:
+        return isinstance(func, ast.Name) and func.id in self.scope.cached
+
+    def is_record_type(self, func: ast.AST) -> bool:
+        return last_name(func) in self.scope.records
+
+    def type_names_swa(self, node: ast.AST) -> bool:
+        return self.scope.names_swa(node)
+
+    def is_module_global(self, name: str) -> bool:
+        return name in self.scope.globals
+
+
+def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
+    for event in flow.gates.values():
+        yield Gate(event.name, event.node, event.target, event.negated, method, event.kind)
+    for inner in flow.closures:
+        yield from _gates_of(inner, method)
+
+
+def _sink_of(cls: ClassFacts, attr: str) -> Taint:
+    value = CLEAN
+    for store in cls.stores:
+        if store.attr == attr and store.sink:
+            value |= store.bits
+    return value
+
+
+def _resolvers(cls: ClassFacts) -> set:
+    return {name for name, fn in cls.methods.items()
+            if name != "__init__" and _mentions(fn, (ALLOCATOR, ALLOCATOR_POOL))}
 
 
 def _self_calls(function: ast.AST) -> set:
@@ -266,77 +489,33 @@ def _per_forward(methods: Dict[str, ast.AST]) -> set:
             or any(w in p for p in params_of(fn) for w in PER_FORWARD_PARAMS)
         )
     }
-    calls = {name: _self_calls(fn) for name, fn in methods.items()}
-    grew = True
-    while grew:
-        grew = False
-        for caller in list(found):
-            for callee in calls.get(caller, ()):
-                if callee in methods and callee not in found and callee != "__init__":
-                    found.add(callee)
-                    grew = True
+    todo = list(found)
+    while todo:  # everything a per-forward method calls runs per forward too
+        for callee in _self_calls(methods[todo.pop()]):
+            if callee in methods and callee not in found and callee != "__init__":
+                found.add(callee)
+                todo.append(callee)
     return found
 
 
 def _class_facts(node: ast.ClassDef) -> ClassFacts:
     facts = ClassFacts(node.name, node, tuple(map(last_name, node.bases)))
+    cached = set()
     for statement in node.body:
         if isinstance(statement, FUNCTIONS) and statement.name not in facts.methods:
             facts.methods[statement.name] = statement
-            marks = {last_name(getattr(d, "func", d)) for d in statement.decorator_list}
+            marks = _decorator_names(statement)
             if "property" in marks:
                 facts.properties[statement.name] = False
-            elif marks & set(CACHED_DECORATORS):
+            elif "cached_property" in marks:
                 facts.properties[statement.name] = True
+            elif marks & set(CACHED_DECORATORS):
+                cached.add(statement.name)
+    facts.cached_methods = frozenset(cached)
     return facts
 
 
-# -- gates -------------------------------------------------------------------------------------
-class _GateFinder:
-    """Every condition in one method that is decided by ``self.<name>``, an alias or a call."""
-
-    def __init__(self, method: str) -> None:
-        self.method = method
-        self.found: Dict[int, Gate] = {}
-        self.aliases: Dict[str, List[ast.Attribute]] = {}
-        self.alias_tests: set = set()
-
-    def scan(self, function: ast.AST) -> List[Gate]:
-        for node in ast.walk(function):
-            if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
-                self.condition(node.test)
-            elif isinstance(node, ast.BoolOp):
-                for value in node.values:
-                    self.condition(value)
-            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-                self.condition(node)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-                if isinstance(target, ast.Name) and isinstance(value, ast.Attribute):
-                    if is_self(value.value):
-                        self.aliases.setdefault(target.id, []).append(value)
-        for name in self.alias_tests:
-            for read in self.aliases.get(name, ()):
-                self.found.setdefault(id(read), Gate(read.attr, read, read, False, self.method,
-                                                     "alias"))
-        return list(self.found.values())
-
-    def condition(self, node: ast.AST) -> None:
-        negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-        inner = node.operand if negated else node
-        if isinstance(inner, ast.Name):
-            self.alias_tests.add(inner.id)
-        elif isinstance(inner, ast.Attribute) and is_self(inner.value):
-            gate = Gate(inner.attr, inner, node, negated, self.method, "attr")
-            if negated or id(inner) not in self.found:
-                self.found[id(inner)] = gate
-        elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-            if is_self(inner.func.value):
-                gate = Gate(inner.func.attr, inner, node, negated, self.method, "call")
-                self.found.setdefault(id(inner), gate)
-
-
-# -- the file ----------------------------------------------------------------------------------
+# -- the file ---------------------------------------------------------------------------------
 class FileFacts:
     """All backend classes of one file, with the queries the rules share."""
 
@@ -345,22 +524,36 @@ class FileFacts:
         self.classes: List[ClassFacts] = []
         self.by_name: Dict[str, ClassFacts] = {}
         self._stored_names: Optional[Dict[tuple, int]] = None
+        self._relatives: Dict[str, List[ClassFacts]] = {}
+        self._flags: Dict[tuple, Optional[Flag]] = {}
+        self._by_attr: Optional[Dict[str, List[tuple]]] = None
 
     def relatives(self, cls: ClassFacts) -> List[ClassFacts]:
         """The class, its same-file bases and its same-file subclasses."""
-        found = list(cls.family)
-        for other in self.classes:
-            if other not in found and cls in other.family:
-                found.append(other)
-        return found
+        if cls.name not in self._relatives:
+            found = list(cls.family)
+            for other in self.classes:
+                if other not in found and cls in other.family:
+                    found.append(other)
+            self._relatives[cls.name] = found
+        return self._relatives[cls.name]
+
+    def _stored(self, name: str) -> List[tuple]:
+        """``(class, store)`` for every store of ``name`` in the file (indexed once)."""
+        if self._by_attr is None:
+            self._by_attr = {}
+            for cls in self.classes:
+                for store in cls.stores:
+                    self._by_attr.setdefault(store.attr, []).append((cls, store))
+        return self._by_attr.get(name, [])
 
     def provides_pool(self, cls: ClassFacts) -> bool:
         """The class or a same-file base assigns ``self.<pool_attr>``."""
-        pool = self.options.pool_attr
-        return any(s.attr == pool for c in cls.family for s in c.stores)
+        return any(c in cls.family for c, _ in self._stored(self.options.pool_attr))
 
     def stores_of(self, cls: ClassFacts, name: str) -> List[Store]:
-        return [s for c in self.relatives(cls) for s in c.stores if s.attr == name]
+        relatives = self.relatives(cls)
+        return [s for c, s in self._stored(name) if c in relatives]
 
     def times_stored(self, name: str, foreign_only: bool = False) -> int:
         """How often ``<anything>.<name>`` is assigned (or ``setattr``-ed) in the whole file;
@@ -383,12 +576,21 @@ class FileFacts:
 
     def flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
         """``name`` as a stale boolean SWA flag of ``cls``; None when it is not one (or live)."""
+        key = (cls.name, name)
+        if key not in self._flags:
+            self._flags[key] = self._flag(cls, name)
+        return self._flags[key]
+
+    def _flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
         family = self.relatives(cls)
         kinds = [c.properties[name] for c in family if name in c.properties]
         if kinds:  # a property: live unless it returns a decision made from stale state
-            bits = next(c.returns.get(name, 0) for c in family if name in c.properties)
+            bits = next(c.returns.get(name, CLEAN) for c in family if name in c.properties)
             stale = bits & DECISION and (kinds[0] or bits & STALE)
             return Flag(name) if stale else None
+        foreign = _foreign_flag(cls, name)
+        if foreign is not None:
+            return foreign
         stores = self.stores_of(cls, name)
         sinks = [s for s in stores if s.sink]
         decisive = TYPE | RUNNER  # a stored mirror alone is KVP004's (opt-in) business
@@ -407,7 +609,11 @@ class FileFacts:
         """A same-class helper ``self.<name>()`` returning a decision made from stale state."""
         for relative in self.relatives(cls):
             if name in relative.methods and name not in relative.properties:
-                bits = relative.returns.get(name, 0)
+                bits = relative.returns.get(name, CLEAN)
+                return bool(bits & DECISION and bits & STALE)
+        for summary in cls.foreign:
+            if name in summary.returns:
+                bits = Taint(summary.returns[name])
                 return bool(bits & DECISION and bits & STALE)
         return False
 
@@ -418,14 +624,22 @@ class FileFacts:
         polarity = mirror_polarity(store.value, self.options.pool_attr)
         if polarity is None or store.bits & ~MIRROR or store.statement is None:
             return flag
-        pool_stores = [s for c in self.classes for s in c.stores  # every backend's
-                       if s.attr == self.options.pool_attr]
+        pool_stores = [s for _, s in self._stored(self.options.pool_attr)]  # every backend's
         line = store.statement.lineno
         if self.times_stored(self.options.pool_attr, foreign_only=True) or not all(
             s.method == store.method and s.node.lineno < line for s in pool_stores
         ):
             return flag  # the pool may be re-resolved after the mirror was taken
         return Flag(flag.name, store, polarity)
+
+
+def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
+    """A stale flag a base class of another module defines: never rewritable from here."""
+    for relative in cls.family:
+        for summary in relative.foreign:
+            if name in summary.flags:
+                return Flag(name)
+    return None
 
 
 def _constant(node: Optional[ast.AST]) -> bool:
@@ -445,27 +659,25 @@ def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:
     return None
 
 
-def analyse(tree: ast.AST, options: Options) -> FileFacts:
-    """The facts for every backend class of ``tree`` (bases before subclasses)."""
+def analyse(tree: ast.AST, options: Options, package=None, module: str = "") -> FileFacts:
+    """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
+    (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules."""
     facts = FileFacts(tree, options)
-    nodes = backend_classes(tree, options)
+    scope = ModuleScope(tree, package, module)
+    foreign_backends = package.backend_names(scope) if package is not None else frozenset()
+    nodes = backend_classes(tree, options, foreign_backends)
     if not nodes:
         return facts
-    record_types = _record_types(tree)
-    functions = {  # a module-level resolver that asks the allocator is the fix: not followed
-        node.name: node for node in getattr(tree, "body", ())
-        if isinstance(node, FUNCTIONS) and not _mentions(node, (ALLOCATOR, ALLOCATOR_POOL))
-    }
-    for node in nodes:
+    for node in _with_mixins(tree, nodes):
         cls = _class_facts(node)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
     for cls in facts.classes:
         cls.family = _family(cls, facts.by_name)
+        if package is not None:
+            cls.foreign = package.foreign_bases(scope, cls.node)
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
-        ClassFlow(cls, options, record_types, functions).run()
-        for name, function in cls.methods.items():
-            cls.gates.extend(_GateFinder(name).scan(function))
+        ClassFlow(cls, options, scope).run()
     return facts
 
 

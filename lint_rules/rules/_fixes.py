@@ -39,8 +39,8 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
                  ) -> Optional[Fix]:
     """The gate as the pool test, only when the flag is exactly that test (else None)."""
     pool_attr = facts.options.pool_attr
-    if flag is None or flag.exact is None or gate.kind == "call":
-        return None
+    if flag is None or flag.exact is None or gate.kind in ("call", "read"):
+        return None  # a helper's result, or a read inside a larger expression: no safe rewrite
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
         return None  # read before the flag exists

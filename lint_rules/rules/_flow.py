@@ -1,36 +1,62 @@
-"""Per-method data flow of SWA state over Python's ``ast``: what each expression holds.
+"""The taint model of the bug class over Python's ``ast``: what each expression of a method holds.
 
-A value is a set of bits (``POOL``: the pool object; ``SWA``: SWA-specific data read from a
-pool; ``TYPE``: a boolean decided by a type or duck test; ``RUNNER``: a runner-level SWA flag;
-``MIRROR``: a test of the resolved pool attribute; ``STALE``: decided from state that the pool
-swap does not update). ``MethodFlow`` runs one method's statements in order, binding locals and
-reporting every ``self.<attr>`` store and gate to its ``ClassFlow`` (``_facts``), which turns
-them into the typed facts the rules query.
+A value's ``Taint`` says what it carries: the active pool (``POOL``), state read off a pool
+(``SWA``: sub-pools, mappings, buffers, bound methods; never geometry), a decision made by a
+type or duck test on a pool or allocator (``TYPE``), a runner-level SWA flag (``RUNNER``), a
+test of the resolved pool attribute (``MIRROR``), persisted state that the per-forward pool swap
+does not update (``STALE``), or a container, closure or record built around state (``RECORD``).
+
+``MethodFlow`` is an ``ast.NodeVisitor`` over one method body: ``visit_<Expr>`` returns a
+value's taint, ``visit_<Stmt>`` binds locals and records **sinks** (stores that outlive the
+call) and **gates** (decisions reading ``self`` state). It asks its owner (``_facts.ClassFlow``)
+only read-only questions about the class: what a stored attribute, a helper or a function of
+the package holds. One flow never changes another's state; a class is analysed by running
+flows until what its attributes hold stops changing (``_facts``).
 """
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, List, Optional, Protocol
+import enum
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Protocol, Tuple
 
 from lint_rules.rules._vocab import (
+    ACCESSORS,
     ACTIVE_POOL,
     ALLOCATOR,
     ALLOCATOR_POOL,
+    CONTAINERS,
+    FILLERS,
+    REDUCERS,
     TYPE_PROBES,
+    is_flag_like,
     is_flag_name,
-    is_geometry,
     is_swa_word,
+    reads_pool_state,
+    returns_pool_data,
 )
 
-POOL, SWA, TYPE, RUNNER, MIRROR, STALE = 1, 2, 4, 8, 16, 32
-RECORD = 64  # a container, closure or object built around the state: its own fields are not
+
+class Taint(enum.Flag):
+    """What a value carries; combine with ``|``, test with ``&``."""
+
+    CLEAN = 0
+    POOL = enum.auto()    # the active pool object itself
+    SWA = enum.auto()     # state read off a pool (sub-pool, mapping, buffer, bound method)
+    TYPE = enum.auto()    # a decision made by a type or duck test on a pool or allocator
+    RUNNER = enum.auto()  # a runner-level SWA flag: the draft runner's config
+    MIRROR = enum.auto()  # a test of the resolved pool attribute (``self._swa_kv_pool``)
+    STALE = enum.auto()   # persisted: the per-forward pool swap does not update it
+    RECORD = enum.auto()  # a container / closure / record around state: its shell is not state
+
+
+CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
+RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR
-FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault"})
-CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
-                        "partial", "OrderedDict", "MappingProxyType", "deque"})
 
 
+# -- syntax helpers (shared with _facts and _fixes) --------------------------------------------
 def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
@@ -43,32 +69,72 @@ def is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def self_attr(node: ast.AST) -> Optional[str]:
-    """``X`` for ``self.X`` and ``getattr(self, "X"[, default])``; None otherwise."""
-    if isinstance(node, ast.Attribute) and is_self(node.value):
-        return node.attr
-    if isinstance(node, ast.Call) and last_name(node.func) == "getattr" and len(node.args) > 1:
-        name = const_str(node.args[1])
-        return name if name is not None and is_self(node.args[0]) else None
-    return None
-
-
-def const_str(node: ast.AST) -> Optional[str]:
+def const_str(node: Optional[ast.AST]) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def swa_type_name(node: ast.AST) -> bool:
-    """A class name holding ``SWA`` (or a tuple with one), or a string naming SWA state."""
-    if isinstance(node, ast.Tuple):
-        return any(swa_type_name(el) for el in node.elts)
-    text = const_str(node)
-    return is_swa_word(text if text is not None else last_name(node))
+def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
+    """``(obj, name)`` for the attribute read ``node`` spells: ``obj.name``,
+    ``getattr(obj, "name"[, default])``, ``obj.__dict__["name"]``, ``vars(obj)["name"]``,
+    ``attrgetter("name")(obj)``."""
+    if isinstance(node, ast.Attribute):
+        return node.value, node.attr
+    if isinstance(node, ast.Call):
+        func, args = node.func, node.args
+        if last_name(func) == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
+            return args[0], const_str(args[1])
+        if isinstance(func, ast.Call) and last_name(func.func) == "attrgetter" and len(args) == 1:
+            name = const_str(func.args[0]) if len(func.args) == 1 else None
+            if name is not None and name.isidentifier():
+                return args[0], name
+    if isinstance(node, ast.Subscript) and const_str(node.slice) is not None:
+        holder = _namespace_of(node.value)
+        if holder is not None:
+            return holder, const_str(node.slice)
+    return None
 
 
-def container(bits: int) -> int:
-    """What a container, a closure or a call result holding ``bits`` holds: state, not a flag."""
-    held = (bits & (STATE | STALE)) | (SWA if bits & TYPE else 0)
-    return held | RECORD if held & STATE else 0
+def _namespace_of(node: ast.AST) -> Optional[ast.AST]:
+    """``obj`` for ``obj.__dict__`` and ``vars(obj)``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if isinstance(node, ast.Call) and last_name(node.func) == "vars" and len(node.args) == 1:
+        return node.args[0]
+    return None
+
+
+def self_path(node: ast.AST) -> Optional[str]:
+    """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
+    ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
+    alias = attribute_alias(node)
+    if alias is None:
+        return None
+    holder, name = alias
+    if is_self(holder):
+        return name
+    inner = self_path(holder) if isinstance(holder, ast.Attribute) else None
+    return f"{inner}.{name}" if inner is not None else None
+
+
+def self_attr(node: ast.AST) -> Optional[str]:
+    """``X`` for a one-level read of ``self.X`` (``getattr(self, "X"[, default])`` too)."""
+    path = self_path(node)
+    return path if path is not None and "." not in path else None
+
+
+def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
+    """``x`` for a class attribute ``type(self).x``, ``self.__class__.x``, ``cls.x``,
+    ``ClassName.x``: state every instance reads as ``self.x``."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    owner = node.value
+    if isinstance(owner, ast.Name) and (owner.id == "cls" or owner.id in class_names):
+        return node.attr
+    if isinstance(owner, ast.Attribute) and owner.attr == "__class__" and is_self(owner.value):
+        return node.attr
+    if isinstance(owner, ast.Call) and last_name(owner.func) == "type" and len(owner.args) == 1:
+        return node.attr if is_self(owner.args[0]) else None
+    return None
 
 
 def params_of(function: ast.AST) -> List[str]:
@@ -77,52 +143,210 @@ def params_of(function: ast.AST) -> List[str]:
     return [a.arg for a in every if a is not None and a.arg not in ("self", "cls")]
 
 
-class FlowOwner(Protocol):
-    """What a method's flow asks of its class (``_facts.ClassFlow``), without importing it."""
+def container(value: Taint) -> Taint:
+    """What a container, closure, record or bound partial holding ``value`` holds."""
+    held = value & (STATE | STALE)
+    if value & TYPE:
+        held |= SWA
+    return held | RECORD if held & STATE else CLEAN
+
+
+def union(values: Iterable[Taint]) -> Taint:
+    result = CLEAN
+    for value in values:
+        result |= value
+    return result
+
+
+def is_type_probe(node: ast.AST) -> bool:
+    """``type(x)``, ``x.__class__``, ``type(x).__name__``, ``x.__class__.__name__.lower()``."""
+    while True:
+        if isinstance(node, ast.Call):
+            if last_name(node.func) == "type" and len(node.args) == 1:
+                return True
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            if node.attr in TYPE_PROBES:
+                return True
+            node = node.value
+        else:
+            return False
+
+
+def is_flag_read(test: Optional[ast.AST]) -> bool:
+    """``self.flag`` / ``not self.flag``: a condition that only reads stored state."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return test is not None and self_path(test) is not None
+
+
+def guarded_attr(test: ast.AST) -> Optional[str]:
+    """``x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``:
+    the attribute a lazily filling block tests."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+        if isinstance(test, ast.Call) and last_name(test.func) == "hasattr" and len(test.args) == 2:
+            return const_str(test.args[1]) if is_self(test.args[0]) else None
+    if isinstance(test, ast.Compare) and len(test.comparators) == 1:
+        test = test.left
+    return self_path(test)
+
+
+# -- what a flow records -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class StoreEvent:
+    """A sink candidate: ``attr`` (``a``, ``a.b``, a class attribute, a module global or a
+    cached function) assigned ``taint``; ``scope`` is ``self``, ``class``, ``module`` or
+    ``cache``."""
+
+    attr: str
+    node: ast.AST
+    statement: Optional[ast.stmt]
+    value: Optional[ast.AST]
+    taint: Taint
+    alone: bool
+    lazy: bool  # filled under a test of the same attribute (a lazy fill in per-forward code)
+    scope: str = "self"
+
+
+@dataclass(frozen=True)
+class GateEvent:
+    """A decision reading ``self`` state: ``kind`` ``attr`` (the whole condition or a ``not``
+    / ``and`` / ``or`` operand: ``target`` may be rewritten), ``read`` (inside a larger
+    expression), ``alias`` (a local bound to it) or ``call`` (a ``self.<helper>()``)."""
 
     name: str
+    node: ast.AST
+    target: ast.AST
+    negated: bool
+    kind: str
+
+
+class FlowOwner(Protocol):
+    """What a method's flow asks of its class (``_facts.ClassFlow``): read-only queries."""
+
     pool_attr: str
-    record_types: frozenset
-    functions: Dict[str, ast.AST]  # module-level functions of the file
-    function_returns: Dict[tuple, int]
+    class_names: frozenset
 
     def is_per_forward(self, name: str) -> bool: ...
 
-    def returns(self, name: str) -> int: ...
+    def is_resolver(self, name: str) -> bool: ...
 
-    def attr_value(self, attr: str) -> int: ...
+    def attr_value(self, path: str) -> Taint: ...
 
-    def store(self, flow, attr, node, statement, value, bits: int) -> None: ...
+    def global_value(self, name: str) -> Taint: ...
 
-    def runner_pool_read(self, flow, node: ast.Attribute) -> None: ...
+    def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint: ...
+
+    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Optional[Taint]: ...
+
+    def is_cached_function(self, func: ast.AST) -> bool: ...
+
+    def is_record_type(self, func: ast.AST) -> bool: ...
+
+    def type_names_swa(self, node: ast.AST) -> bool: ...
+
+    def is_module_global(self, name: str) -> bool: ...
 
 
-class MethodFlow:
-    """Forward taint over one method body (or a nested function / lambda evaluated later)."""
+# -- the flow ----------------------------------------------------------------------------------
+class MethodFlow(ast.NodeVisitor):
+    """Forward taint over one function body, in statement order.
 
-    def __init__(self, owner: FlowOwner, function: ast.AST, name: str, deferred=False):
-        self.owner, self.function, self.name = owner, function, name
+    ``record`` is False for a summary evaluation (a helper called with given argument taints):
+    it computes ``returned`` and records nothing. ``deferred`` marks a closure body, run when
+    called: ``self.token_to_kv_pool`` is read then, and its stores are not made now.
+    """
+
+    def __init__(self, owner: FlowOwner, function: ast.AST, name: str, *,
+                 env: Optional[Dict[str, Taint]] = None, deferred: bool = False,
+                 record: bool = True, runners: Optional[set] = None) -> None:
+        self.owner, self.name = owner, name
         self.per_forward = owner.is_per_forward(name)
-        params = params_of(function)
+        self.resolver = owner.is_resolver(name)
+        params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
-        self.runners = {p for p in params if p.endswith("runner") or not self.per_forward}
-        self.deferred = deferred  # a closure body: self.token_to_kv_pool is read when called
-        self.env: Dict[str, int] = {}
+        self.runners = set(runners) if runners is not None else {
+            p for p in params if p.endswith("runner") or not self.per_forward
+        }
+        self.deferred, self.record = deferred, record
+        self.env: Dict[str, Taint] = dict(env or {})
+        self.aliases: Dict[str, Tuple[ast.AST, ...]] = {}  # local -> the self reads it holds
         self.allocators: set = set()
-        self.returned = 0
-        self.guards: List[str] = []  # self attrs tested by enclosing ifs (lazy fills)
-        self.control: List[int] = []  # what the enclosing conditions decided
+        self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
+        self.globals: set = set()
+        self.returned = CLEAN
+        self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
+        self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
+        self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
+        self.deciding = 0  # > 0 while a condition is evaluated
         self.alone = False
+        self.stores: List[StoreEvent] = []
+        self.gates: Dict[int, GateEvent] = {}
+        self.runner_reads: List[ast.Attribute] = []
+        self.closures: List["MethodFlow"] = []  # nested flows whose gates belong to this method
 
-    # -- expressions ------------------------------------------------------------------------
-    def bits(self, node: Optional[ast.AST]) -> int:
-        if node is None:
-            return 0
-        handler = getattr(self, "_" + type(node).__name__, None)
-        return handler(node) if handler else 0
+    def run(self, statements: Iterable[ast.stmt]) -> "MethodFlow":
+        statements = list(statements)
+        for statement in statements:
+            self.alone = len(statements) == 1  # a store alone in its block: a fix needs `pass`
+            self.visit(statement)
+        return self
 
-    def _Name(self, node: ast.Name) -> int:
-        return self.env.get(node.id, 0)
+    def generic_visit(self, node: ast.AST) -> Taint:
+        """Unknown nodes: their parts are still visited (walrus bindings, gates, runner reads),
+        but their value holds nothing (arithmetic on pool data gives numbers, not state)."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.expr, ast.stmt)):
+                self.visit(child)
+        return CLEAN
+
+    # -- sources ------------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> Taint:
+        if self.deciding and node.id in self.aliases:
+            for read in self.aliases[node.id]:
+                self.gate(read, read, False, "alias")
+        if node.id in self.env:
+            return self.env[node.id]
+        return self.owner.global_value(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Taint:
+        return self.attribute(node, node.value, node.attr)
+
+    def attribute(self, node: ast.AST, holder: ast.AST, name: str) -> Taint:
+        """A read of ``holder.name`` in any spelling; ``node`` is what it is reported at."""
+        if name == ACTIVE_POOL and self.is_runner(holder):
+            self.visit(holder)
+            if self.per_forward and self.record and not self.deferred and not self.resolver:
+                if self_path(holder) is not None:  # self.model_runner.token_to_kv_pool
+                    self.runner_reads.append(node)
+            return self.source(POOL | STALE)
+        if is_flag_name(name) and self.is_runner(holder):
+            self.visit(holder)
+            return RUNNER | STALE
+        path = self_path(node)
+        if path is not None:
+            return self.self_read(path, node, holder, name)
+        return self.source(self.derived(self.visit(holder), name))
+
+    def self_read(self, path: str, node: ast.AST, holder: ast.AST, name: str) -> Taint:
+        if self.deciding:
+            self.gate(node, node, False, "read")
+        if path == ACTIVE_POOL:
+            return CLEAN if self.deferred else self.source(POOL)
+        if "." in path:
+            stored = self.owner.attr_value(path)
+            if stored:
+                return stored
+            return self.source(self.derived(self.visit(holder), name))
+        return self.source(self.owner.attr_value(path))
+
+    def source(self, value: Taint) -> Taint:
+        """Every pool-derived read inside an open ``try`` decides what its handlers do."""
+        if self.tries and value & STATE:
+            for opened in self.tries:
+                opened[0] |= value
+        return value
 
     def is_runner(self, node: ast.AST) -> bool:
         while isinstance(node, ast.Attribute) and not is_self(node.value):
@@ -131,310 +355,557 @@ class MethodFlow:
             return node.id in self.runners or node.id.endswith("runner")
         return (self_attr(node) or "").endswith("runner")
 
-    def _Attribute(self, node: ast.Attribute) -> int:
-        attr = self_attr(node)
-        if attr is not None:
-            return self.self_read(attr, node)
-        if node.attr == ACTIVE_POOL and self.is_runner(node.value):
-            self.owner.runner_pool_read(self, node)
-            return POOL | STALE
-        if is_flag_name(node.attr) and self.is_runner(node.value):
-            return RUNNER | STALE
-        return self.derived(self.bits(node.value), node.attr)
-
     @staticmethod
-    def derived(base: int, attr: Optional[str]) -> int:
-        """A read from a value: only SWA-specific reads of pool state stay state (geometry such
-        as ``page_size`` or ``dtype`` is shared by both pools)."""
-        if base & STATE and attr is not None and is_swa_word(attr) and not is_geometry(attr):
-            return SWA | (base & STALE)
-        return 0
+    def derived(base: Taint, attr: str) -> Taint:
+        """A read off a value. Off a pool: a sub-pool (``.main_pool``, ``.swa_kv_pool``,
+        ``.get_pool(r)``) is a pool, anything else but geometry and shapes is its state (a
+        mapping, a buffer, a bound method). Off other state, or off a record (a container
+        around state), only SWA-named data is."""
+        if not base & STATE:
+            return CLEAN
+        stale = base & STALE
+        if base & POOL and not base & RECORD:
+            if is_flag_like(attr):  # pool.is_swa: the pool's own answer to a type question
+                return TYPE | stale if is_swa_word(attr) else CLEAN
+            if "pool" in attr.lower() and reads_pool_state(attr):
+                return POOL | stale
+            if reads_pool_state(attr):
+                return SWA | stale
+            return CLEAN
+        return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN
 
-    def self_read(self, attr: str, node: ast.AST) -> int:
-        if attr == ACTIVE_POOL:
-            return 0 if self.deferred else POOL
-        return self.owner.attr_value(attr)
+    def visit_Subscript(self, node: ast.Subscript) -> Taint:
+        alias = attribute_alias(node)
+        if alias is not None:  # self.__dict__["x"], vars(runner)["token_to_kv_pool"]
+            return self.attribute(node, *alias)
+        self.visit(node.slice)
+        return self.visit(node.value) & (STATE | STALE)  # an element of a record is the state
 
-    def _Subscript(self, node: ast.Subscript) -> int:
-        self.bits(node.slice)
-        return self.bits(node.value) & (STATE | STALE)  # an element of a record is the state
-
-    def _Call(self, node: ast.Call) -> int:
+    # -- calls --------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> Taint:
+        alias = attribute_alias(node)
+        if alias is not None:  # getattr(x, "name"[, default]), attrgetter("name")(x)
+            for extra in node.args[2:]:
+                self.visit(extra)
+            return self.attribute(node, *alias)
         func, args = node.func, node.args
-        values = [self.bits(a) for a in args] + [self.bits(k.value) for k in node.keywords]
         name = func.id if isinstance(func, ast.Name) else ""
-        if self_attr(node) is not None:  # getattr(self, "x")
-            return self.self_read(self_attr(node), node)
+        if name in REDUCERS and len(args) == 1 and not node.keywords:
+            return self.reduced(args[0])
+        values = tuple(self.visit(a) for a in args) + tuple(
+            self.visit(k.value) for k in node.keywords
+        )
         if name in ("isinstance", "issubclass") and len(args) == 2:
-            return self.type_test(values[0], swa_type_name(args[1]))
-        if name == "hasattr" and len(args) == 2 and const_str(args[1]):
-            return self.type_test(values[0], is_swa_word(const_str(args[1])))
-        if name == "getattr" and len(args) > 1 and const_str(args[1]):
-            probe = ast.Attribute(value=args[0], attr=const_str(args[1]), ctx=ast.Load())
-            return self._Attribute(ast.copy_location(probe, node))
-        last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
+            return self.type_test(args[0], values[0], self.owner.type_names_swa(args[1])
+                                  or self.local_types_swa(args[1]))
+        if name == "hasattr" and len(args) == 2 and const_str(args[1]) is not None:
+            return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])))
         if name in ("type", "bool", "cast") and args:
+            last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
             return self.truth(args[last], values[last]) if name == "bool" else values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
-            return values[last]
+            return values[len(args) - 1]
         if name in self.env:  # a local function: what it captured, not what it is given
             return self.env[name]
-        if name in self.owner.functions:  # a function of the module, given these arguments
-            return self.call_function(name, values[: len(args)])
-        if name in CONTAINERS or name in self.owner.record_types or _is_class_name(func):
-            return container(_union(values))  # a record (dataclass, namedtuple...) of its args
+        returned = self.owner.function_returns(func, values[: len(args)])
+        if returned is not None:  # a function of this module or of the package
+            return self.cached(node, func, returned)
+        if name in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(func):
+            return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if isinstance(func, ast.Attribute):
-            return self.method_call(func, values)
-        return 0
+            return self.method_call(node, func, values)
+        self.visit(func)
+        return CLEAN
 
-    def method_call(self, func: ast.Attribute, values: List[int]) -> int:
+    def cached(self, node: ast.Call, func: ast.AST, returned: Taint) -> Taint:
+        """A ``functools.cache``d function keeps its first result: a sink of its own."""
+        if returned & (STATE | DECISION) and self.owner.is_cached_function(func):
+            self.sink(StoreEvent(f"{last_name(func)}()", node, None, node, returned,
+                                 self.alone, False, "cache"))
+            return returned | STALE
+        return returned
+
+    def method_call(self, node: ast.Call, func: ast.Attribute, values: Tuple[Taint, ...]) -> Taint:
         owner = func.value
         if func.attr == ALLOCATOR_POOL and self.is_allocator(owner):
+            self.visit(owner)
             return POOL  # the allocator's pool, taken without looking at the active one
-        if is_self(owner) or last_name(owner) == self.owner.name:
-            return self.owner.returns(func.attr)
+        if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
+            if self.deciding and is_self(owner):
+                self.gate(node, node, False, "call")
+            return self.owner.method_returns(func.attr, values[: len(node.args)])
         if func.attr == "partial":
-            return container(_union(values))
-        base = self.bits(owner)
+            return container(union(values))
+        base = self.visit(owner)
+        if func.attr in ("startswith", "endswith") and is_type_probe(owner):
+            swa = any(is_swa_word(const_str(a) or "") for a in node.args)
+            return self.type_test(owner, base, swa)
+        if func.attr in ACCESSORS and base & STATE:  # pools.get("swa"), maps.values()
+            return base & (STATE | STALE)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
             return SWA | (base & STALE)
-        return self.derived(base, func.attr)
+        if base & POOL and not base & RECORD and not returns_pool_data(func.attr):
+            return CLEAN  # pool.get_kv_cache_quant_method(): configuration, not its data
+        return self.source(self.derived(base, func.attr))
+
+    def reduced(self, argument: ast.AST) -> Taint:
+        """``any(...)`` / ``all(...)`` over tests: the tests' decision, not a container."""
+        if isinstance(argument, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
+            return self.comprehension(argument, [argument.elt], reduce=True)
+        if isinstance(argument, (ast.Tuple, ast.List, ast.Set)):
+            return union(self.visit(el) for el in argument.elts)
+        return self.visit(argument) & (DECISION | STALE)
 
     def is_allocator(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name):
             return node.id in self.allocators
         return isinstance(node, ast.Attribute) and node.attr == ALLOCATOR
 
-    def type_test(self, subject: int, swa: bool) -> int:
-        """``isinstance(x, SWAKVPool)``: a flag; ``isinstance(pool, Other)``: pool state."""
-        if swa:
-            return TYPE | (subject & STALE)
-        return SWA | (subject & STALE) if subject & STATE else 0
+    def local_types_swa(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return self.type_locals.get(node.id, False)
+        if isinstance(node, ast.Tuple):
+            return any(self.local_types_swa(el) for el in node.elts)
+        return False
 
-    def truth(self, node: ast.AST, value: int) -> int:
+    def type_test(self, subject_node: ast.AST, subject: Taint, swa: bool) -> Taint:
+        """``isinstance(x, SWAKVPool)`` and duck tests: a decision; a non-SWA type test of
+        pool state (``isinstance(pool, MLAPool)``): pool state."""
+        if swa:
+            return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
+                subject & STALE
+            )
+        return SWA | (subject & STALE) if subject & STATE else CLEAN
+
+    def truth(self, node: ast.AST, value: Taint) -> Taint:
         """``bool(x)`` / ``not x`` / ``x is None``: a decision about whatever ``x`` holds."""
         if self_attr(node) == self.owner.pool_attr:
             return MIRROR
-        decided = TYPE if value & STATE and not value & RECORD else 0
+        decided = TYPE if value & STATE and not value & RECORD else CLEAN
         return decided | (value & (DECISION | STALE))
 
-    def _Compare(self, node: ast.Compare) -> int:
+    # -- operators ----------------------------------------------------------------------------
+    def visit_Compare(self, node: ast.Compare) -> Taint:
         parts = [node.left, *node.comparators]
-        values = [self.bits(p) for p in parts]
-        probes = [i for i, p in enumerate(parts) if _is_type_probe(p)]
-        if probes and any(swa_type_name(p) for p in parts):
-            return TYPE | (_union(values) & STALE)
+        values = [self.visit(p) for p in parts]
+        if any(is_type_probe(p) for p in parts) and any(
+            self.owner.type_names_swa(p) or is_swa_word(const_str(p) or "") for p in parts
+        ):
+            return TYPE | (union(values) & STALE)
         nones = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is None]
         if len(parts) == 2 and nones:
             other = 1 - nones[0]
             return self.truth(parts[other], values[other])
-        union = _union(values)
-        return (SWA if union & STATE else 0) | (union & (DECISION | STALE))
+        joined = union(values)
+        return (SWA if joined & STATE else CLEAN) | (joined & (DECISION | STALE))
 
-    def _BoolOp(self, node: ast.BoolOp) -> int:
-        return _union(self.bits(v) for v in node.values)
+    def visit_BoolOp(self, node: ast.BoolOp) -> Taint:
+        # an operand of and/or decides what the expression evaluates, wherever it stands
+        return union(self.condition(v) for v in node.values)
 
-    def _UnaryOp(self, node: ast.UnaryOp) -> int:
-        value = self.bits(node.operand)
-        return self.truth(node.operand, value) if isinstance(node.op, ast.Not) else value
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Taint:
+        if not isinstance(node.op, ast.Not):
+            return self.visit(node.operand)
+        self.direct_gates(node)
+        self.deciding += 1
+        try:
+            return self.truth(node.operand, self.visit(node.operand))
+        finally:
+            self.deciding -= 1
 
-    def _BinOp(self, node: ast.BinOp) -> int:
-        self.bits(node.left), self.bits(node.right)  # walrus bindings, runner reads
-        return 0  # arithmetic on pool data gives numbers (sizes, offsets), not pool state
+    def visit_IfExp(self, node: ast.IfExp) -> Taint:
+        test = self.condition(node.test)
+        if is_flag_read(node.test):
+            test = CLEAN  # a choice made by a stored flag is the gate's finding (KVP003)
+        body, orelse = self.visit(node.body), self.visit(node.orelse)
+        if not test & (STATE | TYPE):
+            return body | orelse
+        # "swa" if <type test> else "full" is that decision; pool if <test> else None, state
+        picked = TYPE if _is_choice(node.body, self.owner) and _is_choice(
+            node.orelse, self.owner) else SWA
+        return picked | (test & STALE) | body | orelse
 
-    def _IfExp(self, node: ast.IfExp) -> int:
-        test = self.bits(node.test)
-        if _is_flag_read(node.test):
-            test = 0  # a choice made by a stored flag is the gate's finding (KVP003)
-        chosen = SWA if test & (STATE | TYPE) else 0
-        return chosen | (test & STALE if chosen else 0) | self.bits(node.body) | self.bits(
-            node.orelse
-        )
+    def visit_Tuple(self, node) -> Taint:
+        return container(union(self.visit(el) for el in node.elts))
 
-    def _Tuple(self, node) -> int:
-        return container(_union(self.bits(el) for el in node.elts))
+    visit_List = visit_Set = visit_Tuple
 
-    _List = _Set = _Tuple
+    def visit_Dict(self, node: ast.Dict) -> Taint:
+        return container(union(self.visit(n) for n in (*node.keys, *node.values) if n))
 
-    def _Dict(self, node: ast.Dict) -> int:
-        return container(_union(self.bits(n) for n in (*node.keys, *node.values)))
+    def visit_Starred(self, node: ast.Starred) -> Taint:
+        return self.visit(node.value)
 
-    def _Starred(self, node: ast.Starred) -> int:
-        return self.bits(node.value)
+    visit_Await = visit_Starred
 
-    _Await = _Starred
-
-    def _NamedExpr(self, node: ast.NamedExpr) -> int:
-        value = self.bits(node.value)
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> Taint:
+        value = self.visit(node.value)
         self.bind(node.target, node.value, value, None)
         return value
 
-    def _comprehension(self, node, results) -> int:
+    def comprehension(self, node, results, reduce: bool = False) -> Taint:
         saved = dict(self.env)
-        iterated = 0
+        iterated = CLEAN
         for generator in node.generators:
-            source = self.bits(generator.iter)
+            source = self.visit(generator.iter)
             iterated |= source
-            self.bind(generator.target, generator.iter, source, None)
-        value = _union(self.bits(r) for r in results)
+            self.bind(generator.target, generator.iter, source & ~RECORD, None)
+            for condition in generator.ifs:
+                self.condition(condition)
+        value = union(self.visit(r) for r in results)
         self.env = saved
-        return container(value | (SWA if iterated & SWA else 0))
+        if reduce:
+            return value & (DECISION | STALE) | (TYPE if value & STATE else CLEAN)
+        return container(value | (SWA if iterated & SWA else CLEAN))
 
-    def _ListComp(self, node) -> int:
-        return self._comprehension(node, [node.elt])
+    def visit_ListComp(self, node) -> Taint:
+        return self.comprehension(node, [node.elt])
 
-    _SetComp = _GeneratorExp = _ListComp
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
 
-    def _DictComp(self, node: ast.DictComp) -> int:
-        return self._comprehension(node, [node.key, node.value])
+    def visit_DictComp(self, node: ast.DictComp) -> Taint:
+        return self.comprehension(node, [node.key, node.value])
 
-    def _Lambda(self, node: ast.Lambda) -> int:
+    def visit_Lambda(self, node: ast.Lambda) -> Taint:
         return container(self.closure(node, [node.body]))
 
-    def call_function(self, name: str, arguments: List[int]) -> int:
-        """What a module-level function of the file returns for arguments holding these bits."""
-        key = (name, tuple(arguments))
-        cache = self.owner.function_returns
-        if key not in cache:
-            cache[key] = 0  # recursion guard
-            function = self.owner.functions[name]
-            inner = MethodFlow(self.owner, function, name, deferred=self.deferred)
-            inner.env = dict(zip(params_of(function), arguments))
-            inner.run(function.body)
-            cache[key] = inner.returned
-        return cache[key]
-
-    def closure(self, function: ast.AST, body: list) -> int:
+    def closure(self, function: ast.AST, body: list) -> Taint:
         """What a nested function or lambda captures: evaluated as if called later."""
-        inner = MethodFlow(self.owner, function, self.name, deferred=True)
-        inner.runners = set(self.runners)
-        inner.env = {k: v for k, v in self.env.items() if k not in params_of(function)}
+        inner = MethodFlow(self.owner, function, self.name, deferred=True, record=self.record,
+                           runners=self.runners,
+                           env={k: v for k, v in self.env.items() if k not in params_of(function)})
+        self.closures.append(inner)
         if isinstance(function, ast.Lambda):
-            return inner.bits(body[0])
+            return inner.visit(body[0])
         inner.run(body)
         return inner.returned
 
-    # -- statements -------------------------------------------------------------------------
-    def run(self, statements: Iterable[ast.stmt]) -> None:
-        statements = list(statements)
-        for statement in statements:
-            self.statement(statement, len(statements) == 1)
+    # -- decisions (gates) --------------------------------------------------------------------
+    def condition(self, test: ast.AST) -> Taint:
+        """Evaluate a condition; every ``self`` read in it is a gate candidate."""
+        self.direct_gates(test)
+        self.deciding += 1
+        try:
+            return self.visit(test)
+        finally:
+            self.deciding -= 1
 
-    def statement(self, node: ast.stmt, alone: bool) -> None:
-        self.alone = alone  # a store whose statement is alone in its block: a fix needs `pass`
-        if isinstance(node, ast.Assign):
-            value = self.bits(node.value)
-            for target in node.targets:
-                self.assign(target, node.value, value, node)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            self.assign(node.target, node.value, self.bits(node.value), node)
-        elif isinstance(node, ast.AugAssign):
-            extra = self.bits(node.value)
-            self.bind(node.target, node.value, extra | self.bits(node.target), None)
-        elif isinstance(node, ast.Return):
-            self.returned |= self.bits(node.value)
-        elif isinstance(node, ast.Expr):
-            self.expression_statement(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.env[node.name] = container(self.closure(node, node.body))
-        elif not isinstance(node, ast.ClassDef):
-            self.compound(node)
+    def direct_gates(self, test: ast.AST) -> None:
+        """``self.x`` / ``not self.x`` as a whole condition or an ``and``/``or`` operand: the
+        reads a fix may rewrite into the pool test."""
+        operands = test.values if isinstance(test, ast.BoolOp) else [test]
+        for operand in operands:
+            negated = isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not)
+            inner = operand.operand if negated else operand
+            if isinstance(inner, ast.BoolOp):
+                self.direct_gates(inner)
+            elif self_attr(inner) is not None:
+                self.gate(inner, operand, negated, "attr")
 
-    def expression_statement(self, node: ast.Expr) -> None:
-        call = node.value
-        if isinstance(call, ast.Call) and last_name(call.func) == "setattr" and len(call.args) == 3:
-            name = const_str(call.args[1])
-            if name is not None and is_self(call.args[0]):
-                self.owner.store(self, name, call.args[1], None, call.args[2],
-                                 self.bits(call.args[2]))
-                return
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr in FILLERS
-            and self_attr(call.func.value) is not None
-        ):  # self.pools.append(pool): the container on self now holds the state
-            held = container(_union(self.bits(a) for a in call.args))
-            if held:
-                self.owner.store(self, self_attr(call.func.value), call.func.value, None,
-                                 call, held)
-                return
-        self.bits(call)
-
-    def compound(self, node: ast.stmt) -> None:
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            self.bind(node.target, node.iter, self.bits(node.iter), None)
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    self.bind(item.optional_vars, item.context_expr,
-                              self.bits(item.context_expr), None)
-        guard = _guarded_attr(node.test) if isinstance(node, ast.If) else None
-        test = getattr(node, "test", None)
-        decided = self.bits(test) if test is not None else 0
-        if _is_flag_read(test):
-            decided = 0  # branching on a stored flag is the gate's finding (KVP003), not a copy
-        # a flag set to True/False under a type test carries that test (control dependence)
-        self.control.append((TYPE if decided & STATE else 0) | (decided & (DECISION | STALE)))
-        self.guards.append(guard or "")
-        self.branches(node)
-        self.guards.pop()
-        self.control.pop()
-
-    def branches(self, node: ast.stmt) -> None:
-        """Run every block of a compound statement; a name stays tainted if any block taints it."""
-        blocks = [getattr(node, f, None) for f in ("body", "orelse", "finalbody")]
-        blocks += [h.body for h in getattr(node, "handlers", ())]
-        blocks += [case.body for case in getattr(node, "cases", ())]
-        before, merged = dict(self.env), dict(self.env)
-        for block in blocks:
-            if block:
-                self.env = dict(before)
-                self.run(block)
-                for name, value in self.env.items():
-                    merged[name] = merged.get(name, 0) | value
-        self.env = merged
-
-    def assign(self, target, value_node, value: int, statement) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            if isinstance(value_node, (ast.Tuple, ast.List)) and len(value_node.elts) == len(
-                target.elts
-            ):
-                for t_el, v_el in zip(target.elts, value_node.elts):
-                    self.assign(t_el, v_el, self.bits(v_el), None)
-                return
-            for element in target.elts:
-                self.bind(element, value_node, value, None)
+    def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str) -> None:
+        if not self.record:
             return
-        self.bind(target, value_node, value, statement)
+        name = self_path(read) or (read.func.attr if isinstance(read, ast.Call) else "")
+        known = self.gates.get(id(read))
+        if known is None or (kind == "attr" and (negated or known.kind != "attr")):
+            self.gates[id(read)] = GateEvent(name, read, target, negated, kind)
 
-    def bind(self, target, value_node, value: int, statement) -> None:
-        if isinstance(value_node, ast.Constant) and isinstance(value_node.value, bool):
-            value |= _union(self.control)
+    def decided(self, test: Optional[ast.AST]) -> Taint:
+        """What a value chosen under ``test`` carries (control dependence)."""
+        if test is None:
+            return CLEAN
+        value = self.condition(test)
+        if is_flag_read(test):
+            return CLEAN  # branching on a stored flag is the gate's finding, not a new flag
+        return (TYPE if value & STATE else CLEAN) | (value & (DECISION | STALE))
+
+    # -- sinks --------------------------------------------------------------------------------
+    def sink(self, event: StoreEvent) -> None:
+        if self.record and not self.deferred:
+            self.stores.append(event)
+
+    def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
+        lazy = self.guards.get(attr, 0) > 0
+        self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
+
+    def bind(self, target, value_node, value: Taint, statement) -> None:
+        if not value and _is_choice(value_node, self.owner):
+            value = self.control[-1]  # a value chosen under a decision carries it
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self.bind(element, value_node, value, None)
-        elif isinstance(target, ast.Name):
-            self.env[target.id] = value
-            if self.is_allocator(value_node):
-                self.allocators.add(target.id)
-            else:
-                self.allocators.discard(target.id)
-        elif isinstance(target, ast.Attribute) and is_self(target.value):
-            self.owner.store(self, target.attr, target, statement, value_node, value)
-        elif isinstance(target, ast.Subscript) and self_attr(target.value) is not None:
-            # self.pools[i] = pool: the container on self now holds the state
-            self.owner.store(self, self_attr(target.value), target.value, None, value_node,
-                             container(value))
+            return
+        if isinstance(target, ast.Name):
+            self.bind_local(target.id, value_node, value, statement, target)
+            return
+        path = self_path(target) if isinstance(target, ast.Attribute) else None
+        if path is not None:
+            return self.store(path, target, statement, value_node, value)
+        attr = class_target(target, self.owner.class_names)
+        if attr is not None:
+            return self.store(attr, target, statement, value_node, value, "class")
+        if isinstance(target, ast.Subscript):
+            self.visit(target.slice)
+            self.fill(target.value, target.value, value_node, container(value))
+            return
+        if isinstance(target, ast.Attribute):
+            self.visit(target.value)
+
+    def bind_local(self, name: str, value_node, value: Taint, statement, target) -> None:
+        if name in self.globals:
+            self.store(name, target, statement, value_node, value, "module")
+        self.env[name] = value
+        reads = self.alias_reads(value_node)
+        if reads:
+            self.aliases[name] = reads
+        else:
+            self.aliases.pop(name, None)
+        if self.is_allocator(value_node):
+            self.allocators.add(name)
+        else:
+            self.allocators.discard(name)
+        if isinstance(value_node, (ast.Tuple, ast.Name, ast.Attribute)) and not value:
+            self.type_locals[name] = self.owner.type_names_swa(value_node)
+
+    def alias_reads(self, value_node) -> Tuple[ast.AST, ...]:
+        if value_node is not None and self_attr(value_node) is not None:
+            return (value_node,)
+        if isinstance(value_node, ast.Name):
+            return self.aliases.get(value_node.id, ())
+        return ()
+
+    def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:
+        """``self.pools[i] = pool`` / ``self.maps.append(...)`` / ``_CACHE[key] = pool``: the
+        container that outlives the call now holds the state."""
+        if not held:
+            return False
+        namespace = _namespace_of(holder)
+        if namespace is not None and is_self(namespace):
+            return False  # vars(self).update(...) is handled as attribute stores
+        path = self_path(holder)
+        if path is not None:
+            self.store(path, node, None, value_node, held)
+            return True
+        attr = class_target(holder, self.owner.class_names)
+        if attr is not None:
+            self.store(attr, node, None, value_node, held, "class")
+            return True
+        if isinstance(holder, ast.Name) and holder.id not in self.env and (
+            holder.id in self.globals or self.owner.is_module_global(holder.id)
+        ):
+            self.store(holder.id, node, None, value_node, held, "module")
+            return True
+        return False
+
+    # -- statements ---------------------------------------------------------------------------
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, node.value, value, node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, node.value, self.visit(node.value), node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        extra = self.visit(node.value)
+        self.bind(node.target, node.value, extra | self.visit(node.target), None)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.returned |= self.visit(node.value)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.globals.update(node.names)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        call = node.value
+        if isinstance(call, ast.Call) and self.attribute_store(call):
+            return
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+            if call.func.attr in FILLERS:
+                held = union(self.visit(a) for a in call.args) | union(
+                    self.visit(k.value) for k in call.keywords
+                )
+                if self.fill(call.func.value, call.func.value, call, container(held)):
+                    return
+        self.visit(call)
+
+    def attribute_store(self, call: ast.Call) -> bool:
+        """``setattr(self, "x", v)``, ``object.__setattr__(self, "x", v)``,
+        ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``."""
+        func, args = call.func, call.args
+        if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
+            name = const_str(args[1])
+            self.store(name or "<setattr>", args[1], None, args[2], self.visit(args[2]))
+            return True
+        if isinstance(func, ast.Attribute) and func.attr == "update":
+            namespace = _namespace_of(func.value)
+            if namespace is None or not is_self(namespace):
+                return False
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    self.store(keyword.arg, keyword.value, None, keyword.value,
+                               self.visit(keyword.value))
+            for arg in args:
+                if isinstance(arg, ast.Dict):
+                    for key, value in zip(arg.keys, arg.values):
+                        if const_str(key) is not None:
+                            self.store(const_str(key), key, None, value, self.visit(value))
+            return True
+        return False
+
+    def visit_FunctionDef(self, node) -> None:
+        self.env[node.name] = container(self.closure(node, node.body))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        return None  # a nested class is not this method's code
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self.condition(node.test)
+        if node.msg is not None:
+            self.visit(node.msg)
+
+    def visit_If(self, node: ast.If) -> None:
+        """An ``if``/``elif``/``else`` chain, one level deep however long: each block runs
+        under every test before it (it is reached only when they fail)."""
+        before = dict(self.env)
+        merged = dict(before)
+        decided = CLEAN
+        while True:
+            self.env = dict(before)
+            decided |= self.decided(node.test)
+            self.under(decided, [node.body], guarded_attr(node.test) or "")
+            _merge(merged, self.env)
+            if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
+                break
+            node = node.orelse[0]
+        self.env = dict(before)
+        self.under(decided, [node.orelse])
+        _merge(merged, self.env)
+        self.env = merged
+
+    def visit_While(self, node: ast.While) -> None:
+        self.under(self.decided(node.test), [node.body, node.orelse])
+
+    def visit_For(self, node) -> None:
+        iterated = self.visit(node.iter)
+        self.bind(node.target, node.iter, iterated & ~RECORD, None)
+        runs = TYPE | (iterated & STALE) if iterated & STATE else CLEAN  # whether the body runs
+        self.under(runs, [node.body, node.orelse])
+
+    visit_AsyncFor = visit_For
+
+    def visit_With(self, node) -> None:
+        for item in node.items:
+            value = self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, item.context_expr, value, None)
+        self.under(CLEAN, [node.body])
+
+    visit_AsyncWith = visit_With
+
+    def visit_Try(self, node) -> None:
+        opened = [CLEAN]
+        self.tries.append(opened)
+        outer = self.control[-1]
+        self.control.append(outer)
+        before = dict(self.env)
+        for statement in node.body:  # later statements ran only if the reads before did not raise
+            self.control[-1] = outer | self.try_decided(opened[0])
+            self.visit(statement)
+        self.tries.pop()
+        self.control[-1] = outer | self.try_decided(opened[0])
+        body_env = self.env
+        blocks = [h.body for h in node.handlers] + [node.orelse]
+        self.env = before
+        self.blocks(blocks, extra=body_env)
+        self.control.pop()
+        self.run_block(node.finalbody)
+
+    visit_TryStar = visit_Try
+
+    @staticmethod
+    def try_decided(read: Taint) -> Taint:
+        return TYPE | (read & STALE) if read & STATE else CLEAN
+
+    def visit_Match(self, node: ast.Match) -> None:
+        subject = self.condition(node.subject)
+        decided = CLEAN
+        before, merged = dict(self.env), dict(self.env)
+        for case in node.cases:
+            self.env = dict(before)
+            if _pattern_tests_type(case.pattern, self.owner) or subject & (STATE | DECISION):
+                decided |= TYPE | (subject & STALE)  # reaching this case is decided by the type
+            self.bind_pattern(case.pattern, subject)
+            if case.guard is not None:
+                decided |= self.decided(case.guard)
+            self.control.append(self.control[-1] | decided)
+            self.run_block(case.body)
+            self.control.pop()
+            _merge(merged, self.env)
+        self.env = merged
+
+    def bind_pattern(self, pattern: ast.AST, subject: Taint) -> None:
+        for node in ast.walk(pattern):
+            if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                self.env[node.name] = subject
+            elif isinstance(node, ast.MatchClass):
+                for attr in node.kwd_attrs:
+                    self.env.update({p.name: self.derived(subject, attr)
+                                     for p in ast.walk(node) if isinstance(p, ast.MatchAs)
+                                     and p.name and p.name not in self.env})
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                self.env[node.rest] = subject
+
+    def under(self, decided: Taint, blocks: list, guard: str = "") -> None:
+        self.control.append(self.control[-1] | decided)
+        self.guards[guard] = self.guards.get(guard, 0) + 1
+        self.blocks(blocks)
+        self.guards[guard] -= 1
+        self.control.pop()
+
+    def blocks(self, blocks: list, extra: Optional[dict] = None) -> None:
+        """Run alternative blocks from the same locals; a name stays tainted if any taints it."""
+        before = dict(self.env)
+        merged = dict(extra if extra is not None else before)
+        _merge(merged, before)
+        for block in blocks:
+            self.env = dict(before)
+            self.run_block(block)
+            _merge(merged, self.env)
+        self.env = merged
+
+    def run_block(self, block: list) -> None:
+        for statement in block:
+            self.alone = len(block) == 1
+            self.visit(statement)
+
+    def assign(self, target, value_node, value: Taint, statement) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
+            value_node, (ast.Tuple, ast.List)
+        ) and len(value_node.elts) == len(target.elts):
+            for t_el, v_el in zip(target.elts, value_node.elts):
+                self.assign(t_el, v_el, self.visit(v_el), None)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, value_node, value, None)
+            return
+        self.bind(target, value_node, value, statement)
 
 
-def _union(values: Iterable[int]) -> int:
-    result = 0
-    for value in values:
-        result |= value
-    return result
+def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
+    for name, value in env.items():
+        into[name] = into.get(name, CLEAN) | value
+
+
+def _is_super(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and last_name(node.func) == "super"
 
 
 def _is_class_name(func: ast.AST) -> bool:
@@ -443,26 +914,21 @@ def _is_class_name(func: ast.AST) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
-def _is_flag_read(test: Optional[ast.AST]) -> bool:
-    """``self.flag`` or ``not self.flag``: a condition that only reads stored state."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test = test.operand
-    return test is not None and self_attr(test) is not None
+def _is_choice(node: Optional[ast.AST], owner: FlowOwner) -> bool:
+    """A value picked rather than computed: a literal other than None (or a tuple of them),
+    a class or a function of the module. Under a pool decision it is that decision."""
+    if isinstance(node, ast.Constant):
+        return node.value is not None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(_is_choice(el, owner) for el in node.elts)
+    if isinstance(node, ast.UnaryOp):
+        return _is_choice(node.operand, owner)
+    if isinstance(node, ast.Name):
+        return _is_class_name(node) or owner.is_module_global(node.id)
+    return False
 
 
-def _is_type_probe(node: ast.AST) -> bool:
-    """``type(x)``, ``x.__class__``, ``type(x).__name__``: the exact type of something."""
-    if isinstance(node, ast.Call):
-        return last_name(node.func) == "type" and len(node.args) == 1
-    return isinstance(node, ast.Attribute) and node.attr in TYPE_PROBES
-
-
-def _guarded_attr(test: ast.AST) -> Optional[str]:
-    """``self.x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test = test.operand
-        if isinstance(test, ast.Call) and last_name(test.func) == "hasattr" and len(test.args) == 2:
-            return const_str(test.args[1]) if is_self(test.args[0]) else None
-    if isinstance(test, ast.Compare) and len(test.comparators) == 1:
-        test = test.left
-    return self_attr(test)
+def _pattern_tests_type(pattern: ast.AST, owner: FlowOwner) -> bool:
+    """A ``case SWAKVPool():`` class pattern (at any depth of the pattern)."""
+    return any(isinstance(node, ast.MatchClass) and owner.type_names_swa(node.cls)
+               for node in ast.walk(pattern))

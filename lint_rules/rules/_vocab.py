@@ -28,7 +28,32 @@ CACHED_DECORATORS = ("cached_property", "cache", "lru_cache")
 
 
 # Model geometry that both pools share even when its name says SWA (a window size, a dtype).
-GEOMETRY_WORDS = ("window", "dtype", "head_dim", "page_size", "device")
+GEOMETRY_WORDS = ("window", "dtype", "head_dim", "page_size", "device", "quant", "fp8", "fp4",
+                  "int8", "scale")
+# Read off a pool, these name numbers and shapes (sizes, counts, layer ranges), not state;
+# anything else read off a pool (a sub-pool, a mapping, a buffer, a bound method) is its state.
+SHAPE_WORDS = ("size", "num", "count", "len", "dim", "head", "layer", "rank", "shape",
+               "capacity", "start", "end", "stride", "nbytes", "itemsize", "ratio", "mem_usage")
+# How a value flows through calls (``_flow``): containers built around it, methods that fill a
+# container in place, accessors that hand back what it holds, reductions of tests.
+CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
+                        "partial", "OrderedDict", "MappingProxyType", "deque", "defaultdict",
+                        "ChainMap", "namedtuple"})
+FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault",
+                     "appendleft", "__setitem__"})
+ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",
+                       "setdefault"})
+REDUCERS = frozenset({"any", "all"})
+
+
+# A method of a pool whose result is its data (a buffer, a sub-pool, a mapping, a translated
+# location) rather than its configuration (``get_kv_cache_quant_method``, ``get_layout``).
+DATA_WORDS = ("buffer", "pool", "mapping", "translate", "loc", "kv_cache", "index", "indices")
+
+
+def returns_pool_data(method: str) -> bool:
+    lowered = method.lower()
+    return is_swa_word(method) or any(word in lowered for word in DATA_WORDS)
 
 
 def is_geometry(name: str) -> bool:
@@ -36,9 +61,25 @@ def is_geometry(name: str) -> bool:
     return any(word in lowered for word in GEOMETRY_WORDS)
 
 
+def reads_pool_state(attr: str) -> bool:
+    """Whether ``pool.<attr>`` is pool state: SWA-named data that is not geometry, or any
+    other read that names neither geometry nor a shape (``.main_pool``, ``.k_buffer``...)."""
+    if is_geometry(attr):
+        return False
+    if is_swa_word(attr):
+        return True
+    lowered = attr.lower()
+    return not any(word in lowered for word in SHAPE_WORDS)
+
+
 def is_swa_word(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in SWA_WORDS)
+
+
+def is_flag_like(name: str) -> bool:
+    """A boolean-looking name (``is_interleaved``, ``has_scales``)."""
+    return name.startswith(FLAG_PREFIXES)
 
 
 def is_flag_name(name: str) -> bool:

@@ -21,6 +21,13 @@ def _is_swap_point(store) -> bool:
     return store.attr == ACTIVE_POOL and plain and store.bits & STATE == POOL
 
 
+def _shown(store) -> str:
+    """How a sink reads in a message: ``self.x``, ``cls.x``, the global ``x``, ``f()``'s cache."""
+    return {"self": f"self.{store.attr}", "class": f"class attribute {store.attr}",
+            "module": f"module global {store.attr}",
+            "cache": f"the cache of {store.attr}"}[store.scope]
+
+
 def _where(node) -> tuple:
     return (node.lineno, node.col_offset) if node is not None else ()
 
@@ -247,11 +254,8 @@ class StalePoolState(Rule):
                 if not store.sink or store.resolver or _is_swap_point(store):
                     continue
                 if store.bits & STATE and not store.bits & TYPE:  # a type flag is KVP002's
-                    where = f"{store.method}()"
-                    yield self.report(
-                        store.node, scope=cls.node,
-                        subject=f"self.{store.attr} caches pool state in {where}",
-                    )
+                    subject = f"{_shown(store)} caches pool state in {store.method}()"
+                    yield self.report(store.node, scope=cls.node, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
             for read in cls.runner_reads:
                 if _where(read) in swap_points:
