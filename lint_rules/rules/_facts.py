@@ -108,6 +108,8 @@ class ClassFacts:
     family: List["ClassFacts"] = field(default_factory=list)  # self, then same-file relatives
     foreign: tuple = ()  # summaries of bases defined in other modules (package mode)
     cached_methods: frozenset = frozenset()
+    resolvers: frozenset = frozenset()
+    calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
 
 
 # -- which classes ----------------------------------------------------------------------------
@@ -162,7 +164,7 @@ class ModuleScope:
         self.package, self.module = package, module
         body = list(_module_statements(getattr(tree, "body", ())))
         self.functions: Dict[str, ast.AST] = {}
-        self.resolvers: set = set()
+        self._resolver: Dict[str, bool] = {}
         self.cached: set = set()
         self.records: set = set()
         self.type_aliases: Dict[str, bool] = {}
@@ -174,10 +176,7 @@ class ModuleScope:
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, FUNCTIONS):
             self.globals.add(statement.name)
-            if _mentions(statement, (ALLOCATOR, ALLOCATOR_POOL)):
-                self.resolvers.add(statement.name)  # a resolver asking the allocator: the fix
-            else:
-                self.functions.setdefault(statement.name, statement)
+            self.functions.setdefault(statement.name, statement)
             if _decorator_names(statement) & set(CACHED_DECORATORS):
                 self.cached.add(statement.name)
         elif isinstance(statement, ast.ClassDef):
@@ -210,6 +209,12 @@ class ModuleScope:
                 local = alias.asname or alias.name
                 self.imports[local] = f"{base}.{alias.name}" if base else alias.name
                 self.globals.add(local)
+
+    def is_resolver(self, name: str) -> bool:
+        """A module function that asks the allocator: the fix itself, never followed."""
+        if name not in self._resolver:
+            self._resolver[name] = _mentions(self.functions[name], (ALLOCATOR, ALLOCATOR_POOL))
+        return self._resolver[name]
 
     def names_swa(self, node: ast.AST) -> bool:
         """A class name holding SWA (or a tuple with one, or a name bound to such a tuple, or
@@ -294,11 +299,8 @@ class ClassFlow:
 
     def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope) -> None:
         self.facts, self.options, self.scope = facts, options, scope
-        self.per_forward = _per_forward(facts.methods)
-        self.resolvers = frozenset(
-            name for name, fn in facts.methods.items()
-            if name != "__init__" and _mentions(fn, (ALLOCATOR, ALLOCATOR_POOL))
-        )
+        self.per_forward = _per_forward(facts.methods, facts.calls)
+        self.resolvers = facts.resolvers
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
 
     def run(self) -> None:
@@ -393,8 +395,7 @@ class _Pass:
         owner = next((c for c in self.facts.family if name in c.methods), None)
         if owner is None:
             return self._foreign_returns(name)
-        if name in self.flow.resolvers or (owner is not self.facts and name in _resolvers(
-                owner)):
+        if name in owner.resolvers:
             return CLEAN
         key = ("method", name, arguments)
         if key not in self.memo:
@@ -425,9 +426,9 @@ class _Pass:
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Optional[Taint]:
         scope = self.scope
-        if isinstance(func, ast.Name) and func.id in scope.resolvers:
-            return CLEAN
         if isinstance(func, ast.Name) and func.id in scope.functions:
+            if scope.is_resolver(func.id):
+                return CLEAN
             key = ("function", func.id, arguments)
             if key not in self.memo:
                 if self.depth >= MAX_DEPTH:
@@ -468,19 +469,23 @@ def _sink_of(cls: ClassFacts, attr: str) -> Taint:
     return value
 
 
-def _resolvers(cls: ClassFacts) -> set:
-    return {name for name, fn in cls.methods.items()
-            if name != "__init__" and _mentions(fn, (ALLOCATOR, ALLOCATOR_POOL))}
+def _scan(function: ast.AST) -> Tuple[set, bool]:
+    """One walk of a method: the ``self.<m>()`` it calls, and whether it asks the allocator."""
+    calls, asks = set(), False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute):
+            if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
+                asks = True
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and is_self(func.value):
+                calls.add(func.attr)
+        elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
+            asks = True
+    return calls, asks
 
 
-def _self_calls(function: ast.AST) -> set:
-    return {
-        n.func.attr for n in ast.walk(function)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and is_self(n.func.value)
-    }
-
-
-def _per_forward(methods: Dict[str, ast.AST]) -> set:
+def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
     """Methods that run on every forward: named so, taking a batch, or called from one."""
     found = {
         name for name, fn in methods.items()
@@ -491,7 +496,7 @@ def _per_forward(methods: Dict[str, ast.AST]) -> set:
     }
     todo = list(found)
     while todo:  # everything a per-forward method calls runs per forward too
-        for callee in _self_calls(methods[todo.pop()]):
+        for callee in calls[todo.pop()]:
             if callee in methods and callee not in found and callee != "__init__":
                 found.add(callee)
                 todo.append(callee)
@@ -512,6 +517,11 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
             elif marks & set(CACHED_DECORATORS):
                 cached.add(statement.name)
     facts.cached_methods = frozenset(cached)
+    scans = {name: _scan(fn) for name, fn in facts.methods.items()}
+    facts.calls = {name: calls for name, (calls, _) in scans.items()}
+    facts.resolvers = frozenset(  # methods that ask the allocator: the fix itself
+        name for name, (_, asks) in scans.items() if asks and name != "__init__"
+    )
     return facts
 
 
@@ -663,11 +673,12 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "") -> 
     """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
     (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules."""
     facts = FileFacts(tree, options)
-    scope = ModuleScope(tree, package, module)
+    scope = ModuleScope(tree, package, module) if package is not None else None
     foreign_backends = package.backend_names(scope) if package is not None else frozenset()
     nodes = backend_classes(tree, options, foreign_backends)
     if not nodes:
         return facts
+    scope = scope or ModuleScope(tree)
     for node in _with_mixins(tree, nodes):
         cls = _class_facts(node)
         facts.classes.append(cls)

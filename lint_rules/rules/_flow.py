@@ -154,7 +154,8 @@ def container(value: Taint) -> Taint:
 def union(values: Iterable[Taint]) -> Taint:
     result = CLEAN
     for value in values:
-        result |= value
+        if value is not CLEAN and value is not result:
+            result |= value
     return result
 
 
@@ -300,6 +301,9 @@ class MethodFlow(ast.NodeVisitor):
             if isinstance(child, (ast.expr, ast.stmt)):
                 self.visit(child)
         return CLEAN
+
+    def visit_Constant(self, node: ast.Constant) -> Taint:
+        return CLEAN  # (NodeVisitor's own visit_Constant is a slow shim for old node types)
 
     # -- sources ------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> Taint:
@@ -901,7 +905,9 @@ class MethodFlow(ast.NodeVisitor):
 
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
     for name, value in env.items():
-        into[name] = into.get(name, CLEAN) | value
+        known = into.get(name)
+        if known is not value:  # members are singletons: most names are unchanged
+            into[name] = value if known is None else known | value
 
 
 def _is_super(node: ast.AST) -> bool:
