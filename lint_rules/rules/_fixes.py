@@ -92,12 +92,13 @@ def _unprovable(facts: FileFacts, cls: ClassFacts, store: Store) -> bool:
     names = [c.name for c in facts.classes]
     if names.count(cls.name) != 1:
         return True  # a redefined class: which one the name means is not ours to guess
+    ancestors = cls.family[1:]  # a base's own binding of the name is shadowed by the property
     for relative in facts.relatives(cls):
         node = relative.node
         if node.decorator_list or node.keywords or RECORD_BASES & set(relative.bases):
             return True  # a class decorator, metaclass or record type may rebuild the class
         bound = _class_names(node)
-        if name in bound or ATTRIBUTE_HOOKS & bound:
+        if ATTRIBUTE_HOOKS & bound or (name in bound and relative not in ancestors):
             return True
     return _class_names(cls.node, count=True).get(store.method, 0) != 1
 
