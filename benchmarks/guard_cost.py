@@ -135,6 +135,74 @@ def measure_backends(repeats: int) -> dict:
     return results
 
 
+GENERIC_CLASSES = ("QwenSparseAttnBackend", "TorchFlexAttnBackend")  # build whole on a CPU
+
+
+def measure_generic(repeats: int) -> dict:
+    """The generic check (``runtime_guard.generic``) on SGLang classes no table row names, and
+    its skip path on a table class: µs per launch through the dispatch hook vs the bare call."""
+    import importlib
+
+    from runtime_guard import generic, hooks
+    from runtime_guard.config import GuardConfig
+    from runtime_guard.demo import scenarios as sc
+
+    trtllm, batch, layers, q = build()
+    runner = sc.runner(batch.token_to_kv_pool, trtllm.__dict__["_poolguard_runner"].allocator)
+    hooks.configure(GuardConfig(mode="check"))
+    backends = {"TRTLLMHAAttnBackend (table class: skipped)": trtllm}
+    for name in GENERIC_CLASSES:
+        module = {"QwenSparseAttnBackend": "qwen_sparse_attn_backend",
+                  "TorchFlexAttnBackend": "torch_flex_backend"}[name]
+        try:
+            cls = getattr(importlib.import_module(f"sglang.srt.layers.attention.{module}"), name)
+        except Exception:  # noqa: BLE001 - absent on this release
+            continue
+        backend = sc.construct_backend(cls, runner)
+        backend.__dict__.setdefault("token_to_kv_pool", batch.token_to_kv_pool)
+        layout = generic.layout_of(backend)
+        slots = len(layout.direct) + len(layout.nested)
+        backends[f"{name} ({slots} pool slots, {len(layout.flags)} flags)"] = backend
+
+    def forward(*args, **kwargs):
+        return None
+
+    results = {}
+    for name, backend in backends.items():
+        row = {}
+        for mode in ("off", "generic check"):
+            call = (forward if mode == "off" else
+                    lambda *a: generic.guard_dispatch(forward, *a))
+
+            def run():
+                start = time.perf_counter()
+                for layer in layers:
+                    call(backend, q, None, None, layer, batch)
+                return time.perf_counter() - start
+
+            for _ in range(5):
+                run()
+            row[mode] = statistics.median(run() for _ in range(repeats)) * 1e6 / LAYERS
+        results[name] = row
+    return results
+
+
+def print_generic(per_class: dict) -> None:
+    print()
+    print("generic check on AttentionBackend.forward (µs per launch, host work, same batch):")
+    print()
+    print("| backend | off | generic check | adds |")
+    print("| --- | ---: | ---: | ---: |")
+    worst = 0.0
+    for name, row in per_class.items():
+        added = row["generic check"] - row["off"]
+        worst = max(worst, added)
+        print(f"| {name} | {row['off']:.2f} | {row['generic check']:.2f} | {added:+.2f} |")
+    print()
+    print(f"generic check adds at most {worst:.2f} µs per launch "
+          f"({'meets' if worst <= 2 else 'MISSES'} the <= 2 µs target).")
+
+
 def measure(repeats: int) -> dict:
     from runtime_guard import hooks
     from runtime_guard.config import GuardConfig
@@ -170,6 +238,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(1)
         results = measure(args.repeats)
         per_backend = measure_backends(args.repeats)
+        per_generic = measure_generic(args.repeats)
     except ImportError as err:
         print(f"guard_cost: needs torch and SGLang: {err}", file=sys.stderr)
         return 2
@@ -192,6 +261,7 @@ def main(argv=None) -> int:
         print(f"{mode}: {(results[mode] - results['check']):.0f} µs per forward over check "
               f"(the SWA and the full table, each checked once per forward).")
     print_backends(per_backend)
+    print_generic(per_generic)
     return 0
 
 

@@ -119,6 +119,10 @@ def install(config: GuardConfig) -> int | None:
             _replace_with_fixed(registry, spec, missing)
         for method, hook_name in found.hooks:
             _register_once(registry, spec, method, getattr(hooks, hook_name))
+    if config.guarding:  # classes the table does not name: one hook on the base's dispatch
+        from runtime_guard import generic
+
+        missing.extend(filter(None, [generic.register(registry)]))
     if missing:
         logger.warning("poolguard: not covered on this SGLang version: %s", "; ".join(missing))
     return hooked

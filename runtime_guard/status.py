@@ -37,7 +37,8 @@ class StatusRow(NamedTuple):
 
 
 def rows() -> List[StatusRow]:
-    """One row per backend class of the table, as this host's SGLang has it."""
+    """One row per backend class of the table, as this host's SGLang has it, then one per
+    installed backend class only the generic check covers."""
     from runtime_guard import plugin
 
     logging.getLogger("sglang").setLevel(logging.ERROR)  # import-time chatter of kernel modules
@@ -49,6 +50,10 @@ def rows() -> List[StatusRow]:
             found.append(StatusRow(spec.name, "-", "no", cover.reason))
             continue
         found.append(StatusRow(spec.name, _methods(cover.hooks), *_fix(spec, cover)))
+    from runtime_guard import generic  # classes no row names: the generic check's
+
+    with contextlib.redirect_stdout(sys.stderr):
+        found.extend(StatusRow(*row) for row in generic.status_rows())
     return found
 
 

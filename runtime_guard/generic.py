@@ -1,0 +1,398 @@
+"""The generic guard: backend classes no row of ``runtime_guard.backends`` names.
+
+One AROUND hook on SGLang's ``AttentionBackend.forward`` (the dispatch to ``forward_decode`` /
+``forward_extend`` / ``forward_mixed`` every backend inherits) checks, before the launch, that
+the backend's pool state belongs to the pool the launch reads (``backend.token_to_kv_pool``, or
+the forward batch's on releases whose backends hold none):
+
+* every attribute holding a KV pool, or a method bound to one, names the active pool or one of
+  its sub-pools (an ``SWAKVPool``'s full and SWA pools); so do those of its helpers (plain
+  objects it holds), of pools in its lists, tuples and dicts, and of its inner backends;
+* every boolean attribute the lint's vocabulary calls an SWA flag (``is_flag_name``, the same
+  words ``poolguard lint`` flags, imported, not copied) says what the active pool is.
+
+Which attributes to read is discovered once per class (and per ``__dict__`` size, so an instance
+that grew attributes is re-read) from the instance, not from a list of names: a new backend is
+covered the day it is installed. Classes the table describes are skipped here (their own hooks
+check them against their row). The generic check cannot tell which attributes a launch reads,
+so what it finds is reported as live (see the README's operators section).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import types
+from typing import Any, NamedTuple, Optional
+
+from lint_rules.rules._vocab import (
+    ACTIVE_POOL,
+    ALLOCATOR,
+    ALLOCATOR_POOL,
+    is_flag_name,
+    is_swa_word,
+)
+from runtime_guard.backends import BACKENDS
+from runtime_guard.checks import Problem, active_pool, describe_backend, describe_pool, is_swa_pool
+
+BASE_MODULE = "sglang.srt.layers.attention.base_attn_backend"
+PACKAGES = ("sglang.srt.layers.attention", "sglang.srt.hardware_backend")  # where backends live
+DISPATCH = "forward"  # AttentionBackend.forward: the one method every launch passes through
+_POOL_BASE = "KVCache"  # SGLang's base class of every token-to-KV pool
+_BACKEND_BASE = "AttentionBackend"
+_OURS = "_poolguard"  # attributes the guard itself keeps on a backend
+_DESCRIBED = frozenset(spec.name for spec in BACKENDS)
+_MAX_INNER_DEPTH = 3  # wrappers of wrappers; deeper nesting is not checked
+
+
+class Layout(NamedTuple):
+    """Where one backend class keeps pool state, read off an instance once."""
+
+    direct: tuple  # attributes that hold a pool or a pool method, or None
+    swa_named: frozenset  # those of them the vocabulary calls an SWA pool: None is stale there
+    nested: tuple  # (attribute, getter): pools inside a helper, a list, a tuple or a dict
+    flags: tuple  # attributes the vocabulary calls an SWA flag, holding a bool
+    inner: tuple  # attributes holding an inner backend, or a list/tuple of them
+
+
+_POOL, _METHOD, _PARTIAL, _BACKEND, _OTHER = range(5)
+_kinds: dict = {}  # type -> one of the kinds above
+_layouts: dict = {}  # (class, len(__dict__)) -> Layout
+_generic: dict = {}  # class -> whether the generic check applies (not described by the table)
+_members: dict = {}  # id(active pool) -> (pool, frozenset of ids of it and its sub-pools)
+
+
+def _kind(value: Any) -> int:
+    cls = type(value)
+    kind = _kinds.get(cls)
+    if kind is None:
+        names = {klass.__name__ for klass in cls.__mro__}
+        kind = (_POOL if _POOL_BASE in names else _BACKEND if _BACKEND_BASE in names
+                else _METHOD if cls is types.MethodType
+                else _PARTIAL if issubclass(cls, functools.partial) else _OTHER)
+        _kinds[cls] = kind
+    return kind
+
+
+def pool_of(value: Any) -> Any:
+    """The KV pool ``value`` is or is bound to (a bound method, a partial of one), or None."""
+    kind = _kind(value)
+    if kind == _POOL:
+        return value
+    if kind == _METHOD:
+        owner = value.__self__
+        return owner if _kind(owner) == _POOL else None
+    if kind == _PARTIAL:
+        return pool_of(value.func)
+    return None
+
+
+def is_generic(cls: type) -> bool:
+    """Whether no class in ``cls``'s MRO is described by the table (the generic check applies)."""
+    known = _generic.get(cls)
+    if known is None:
+        known = _generic[cls] = not any(k.__name__ in _DESCRIBED for k in cls.__mro__)
+    return known
+
+
+def layout_of(backend: Any) -> Layout:
+    """The cached layout of ``backend``'s class (re-read when its ``__dict__`` changed size)."""
+    state = backend.__dict__
+    key = (type(backend), len(state))
+    layout = _layouts.get(key)
+    if layout is None:
+        layout = _layouts[key] = discover(state)
+    return layout
+
+
+def discover(state: dict) -> Layout:
+    """Read which attributes of one instance hold pool state (the slow part, once per class)."""
+    direct, nested, flags, inner = [], [], [], []
+    for name, value in state.items():
+        if name.startswith(_OURS):
+            continue
+        if type(value) is bool:
+            if is_flag_name(name):
+                flags.append(name)
+        elif value is None:
+            if _may_hold_pool(name):  # e.g. ``_swa_kv_pool = None``: may be bound later
+                direct.append(name)
+        elif pool_of(value) is not None:
+            direct.append(name)
+        elif _kind(value) == _BACKEND or _all_backends(value):
+            inner.append(name)
+        else:
+            nested.extend((name, getter) for getter in _nested_getters(value))
+    swa_named = frozenset(name for name in direct if is_swa_word(name) and "pool" in name.lower())
+    return Layout(tuple(direct), swa_named, tuple(nested), tuple(flags), tuple(inner))
+
+
+def _may_hold_pool(name: str) -> bool:
+    lowered = name.lower()
+    return "pool" in lowered or is_swa_word(name)
+
+
+def _all_backends(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(
+        _kind(item) == _BACKEND for item in value)
+
+
+def _nested_getters(value: Any) -> list:
+    """Getters for the pools one level inside ``value``: elements of a list, tuple or dict, or
+    attributes of a helper object. A model runner or worker (it holds an allocator) owns its
+    own role's pool, which a FROZEN_KV draft's launches never read, and an allocator's pool is
+    what resolvers consult: neither is a helper."""
+    if isinstance(value, (list, tuple)):
+        items = enumerate(value)
+        make = operator.itemgetter
+    elif isinstance(value, dict):
+        items = value.items()
+        make = operator.itemgetter
+    else:
+        inside = getattr(value, "__dict__", None)
+        if not isinstance(inside, dict) or ALLOCATOR in inside or hasattr(
+                value, ALLOCATOR_POOL) or isinstance(
+                value, (type, types.ModuleType, types.FunctionType)):
+            return []
+        items = inside.items()
+        make = operator.attrgetter
+    return [make(key) for key, item in items
+            if (not isinstance(key, str) or key.isidentifier()) and pool_of(item) is not None]
+
+
+def members(active: Any) -> frozenset:
+    """Ids of ``active`` and the pools it holds (an SWAKVPool's full and SWA sub-pools)."""
+    cached = _members.get(id(active))
+    if cached is not None and cached[0] is active:
+        return cached[1]
+    found, todo = {id(active)}, [active]
+    while todo:
+        for value in vars(todo.pop()).values():
+            if _kind(value) == _POOL and id(value) not in found:
+                found.add(id(value))
+                todo.append(value)
+    if len(_members) > 64:  # pools live for the server's lifetime; tests build many
+        _members.clear()
+    _members[id(active)] = (active, frozenset(found))
+    return _members[id(active)][1]
+
+
+def find_generic_problem(backend: Any, layer_id: Optional[int] = None,
+                         forward_batch: Any = None) -> Optional[Problem]:
+    """The first pool attribute or SWA flag of ``backend`` (or of an inner backend) that does
+    not agree with the pool its launch reads; None when all agree or no pool is known."""
+    active = active_pool(backend, forward_batch)
+    if active is None:
+        return None
+    return _problem(backend, backend, "", active, layer_id, 0)
+
+
+def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Problem]:
+    state = backend.__dict__
+    layout = _layouts.get((type(backend), len(state))) or layout_of(backend)
+    for name in layout.direct:
+        value = state.get(name)
+        if value is active:
+            continue
+        if value is None:
+            if name in layout.swa_named and _expects_swa_pool(active):
+                return Problem("pool", _none_message(outer, layer_id, active, prefix + name))
+            continue
+        pool = pool_of(value)
+        if pool is not None and id(pool) not in members(active):
+            return Problem("pool", _pool_message(outer, layer_id, active, prefix + name, value,
+                                                 pool))
+    for name, getter in layout.nested:
+        value = _get(getter, state.get(name))
+        pool = pool_of(value) if value is not None else None
+        if pool is not None and id(pool) not in members(active):
+            path = prefix + _path(name, getter)
+            return Problem("pool", _pool_message(outer, layer_id, active, path, value, pool))
+    if layout.flags:
+        problem = _flag_problem(outer, state, layout.flags, prefix, active, layer_id)
+        if problem is not None:
+            return problem
+    if layout.inner and depth < _MAX_INNER_DEPTH:
+        return _inner_problem(outer, backend, state, layout.inner, prefix, active, layer_id,
+                              depth)
+    return None
+
+
+def _flag_problem(outer, state, flags, prefix, active, layer_id) -> Optional[Problem]:
+    active_is_swa = is_swa_pool(active)
+    for name in flags:
+        flag = state.get(name)
+        if type(flag) is bool and flag != active_is_swa and (
+                flag or getattr(active, "swa_layer_nums", 1) != 0):
+            return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, flag))
+    return None
+
+
+def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth):
+    for name in inner:
+        value = state.get(name)
+        for index, child in enumerate(value if isinstance(value, (list, tuple)) else (value,)):
+            if _kind(child) != _BACKEND or child is backend:
+                continue
+            where = f"{prefix}{name}" + (f"[{index}]" if value is not child else "") + "."
+            problem = _problem(outer, child, where, active, layer_id, depth + 1)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _expects_swa_pool(active: Any) -> bool:
+    """The launch reads an SWA pool with SWA layers: an SWA pool attribute left None (resolved
+    from a non-SWA pool, e.g. a FROZEN_KV MTP draft's own) sends SWA layers full-pool ids."""
+    return is_swa_pool(active) and getattr(active, "swa_layer_nums", 1) != 0
+
+
+def _get(getter, value):
+    if value is None:
+        return None
+    try:
+        return getter(value)
+    except (LookupError, AttributeError, TypeError):  # the container changed since discovery
+        return None
+
+
+def _path(name: str, getter) -> str:
+    if getter is None:
+        return name
+    if isinstance(getter, operator.attrgetter):
+        return f"{name}.{repr(getter)[len('operator.attrgetter(') + 1:-2]}"
+    return f"{name}{repr(getter)[len('operator.itemgetter'):].replace('(', '[').replace(')', ']')}"
+
+
+_WHY = ("poolguard's table does not describe this class, so whether its launches read the "
+        "attribute is not known: treated as live")
+
+
+def _pool_message(backend, layer_id, active, path, value, pool) -> str:
+    what = describe_pool(pool) if value is pool else f"a method of {describe_pool(pool)}"
+    return (
+        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+        f"backend.{path} holds {what}, not the active pool {describe_pool(active)} or one of "
+        f"its sub-pools: it was cached from another pool (e.g. before a FROZEN_KV MTP pool "
+        f"swap). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def _none_message(backend, layer_id, active, path) -> str:
+    return (
+        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+        f"backend.{path} is None but the launch reads the SWA pool {describe_pool(active)}: it "
+        f"was resolved from a non-SWA pool (e.g. a FROZEN_KV MTP draft's own pool). Resolve "
+        f"it from self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def _flag_message(backend, layer_id, active, path, flag) -> str:
+    return (
+        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+        f"{path}={flag} but the pool the launch reads is {describe_pool(active)}: the flag was "
+        f"computed from another pool. Derive it from self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def guard_dispatch(original, *args, **kwargs):
+    """AROUND ``AttentionBackend.forward``: the generic check, then the dispatch."""
+    backend = args[0]
+    if is_generic(type(backend)):
+        layer = args[4] if len(args) > 4 else kwargs.get("layer")
+        batch = args[5] if len(args) > 5 else kwargs.get("forward_batch")
+        problem = find_generic_problem(backend, getattr(layer, "layer_id", None), batch)
+        if problem is not None:
+            from runtime_guard import hooks
+
+            hooks.report(problem, ("generic", type(backend).__name__, problem.kind))
+    return original(*args, **kwargs)
+
+
+def register(registry) -> Optional[str]:
+    """Register ``guard_dispatch`` on ``AttentionBackend.forward`` once; return why not, or None."""
+    import importlib
+
+    try:
+        base = getattr(importlib.import_module(BASE_MODULE), _BACKEND_BASE)
+    except Exception as err:  # an SGLang without this module: nothing generic to guard
+        return f"generic check off: {type(err).__name__}: {err}"[:200]
+    target = f"{BASE_MODULE}.{_BACKEND_BASE}.{DISPATCH}"
+    # HookRegistry has no public query of pending hooks: read its table, as the plugin does.
+    pending = getattr(registry.HookRegistry, "_hooks", {}).get(target, ())
+    if any(hook is guard_dispatch for _, hook, _ in pending) or wraps_dispatch(
+            vars(base).get(DISPATCH)):
+        return None
+    registry.HookRegistry.register(target, guard_dispatch, registry.HookType.AROUND)
+    return None
+
+
+def wraps_dispatch(method) -> bool:
+    """Whether ``method`` is already a wrapper chain around ``guard_dispatch``."""
+    while method is not None:
+        cells = getattr(method, "__closure__", None) or ()
+        if method is guard_dispatch or any(_cell(c) is guard_dispatch for c in cells):
+            return True
+        method = getattr(method, "__wrapped__", None)
+    return False
+
+
+def _cell(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+
+
+def installed_backend_classes(packages=PACKAGES) -> list:
+    """Every ``AttentionBackend`` subclass defined in ``packages`` whose module imports here
+    (importing each module, as the plugin's table lookups do; failures are skipped)."""
+    import importlib
+    import pkgutil
+
+    base = getattr(importlib.import_module(BASE_MODULE), _BACKEND_BASE)
+    for package in packages:
+        try:
+            root = importlib.import_module(package)
+        except Exception:  # absent on this release
+            continue
+        for module in pkgutil.walk_packages(root.__path__, package + "."):
+            try:
+                importlib.import_module(module.name)
+            except BaseException:  # noqa: B036 - needs a GPU runtime, torch_npu, aiter...
+                continue
+    found, todo = set(), [base]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return sorted((cls for cls in found if cls.__module__.startswith(packages)),
+                  key=lambda cls: f"{cls.__module__}.{cls.__name__}")
+
+
+def generic_classes(classes) -> list:
+    """(class, reached) for the classes among ``classes`` the generic check covers; ``reached``
+    is False where the class overrides ``forward`` itself (its inner backends are checked when
+    its ``forward`` dispatches to theirs)."""
+    found = []
+    for cls in classes:
+        if _BACKEND_BASE in {k.__name__ for k in cls.__mro__[1:]} and is_generic(cls):
+            owner = next((k for k in cls.__mro__ if DISPATCH in vars(k)), None)
+            found.append((cls, owner is not None and owner.__name__ == _BACKEND_BASE))
+    return found
+
+
+def status_rows() -> list:
+    """(class, guarded, fixed, why) for ``poolguard guard-status``: the classes only the
+    generic check covers on this host."""
+    rows = []
+    for cls, reached in generic_classes(installed_backend_classes()):
+        if reached:
+            rows.append((cls.__name__, "generic (forward dispatch)", "no",
+                         "not in the table: pool attributes and SWA flags checked, live/latent "
+                         "not known"))
+        else:
+            rows.append((cls.__name__, "-", "no", "not in the table and overrides forward: "
+                         "only the inner backends it dispatches to are checked"))
+    return rows
