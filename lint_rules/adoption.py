@@ -21,10 +21,12 @@ from collections import Counter
 from pathlib import Path
 
 from lint_rules.engine import is_suppressed, suppressed_codes
+from lint_rules.files import WriteRefused, read_regular_file, write_whole
 from lint_rules.output import valid_unicode
 
 BASELINE_FORMAT = "poolguard-baseline"
 BASELINE_VERSION = 1
+MAX_BASELINE_BYTES = 64 * 1024 * 1024  # ~300,000 findings; anything larger is not a baseline
 PHYSICAL_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
@@ -110,7 +112,7 @@ def add_noqa(path: str, codes_by_line: dict) -> int:
 
     Raises ``OSError``/``WriteRefused`` when the file cannot be read or written back.
     """
-    from lint_rules.cache import digest_bytes
+    from lint_rules.files import digest_bytes
     from lint_rules.files import write_fix
 
     text, encoding, data = read_text(path)
@@ -211,19 +213,17 @@ def write_baseline(target: str, findings: list) -> int:
             for key, item in _keys(findings, root)]
     payload = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION, "findings": rows}
     try:
-        with open(target, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, indent=1)
-            handle.write("\n")
-    except OSError as exc:
-        raise AdoptionError(f"cannot write baseline {target}: {exc.strerror or exc}")
+        write_whole(target, (json.dumps(payload, indent=1) + "\n").encode("utf-8"))
+    except (OSError, WriteRefused) as exc:
+        raise AdoptionError(f"cannot write baseline {target}: "
+                            f"{getattr(exc, 'strerror', None) or exc}")
     return len(rows)
 
 
 def read_baseline(source: str) -> set:
     """The known-finding keys of a baseline file; a bad file is an ``AdoptionError``."""
     try:
-        with open(source, "rb") as handle:
-            payload = json.loads(handle.read(64 * 1024 * 1024))
+        payload = json.loads(read_regular_file(source, MAX_BASELINE_BYTES))
     except OSError as exc:
         raise AdoptionError(f"cannot read baseline {source}: {exc.strerror or exc}")
     except (ValueError, RecursionError):

@@ -14,24 +14,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tempfile
 import time
 from pathlib import Path
 from typing import Optional
 
 import lint_rules
+from lint_rules.files import read_regular_file
 
 FORMAT_VERSION = 2
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
 MAX_ENTRIES = 100_000  # contents remembered per configuration, most recently used kept
 REFRESH_NS = 3600 * 10**9  # a hit re-stamps its entry (for MAX_ENTRIES) at most hourly
 MAX_CACHE_BYTES = 256 * 1024 * 1024  # far above any real tree; a bigger file is not ours
-
-
-def digest_bytes(data: bytes) -> str:
-    """The digest of one file's bytes."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def content_key(digest: str, codes) -> str:
@@ -102,30 +97,6 @@ def _well_formed(entry) -> bool:
     )
 
 
-def _read_regular_file(path: Path, limit: int) -> Optional[bytes]:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else None.
-
-    Opened non-blocking so a FIFO planted as the cache file cannot hang the run, and checked
-    with ``fstat`` so a link to ``/dev/zero`` or a device is never read.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-        return data if len(data) <= limit else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 class ResultCache:
     """Findings keyed by ``content_key``; loaded once, merged into the file once per run."""
 
@@ -151,8 +122,9 @@ class ResultCache:
 
     def _read_entries(self) -> dict:
         """The stored entries; anything unreadable, odd or mistyped counts as no cache at all."""
-        raw = _read_regular_file(self.path, MAX_CACHE_BYTES)
-        if raw is None:
+        try:
+            raw = read_regular_file(self.path, MAX_CACHE_BYTES)
+        except OSError:
             return {}
         try:
             data = json.loads(raw)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Optional
@@ -105,6 +106,13 @@ def _display(path: str) -> str:
     return path if relative.startswith(os.pardir) else relative
 
 
+def _interrupt_once(signum, frame) -> None:
+    """The first Ctrl-C stops the run; later ones are ignored so they cannot interrupt the
+    cleanup that ends the workers (two at once used to leave the pool joined forever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def lint(args: argparse.Namespace) -> int:
     from lint_rules.cache import ResultCache
     from lint_rules.output import render
@@ -117,6 +125,8 @@ def lint(args: argparse.Namespace) -> int:
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     _raw_paths_on_stdout()
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if embedded
+        signal.signal(signal.SIGINT, _interrupt_once)
     config = resolve_config(args)
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))

@@ -4,17 +4,44 @@ stay one file. Temp files a killed run left behind are removed by the next run.
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
+import hashlib
 import os
 import stat
 import tempfile
 import time
 
-from lint_rules.cache import digest_bytes
 
 TMP_PREFIX, TMP_SUFFIX = ".poolguard-", ".tmp"
 TMP_PATTERN = f"{TMP_PREFIX}*{TMP_SUFFIX}"
 STRAY_AGE_S = 60  # a temp file this old is no concurrent run's: that run was killed
+
+
+def digest_bytes(data: bytes) -> str:
+    """The digest of one file's bytes (the cache's content key, the unchanged-file check)."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_regular_file(path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes; OSError otherwise.
+
+    Opened non-blocking, so a FIFO named here cannot hang the run, and checked with ``fstat``
+    so a directory, ``/dev/zero`` or a link to a device is never read.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes")
+        return data
+    finally:
+        os.close(fd)
 
 
 class WriteRefused(Exception):
@@ -28,7 +55,8 @@ def _writable(path: str, st: os.stat_result) -> bool:
     return os.access(path, os.W_OK)
 
 
-def _check_unchanged(handle_or_path, digest: str) -> None:
+def _check_unchanged(handle_or_path, digest: str) -> bytes:
+    """The current bytes, if they are still the ones poolguard read (``digest``)."""
     if isinstance(handle_or_path, str):
         with open(handle_or_path, "rb") as handle:
             current = handle.read()
@@ -37,6 +65,7 @@ def _check_unchanged(handle_or_path, digest: str) -> None:
         current = handle_or_path.read()
     if digest_bytes(current) != digest:
         raise WriteRefused("changed since poolguard read it; not rewritten (run it again)")
+    return current
 
 
 def write_fix(path: str, digest: str, data: bytes) -> None:
@@ -44,6 +73,7 @@ def write_fix(path: str, digest: str, data: bytes) -> None:
 
     The content is compared with what was read right before the rename, so an edit made
     while the run was going is never overwritten; the window left is the rename itself.
+    A file that cannot be written whole (a full disk) is left exactly as it was.
     """
     real = os.path.realpath(path)  # write through a symlink instead of replacing it
     st = os.stat(real)
@@ -55,14 +85,39 @@ def write_fix(path: str, digest: str, data: bytes) -> None:
         _write_in_place(real, digest, data)
         return
     _check_unchanged(real, digest)
+    _replace(real, data, st, before_rename=lambda: _check_unchanged(real, digest))
+
+
+def write_whole(path: str, data: bytes) -> None:
+    """Create or replace ``path`` (a baseline) in one rename: a full disk or a kill leaves
+    the old file whole, and a FIFO, device or directory of that name is refused unopened."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise WriteRefused("not a regular file")
+    _replace(real, data, st)
+
+
+def _replace(real: str, data: bytes, st, before_rename=None) -> None:
+    """Write ``data`` to a temp file beside ``real`` and rename it over ``real``; the temp
+    file takes ``st``'s owner and mode (a new file's mode follows the umask)."""
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        _keep_owner_and_mode(tmp, st)
-        _check_unchanged(real, digest)
+        if st is not None:
+            _keep_owner_and_mode(tmp, st)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        if before_rename is not None:
+            before_rename()
         os.replace(tmp, real)
     except BaseException:
         if os.path.lexists(tmp):
@@ -86,14 +141,36 @@ def _keep_owner_and_mode(tmp: str, st: os.stat_result) -> None:
 
 def _write_in_place(real: str, digest: str, data: bytes) -> None:
     """A hard-linked file is rewritten through its own inode (not atomic, but one file stays
-    one file); the content check and the write share one open handle."""
-    with open(real, "r+b") as handle:
-        _check_unchanged(handle, digest)
-        handle.seek(0)
-        handle.write(data)
-        handle.truncate()
-        handle.flush()
-        os.fsync(handle.fileno())
+    one file); the content check and the write share one open handle.
+
+    The blocks a longer fix needs are reserved first (``posix_fallocate`` leaves the bytes
+    alone), so a full disk refuses the fix before a byte changes; if writing fails anyway
+    the original bytes are put back.
+    """
+    with open(real, "r+b", buffering=0) as handle:
+        original = _check_unchanged(handle, digest)
+        fd = handle.fileno()
+        if len(data) > len(original) and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(fd, 0, len(data))
+            except OSError as exc:
+                os.ftruncate(fd, len(original))  # undo a size change of a partial reservation
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):  # FS cannot reserve
+                    raise
+        try:
+            _pwrite_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        except OSError:
+            _pwrite_all(fd, original)  # fits: these bytes had their blocks before
+            os.ftruncate(fd, len(original))
+            raise
+
+
+def _pwrite_all(fd: int, data: bytes) -> None:
+    view, offset = memoryview(data), 0
+    while offset < len(data):
+        offset += os.pwrite(fd, view[offset:], offset)
 
 
 def is_stray_temp(name: str) -> bool:

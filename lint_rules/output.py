@@ -38,7 +38,7 @@ def _example_pair(example) -> tuple:
     if isinstance(example, str):
         return example, None, ()
     lines = tuple(sorted({line for line, _code in getattr(example, "expected", ())}))
-    return str(getattr(example, "code", example)), getattr(example, "fixed", None), lines
+    return str(getattr(example, "source", example)), getattr(example, "fixed", None), lines
 
 
 def _doc_of(rule) -> RuleDoc:

@@ -22,9 +22,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from lint_rules.cache import ResultCache, content_key, digest_bytes
+from lint_rules.cache import ResultCache, content_key
 from lint_rules.config import RunConfig
-from lint_rules.files import WriteRefused, is_stray_temp, remove_stray_temp, write_fix
+from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, remove_stray_temp,
+                              write_fix)
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
@@ -365,7 +366,9 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
     re-analysed one per fresh process, so only the file that crashes pays for it (KVP900).
     """
     orphans = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
+                               initializer=_ignore_interrupts)
+    try:
         submitted = []
         for job in jobs:
             try:
@@ -375,13 +378,39 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
         timeout = parse_timeout()
         for job, future in submitted:
             try:
-                result = _result_unless_stuck(pool, future, timeout)
+                result = _result_unless_stuck(future, timeout)
             except BrokenProcessPool:
                 orphans.append(job)
                 continue
             state.complete(job, *result)
+    except BaseException:  # Ctrl-C (once or many times) or a bug: stop now, never wait
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
     for job in orphans:
         state.complete(job, *analyse_isolated(mode, options, job, parse_timeout()))
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the main process, which ends them: a terminal sends SIGINT to
+    the whole process group, and a worker's own KeyboardInterrupt would only print a traceback
+    and keep the pool's shutdown waiting on it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _kill_children() -> None:
+    """End this process's worker processes (``multiprocessing.active_children``: the public
+    view of them; the executor has no public way to stop a running task)."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.kill()
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Kill the workers and drop the queue without waiting for running tasks."""
+    _kill_children()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def parse_timeout() -> float:
@@ -403,7 +432,7 @@ def parse_timeout() -> float:
     return value
 
 
-def _result_unless_stuck(pool: ProcessPoolExecutor, future, timeout: float) -> tuple:
+def _result_unless_stuck(future, timeout: float) -> tuple:
     """The future's result. If nothing finishes for ``timeout`` seconds a worker is stuck on
     a file (libcst's parser can take minutes on some broken, deeply nested input): the workers
     are killed, which breaks the pool, and every unfinished file is re-run on its own under
@@ -411,14 +440,12 @@ def _result_unless_stuck(pool: ProcessPoolExecutor, future, timeout: float) -> t
     try:
         return future.result(timeout=timeout)
     except FutureTimeout:
-        # the executor cannot cancel a running task; ending its processes is the only way
-        processes = getattr(pool, "_processes", None) or {}
-        for process in list(processes.values()):
-            process.kill()
+        _kill_children()  # the executor cannot cancel a running task
         return future.result()  # BrokenProcessPool, unless it finished just now
 
 
 def _isolated_child(connection, mode: str, options, job: _Job) -> None:
+    _ignore_interrupts()
     connection.send(analyse(mode, options, job))
     connection.close()
     if _mp_context().get_start_method() == "fork":

@@ -66,9 +66,9 @@ def render_rule(code: str, heading: str = "###") -> str:
     if rule.INVALID:
         bad = rule.INVALID[0]
         where = ", ".join(f"{code} line {line}" for line, code in bad.expected)
-        parts.append(f"**Example** ({where}){_options_note(bad.options)}:\n\n{_fence(bad.code)}")
+        parts.append(f"**Example** ({where}){_options_note(bad.options)}:\n\n{_fence(bad.source)}")
         good = bad.fixed if bad.fixed is not None else (
-            rule.VALID[0].code if rule.VALID else None
+            rule.VALID[0].source if rule.VALID else None
         )
         if good is not None:
             how = " (what `--fix` writes)" if bad.fixed is not None else ""

@@ -13,7 +13,7 @@ from lint_rules.rules._facts import FileFacts
 class Valid:
     """Source that must produce no finding (with all default codes plus the rule's own)."""
 
-    code: str
+    source: str
     options: Options = Options()
 
 
@@ -21,7 +21,7 @@ class Valid:
 class Invalid:
     """Source with its expected ``(line, code)`` findings and, when fixable, the fixed source."""
 
-    code: str
+    source: str
     expected: Tuple[Tuple[int, str], ...]
     fixed: Optional[str] = None
     options: Options = Options()

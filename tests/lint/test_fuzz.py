@@ -25,7 +25,7 @@ class FuzzAttnBackend(FlashInferAttnBackend):
         self.use_sliding_window_kv_pool = isinstance(kv_pool, SWAKVPool)
         self._swa_kv_pool = kv_pool if self.use_sliding_window_kv_pool else None
 """
-EXAMPLES = [example.code for rule in RULES for example in (*rule.VALID, *rule.INVALID)]
+EXAMPLES = [example.source for rule in RULES for example in (*rule.VALID, *rule.INVALID)]
 SETTINGS = settings(
     max_examples=100,
     deadline=None,

@@ -71,12 +71,12 @@ def test_every_rule_documents_itself():
 
 @pytest.mark.parametrize("rule, example", list(_cases("VALID")))
 def test_valid_example_is_clean(rule, example):
-    assert lint_source(example.code, codes=_codes(rule), options=example.options) == []
+    assert lint_source(example.source, codes=_codes(rule), options=example.options) == []
 
 
 @pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
 def test_invalid_example_reports_exactly_its_findings(rule, example):
-    found = lint_source(example.code, codes=_codes(rule), options=example.options)
+    found = lint_source(example.source, codes=_codes(rule), options=example.options)
     assert tuple(pairs(found)) == example.expected
     assert rule.CODE in {code for _, code in example.expected}
     for finding in found:
@@ -88,9 +88,9 @@ def test_invalid_example_reports_exactly_its_findings(rule, example):
 @pytest.mark.parametrize("rule, example", list(_cases("INVALID")))
 def test_invalid_example_fix(rule, example):
     codes, options = _codes(rule), example.options
-    fixed, left = fix_source(example.code, codes=codes, options=options)
+    fixed, left = fix_source(example.source, codes=codes, options=options)
     if example.fixed is None:
-        assert fixed == example.code
+        assert fixed == example.source
         return
     assert fixed == example.fixed
     cst.parse_module(fixed)  # re-parses
@@ -463,13 +463,13 @@ def _without(source: str, words) -> str:
 def test_prefilter_is_sound_on_every_example_and_its_stripped_variants(rule, example):
     """Whatever the filter skips, the full analysis finds nothing in either (one vocabulary)."""
     words = (*SWA_WORDS, ACTIVE_POOL)
-    variants = [example.code] + [_without(example.code, [word]) for word in words]
-    variants.append(_without(example.code, [*SWA_WORDS, ACTIVE_POOL]))
+    variants = [example.source] + [_without(example.source, [word]) for word in words]
+    variants.append(_without(example.source, [*SWA_WORDS, ACTIVE_POOL]))
     for source in variants:  # (KVP900 is defined on the files the filter lets through)
         if not may_match(source, example.options):
             found = lint_source_ungated(source, codes=ALL_CODES)
             assert [f for f in found if f.code != "KVP900"] == [], source
-    assert may_match(example.code, example.options)
+    assert may_match(example.source, example.options)
 
 
 def test_prefilter_follows_configured_names():
@@ -608,5 +608,5 @@ def test_rule_docs_have_the_four_sections_and_short_messages():
         rendered = render_markdown(rule.CODE)
         assert "**Example**" in rendered
         for example in rule.INVALID:
-            for finding in lint_source(example.code, codes=ALL_CODES, options=example.options):
+            for finding in lint_source(example.source, codes=ALL_CODES, options=example.options):
                 assert len(finding.message) <= 130, finding.message

@@ -1,0 +1,103 @@
+"""Every run ends (issue 16, class 4): Ctrl-C within a second, a FIFO never read.
+
+Real signals to a real cold ``--jobs 2`` run (SIGINT to the whole process group, as a
+terminal sends it, and to the main process alone; once and twice at once), and real FIFOs,
+devices, directories and oversized files named as a baseline.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from clirun import STALE, chain, poolguard, write
+
+STOP_WITHIN_S = 1.0
+
+
+@pytest.fixture(scope="module")
+def slow_tree(tmp_path_factory):
+    """Enough slow files that a cold run takes many seconds on two workers."""
+    return write(tmp_path_factory.mktemp("slow"), {f"b{i:02d}.py": chain(2500) for i in range(70)})
+
+
+def _interrupt(tree, times: int, gap: float, group: bool) -> tuple:
+    env = {**os.environ, "POOLGUARD_CACHE_DIR": str(tree / ".cache")}
+    run = subprocess.Popen([sys.executable, "-m", "lint_rules.cli", "lint", "--isolated",
+                            "--no-cache", "--jobs", "2", "."], cwd=tree, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           start_new_session=True)
+    try:
+        time.sleep(1.5)  # imports done, the workers busy parsing
+        assert run.poll() is None, "the run ended before the signal: make the tree slower"
+        start = time.monotonic()
+        for _ in range(times):
+            if group:
+                os.killpg(run.pid, signal.SIGINT)
+            else:
+                run.send_signal(signal.SIGINT)
+            time.sleep(gap)
+        run.wait(timeout=30)
+        return run.returncode, time.monotonic() - start, run.stderr.read().decode()
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+            pytest.fail("the run hung after SIGINT")
+        _no_children_left(run.pid)
+
+
+def _no_children_left(pid: int) -> None:
+    """No worker outlives the run (each would keep parsing, or hold the terminal)."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    pytest.fail("worker processes outlived the interrupted run")
+
+
+@pytest.mark.parametrize("times, gap, group", [(1, 0, True), (2, 0, True), (1, 0, False),
+                                               (2, 0.03, False), (5, 0.005, True)],
+                         ids=["once", "twice-at-once", "once-main-only", "twice-main-only",
+                              "five-times"])
+def test_ctrl_c_ends_a_cold_parallel_run_within_a_second(slow_tree, times, gap, group):
+    status, seconds, stderr = _interrupt(slow_tree, times, gap, group)
+    assert status == 130, (status, stderr)
+    assert seconds < STOP_WITHIN_S + gap * times, seconds
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_baseline_that_is_no_regular_file_is_refused_without_blocking(tmp_path):
+    tree = write(tmp_path / "tree", {"s.py": STALE})
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    with open(tmp_path / "huge.json", "wb") as handle:
+        handle.truncate(65 * 1024 * 1024)  # sparse: costs no disk
+    cases = {"../fifo": "not a regular file", "../dir": "not a regular file",
+             "/dev/zero": "not a regular file", "../huge.json": "larger than"}
+    for name, reason in cases.items():
+        read = poolguard("lint", "--isolated", "--baseline", name, cwd=tree, expect=2,
+                         timeout=30)
+        assert f"cannot read baseline {name}: {reason}" in read.stderr, read.stderr
+    for name in ("../fifo", "../dir", "/dev/zero", "/dev/null"):
+        wrote = poolguard("lint", "--isolated", "--write-baseline", name, cwd=tree, expect=2,
+                          timeout=30)
+        assert f"cannot write baseline {name}: not a regular file" in wrote.stderr
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_a_baseline_through_a_symlink_is_written_to_its_target(tmp_path):
+    tree = write(tmp_path / "tree", {"s.py": STALE})
+    (tmp_path / "real.json").write_text("")
+    os.symlink("real.json", tmp_path / "link.json")
+    poolguard("lint", "--isolated", "--write-baseline", "../link.json", cwd=tree, expect=0)
+    assert (tmp_path / "link.json").is_symlink()
+    assert '"KVP001"' in (tmp_path / "real.json").read_text()
+    poolguard("lint", "--isolated", "--baseline", "../link.json", cwd=tree, expect=0)
