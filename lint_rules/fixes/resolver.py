@@ -141,7 +141,13 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
         return None
     owner = _owner(cls, stores)
     unit = frozenset({cls.name, owner.name})
-    own = [s for s in owner.stores if any(s is t for t in stores)]
+    typed = [s for s in owner.stores if any(s is t for t in stores)]
+    flags |= _gated_flags(facts, owner)
+    # the runner's flag copied onto the backend (`self.is_hybrid_swa = runner.is_hybrid_swa`)
+    # is SWA state too: it becomes the pool's view like the type flag
+    copies = [s for s in owner.stores if s.attr in flags and s.sink and not s.resolver
+              and s.bits & RUNNER and not s.bits & TYPE]
+    own = sorted(typed + copies, key=lambda s: s.node.lineno)
     _check_stores(facts, owner, own)
     method = own[0].method if own else "__init__"
     pool_attr = _pool_attr(facts, owner, options)
@@ -152,7 +158,7 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     runner = _runner_param(owner.methods.get(method)) if not provides else ""
     if not provides and runner is None:
         raise Declined(f"{method}() takes no model runner to resolve the pool from")
-    test = _lift_test(module, owner.name, method, own[0].attr) if own else None
+    test = _lift_test(module, owner.name, method, typed[0].attr) if typed else None
     all_flags = frozenset(flags | {s.attr for s in own})
     has_resolver = any(RESOLVER in c.methods for c in owner.family)
     at = _resolve_at(owner, method, own, all_flags) if own else 0
@@ -254,9 +260,9 @@ def _runner_param(method: Optional[ast.AST]) -> Optional[str]:
 
 def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
                 flags: FrozenSet[str]) -> int:
-    """Where the resolution goes: at the flag's store, or earlier when a gate on a flag (a
-    runner-level one, set before) runs first in the method or in a helper it calls. Only our
-    static resolver (it reads nothing but the runner) may move; a rebound runner may not."""
+    """Where the resolution goes: at the first flag store, or earlier when a gate on a flag
+    runs first in the method or in a helper it calls. Only our static resolver (it reads
+    nothing but the runner) may move, and only while the runner is never rebound."""
     function = owner.methods[method]
     store_line = stores[0].statement.lineno
     lines = [store_line]
@@ -268,13 +274,12 @@ def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
                 lines.append(_first_call_line(owner, function, gate.method) or store_line)
     first = min(lines)
     index = next(i for i, s in enumerate(function.body) if s.end_lineno >= first)
-    if first < store_line:
-        if any(RESOLVER in c.methods for c in owner.family):
-            raise Declined(f"a flag is read in {method}() before the existing resolver runs")
-        runner = _runner_param(function)
-        if any(isinstance(n, ast.Name) and n.id == runner and isinstance(n.ctx, ast.Store)
-               for n in ast.walk(function)):
-            raise Declined(f"{method}() rebinds {runner}")
+    if first < store_line and any(RESOLVER in c.methods for c in owner.family):
+        raise Declined(f"a flag is read in {method}() before the existing resolver runs")
+    runner = _runner_param(function)
+    if any(isinstance(n, ast.Name) and n.id == runner and isinstance(n.ctx, ast.Store)
+           for n in ast.walk(function)):
+        raise Declined(f"{method}() rebinds {runner}")
     return index
 
 

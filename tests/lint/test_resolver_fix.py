@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import importlib.util
 from textwrap import dedent
 
 import libcst as cst
@@ -271,17 +272,19 @@ RUNNER_FLAG_FIRST = dedent("""\
 
 def test_runner_flag_gate_before_the_flag_moves_the_resolution_up():
     """Ascend's shape: a gate on the runner's copied flag runs before the type flag is set,
-    so the resolution goes before it (the resolver reads nothing but the runner)."""
+    so the resolution goes before it (the resolver reads nothing but the runner), and the
+    copy becomes a view of the pool like the type flag."""
     code = _fix(RUNNER_FLAG_FIRST, "HybridAttnBackend")
     assert (
-        "        self.is_hybrid_swa = model_runner.is_hybrid_swa\n"
+        "        self.token_to_kv_pool = model_runner.token_to_kv_pool\n"
         "        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)\n"
         "        if self._swa_kv_pool is not None:  # the runner's flag, blind to the pool swap\n"
         "            self.mapping = self._swa_kv_pool.full_to_swa_index_mapping\n"
     ) in code
     # both flags are now one test of the pool
     assert "return self.mapping[q] if self._swa_kv_pool is not None else q" in code
-    assert "self.has_swa = " not in code
+    assert "self.has_swa = " not in code and "self.is_hybrid_swa = " not in code
+    assert "def is_hybrid_swa(self) -> bool:" in code and "def has_swa(self) -> bool:" in code
     assert _hazards_in(code, "HybridAttnBackend") == []
 
 
@@ -297,3 +300,77 @@ def test_a_class_without_hazards_is_returned_unchanged():
     module = cst.parse_module(HELPER_FLAG)
     fixed = rewrite(module, "HelperAttnBackend", Options())
     assert rewrite(fixed, "HelperAttnBackend", Options()) is fixed
+
+
+# -- the rewritten shapes on real SGLang pools -------------------------------------------------
+def _classes(code: str) -> dict:
+    """Execute a shape with SGLang's real pool and allocator classes in scope."""
+    if importlib.util.find_spec("sglang") is None or importlib.util.find_spec("torch") is None:
+        pytest.skip("needs SGLang and torch")
+    from runtime_guard.demo import scenarios as sc
+
+    sg = sc.sglang()  # SGLang's CPU-safe import
+    namespace = {"__name__": "shape", "AttentionBackend": type("AttentionBackend", (), {}),
+                 "SWAKVPool": sg.SWAKVPool,
+                 "SWATokenToKVPoolAllocator": sg.SWATokenToKVPoolAllocator}
+    exec(compile(code, "shape.py", "exec"), namespace)
+    return namespace
+
+
+def _expected_pool(kind: str, runner, reads):
+    """design.md §3: the active SWA pool; None for a draft with its own pool and for a
+    non-SWA model; the allocator's (the target's) pool for a FROZEN_KV draft."""
+    if kind == "FROZEN_KV draft":
+        return runner.token_to_kv_pool_allocator.get_kvcache()
+    return reads if kind == "SWA target" else None
+
+
+FROZEN, EAGLE = "FROZEN_KV draft", "EAGLE draft, own pool"
+
+
+@pytest.mark.parametrize("source, name, flag, wrong_before", [
+    (HELPER_FLAG, "HelperAttnBackend", "has_swa", {FROZEN}),
+    (SUBCLASS_GATES, "ChildAttnBackend", "swa_on", {FROZEN}),
+    (RUNNER_FLAG_FIRST, "HybridAttnBackend", "has_swa", {FROZEN}),
+    # the allocator is shared with the target: its type says SWA for an EAGLE draft too
+    (ALLOCATOR_FLAG_NO_IMPORT, "AllocFlagAttnBackend", "swa", {EAGLE}),
+], ids=["helper", "subclass", "runner-flag-first", "allocator-flag"])
+def test_rewritten_shapes_follow_the_pool_their_launches_read(source, name, flag, wrong_before):
+    """In every configuration the rewritten class holds the pool design §3 resolves; the
+    released shape agrees with it everywhere except where it had the bug."""
+    from runtime_guard.demo import scenarios as sc
+
+    fixed = _classes(_fix(source, name))[name]
+    original = _classes(source)[name]
+    for kind in sc.CONFIGURATIONS:
+        runner, reads = sc.configuration(kind)
+        # the runner's own model config: hybrid when its own pool is an SWA pool
+        runner.is_hybrid_swa = type(runner.token_to_kv_pool).__name__ == "SWAKVPool"
+        backend = fixed(runner)
+        expected = _expected_pool(kind, runner, reads)
+        assert backend._swa_kv_pool is expected, kind
+        assert getattr(backend, flag) is (expected is not None), kind
+        before = getattr(original(runner), flag)
+        assert (before == getattr(backend, flag)) is (kind not in wrong_before), kind
+
+
+def test_rewritten_helper_shape_translates_with_the_target_pool():
+    """The FROZEN_KV draft's metadata build under SGLang's own target view: the SWA write
+    locations are the target pool's translation (the released shape writes none)."""
+    import torch
+
+    from runtime_guard.demo import scenarios as sc
+
+    fixed = _classes(_fix(HELPER_FLAG, "HelperAttnBackend"))["HelperAttnBackend"]
+    original = _classes(HELPER_FLAG)["HelperAttnBackend"]
+    runner, target = sc.configuration("FROZEN_KV draft")
+    batch = sc.decode_batch(runner.token_to_kv_pool, [5, 9])
+    batch.out_cache_loc = torch.tensor([3, 7])
+    seen = []
+    for cls in (fixed, original):
+        backend = cls(runner)
+        with sc.frozen_kv_view(batch, target, backend):
+            backend.init_forward_metadata(batch)
+        seen.append(backend.loc)
+    assert torch.equal(seen[0], target.translate_loc_from_full_to_swa(batch.out_cache_loc))
+    assert seen[1] is None
