@@ -1,0 +1,80 @@
+"""``poolguard lint --fix --unsafe-fixes`` on the unpacked SGLang 0.5.23 tree (the
+``upstream_patch`` fixture, one CLI run per session): what it changes, that it compiles, that the
+lint finds no KVP001-KVP003 left in the classes it rewrote, and that a second run changes nothing.
+Imports and runtime behaviour of the result: tests/runtime/test_patched_backends.py.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SRT = "sglang/srt/"
+# The six 0.5.23 backends that decide SWA once in __init__ (the issue), and their classes.
+SIX = {
+    "layers/attention/triton_backend.py": "TritonAttnBackend",
+    "layers/attention/flashattention_backend.py": "FlashAttentionBackend",
+    "layers/attention/torch_native_backend.py": "TorchNativeAttnBackend",
+    "layers/attention/intel_amx_backend.py": "IntelAMXAttnBackend",
+    "layers/attention/xpu_backend.py": "XPUAttentionBackend",
+    "hardware_backend/npu/attention/ascend_backend.py": "AscendAttnBackend",
+}
+HAZARDS = {"KVP001", "KVP002", "KVP003"}
+
+
+@pytest.fixture(scope="module")
+def patch(upstream_patch):
+    assert upstream_patch.run.returncode in (0, 1), upstream_patch.run.stderr
+    assert "Traceback" not in upstream_patch.run.stderr
+    return upstream_patch
+
+
+def test_the_six_backends_are_rewritten(patch):
+    for path, name in SIX.items():
+        assert SRT + path in patch.changed, path
+        assert name in patch.rewritten_classes(SRT + path)
+
+
+def test_every_changed_file_compiles(patch):
+    assert patch.changed
+    for path, (_, new) in patch.changed.items():
+        compile(new, path, "exec")
+
+
+def test_no_hazard_is_left_in_the_rewritten_classes(patch):
+    """The lint of the fixed tree (package mode, as users run it) inside every class the patch
+    touched: no KVP001-KVP003."""
+    rows = json.loads(patch.second_run().stdout)
+    for path in patch.changed:
+        classes = patch.class_spans(path)
+        left = [row for row in rows if row["code"] in HAZARDS and row["path"].endswith(path)
+                and any(a <= row["line"] <= b for name, (a, b) in classes.items()
+                        if name in patch.rewritten_classes(path))]
+        assert left == [], left
+
+
+def test_a_second_run_changes_nothing(patch):
+    patch.second_run()
+    for path, (_, new) in patch.changed.items():
+        assert (patch.tree / path).read_text(encoding="utf-8") == new
+    unchanged = patch.original / "sglang/srt/layers/attention/aiter_backend.py"
+    assert (patch.tree / unchanged.relative_to(patch.original)).read_bytes() == \
+        unchanged.read_bytes()
+
+
+def test_declined_classes_keep_their_findings(patch):
+    """MiniMax caches the whole pool; aiter's flag is the pool test and a layer count: the
+    codemod declines both, and their findings stay."""
+    rows = json.loads(patch.second_run().stdout)
+    kept = {(row["path"].rsplit("/", 1)[-1], row["code"]) for row in rows}
+    assert ("minimax_sparse_backend.py", "KVP001") in kept
+    assert ("aiter_backend.py", "KVP003") in kept
+    assert not any(path.endswith(("minimax_sparse_backend.py", "aiter_backend.py"))
+                   for path in patch.changed)
+
+
+def test_the_diff_is_kept_as_an_artifact(patch):
+    text = patch.diff_path.read_text(encoding="utf-8")
+    for path in patch.changed:
+        assert f"+++ b/python/{path}" in text
+    assert not patch.diff_path.is_relative_to(patch.repo_root())
