@@ -133,19 +133,19 @@ def test_plain_flake8_hook_with_the_plugin_installed(tmp_path, hook_repo, precom
     assert passing.returncode == 0, passing.stdout + passing.stderr
 
 
+def readme_hook(marker: str) -> str:
+    """The README's pre-commit configuration block that contains ``marker``, as printed."""
+    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- BEGIN hooks -->", 1)[1].split("<!-- END hooks -->", 1)[0]
+    blocks = [block.split("\n", 1)[1].split("```", 1)[0] for block in section.split("```yaml")[1:]]
+    (found,) = [block for block in blocks if marker in block]
+    return found
+
+
 def test_local_system_hook_from_the_readme(tmp_path, precommit_home, monkeypatch):
-    """The README's ``repo: local`` hook: the installed ``poolguard``, no hook repository."""
-    config = dedent("""\
-        repos:
-          - repo: local
-            hooks:
-              - id: poolguard
-                name: poolguard (KVP lint)
-                entry: poolguard lint
-                language: system
-                types: [python]
-                require_serial: true
-    """)
+    """The README's ``repo: local`` hook, verbatim: the installed ``poolguard``, no hook
+    repository."""
+    config = readme_hook("repo: local")
     work = scratch_repo(tmp_path / "work", config, {"backend.py": GATED, "util.py": CLEAN})
     # the environment the package is installed in comes first, as in an activated venv
     monkeypatch.setenv("PATH", os.pathsep.join((os.path.dirname(sys.executable),
