@@ -134,7 +134,8 @@ def main() -> int:
         _problem("SGLang is not installed in this environment: nothing would be guarded")
         return EXIT_UNGUARDED
     try:
-        import sglang.srt.layers.attention  # noqa: F401  (the package every backend lives in)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is the table alone
+            import sglang.srt.layers.attention  # noqa: F401  (where every backend lives)
     except Exception as err:  # one line, not one per backend
         _problem(f"SGLang {version} does not import here ({_one_line(err)}): nothing would be "
                  f"guarded{_import_hint(err)}")
