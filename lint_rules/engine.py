@@ -57,7 +57,6 @@ class Finding:
 
 # The same pattern flake8 uses for inline suppressions (flake8.defaults.NOQA_INLINE_REGEXP).
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8 count them
-RESOLVED_CODES = frozenset({"KVP001", "KVP002", "KVP003"})  # what the resolver rewrite resolves
 NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 
 
@@ -254,8 +253,10 @@ class _Run:
             if self._suppressed(report):
                 continue
             own = [fix for fix in report.fixes if not self._protected(fix)]
-            rewrite = rewrites.get(id(report.scope)) if report.code in RESOLVED_CODES else None
-            offered[id(report)] = own + ([rewrite] if rewrite is not None else [])
+            rewrite = rewrites.get(id(report.scope))
+            if rewrite is not None and report.code in fix_model.RESOLVED_CODES:
+                own.append(rewrite)
+            offered[id(report)] = own
         return offered
 
     def _class_rewrites(self) -> Dict[int, "fix_model.Fix"]:
@@ -265,7 +266,7 @@ class _Run:
         codes: Dict[int, set] = {}
         scopes = {}
         for report in self.reports:
-            if report.code in RESOLVED_CODES and report.scope is not None:
+            if report.code in fix_model.RESOLVED_CODES and report.scope is not None:
                 if not self._suppressed(report):
                     codes.setdefault(id(report.scope), set()).add(report.code)
                     scopes[id(report.scope)] = report.scope

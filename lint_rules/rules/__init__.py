@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 from typing import Dict, Optional
 
+from lint_rules.fixes import RESOLVED_CODES, UNSAFE_FIXES
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules.kvp001_stale_pool_state import StalePoolState
 from lint_rules.rules.kvp002_swa_type_flag import SwaTypeFlag
@@ -22,19 +23,21 @@ ALL_CODES: tuple = tuple(rule.CODE for rule in RULES)
 DEFAULT_CODES: frozenset = frozenset(rule.CODE for rule in RULES if rule.DEFAULT)
 FIXABLE: frozenset = frozenset(rule.CODE for rule in RULES if rule.fixable())
 SECTIONS = ("What it does", "Why is this bad?")
+FIX_SAFETY = "Fix safety"  # ruff's section: which fixes are safe, and why; after the examples
 
 __all__ = ["RULES", "RULES_BY_CODE", "ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Rule", "Valid",
            "Invalid", "Report", "render_markdown", "render_rule", "doc_sections"]
 
 
 def doc_sections(rule) -> Dict[str, str]:
-    """The docstring's summary and its ``What it does`` / ``Why is this bad?`` sections."""
+    """The docstring's summary and its ``What it does`` / ``Why is this bad?`` / ``Fix safety``
+    sections."""
     lines = inspect.cleandoc(rule.__doc__ or "").splitlines()
     found: Dict[str, list] = {"summary": [lines[0]] if lines else []}
     current = None
     for line in lines[1:]:
         heading = line.strip().rstrip(":")
-        if heading in SECTIONS and not line.startswith(" "):
+        if heading in (*SECTIONS, FIX_SAFETY) and not line.startswith(" "):
             current = heading
             found[current] = []
         elif current is not None:
@@ -56,8 +59,8 @@ def _options_note(options) -> str:
 
 
 def render_rule(code: str, heading: str = "###") -> str:
-    """Markdown for one rule in ruff's four sections: What it does, Why is this bad?, Example
-    (the first INVALID example) and Use instead (its fix, else the first VALID example)."""
+    """Markdown for one rule in ruff's sections: What it does, Why is this bad?, Example (the
+    first INVALID example), Use instead (its fix, else the first VALID example), Fix safety."""
     rule = RULES_BY_CODE[code.upper()]
     sections = doc_sections(rule)
     parts = [f"{heading} {rule.CODE} `{rule.NAME}` — {_markdown(sections['summary'])}"]
@@ -73,6 +76,8 @@ def render_rule(code: str, heading: str = "###") -> str:
         if good is not None:
             how = " (what `--fix` writes)" if bad.fixed is not None else ""
             parts.append(f"**Use instead**{how}:\n\n{_fence(good)}")
+    if sections.get(FIX_SAFETY):
+        parts.append(f"**{FIX_SAFETY}**\n\n{_markdown(sections[FIX_SAFETY])}")
     more = len(rule.VALID) + len(rule.INVALID) - 1
     parts.append(f"`poolguard explain {rule.CODE}` shows all {more + 1} examples.")
     return "\n\n".join(parts) + "\n"
@@ -90,9 +95,12 @@ comprehensions, `setattr`, closures, cached properties, lazily filled attributes
 helpers; sinks are attributes stored on `self` outside per-forward methods (a method named
 `*forward*`, taking a batch, or called from one) and gates. Live state — a read-only property
 over the current pool, or a flag recomputed from `self.token_to_kv_pool` on every forward — is
-never flagged. Fixes never change behaviour: a gate is rewritten only when its flag is exactly
-the pool test, and a stored flag becomes a read-only property of the pool (with a setter that
-ignores writes), so readers and writers in other modules keep working.
+never flagged. Safe fixes (`--fix`) never change behaviour and are offered only where the file
+proves it: a gate is rewritten only when its flag is exactly the pool test, and a stored flag
+becomes a read-only property of the pool (with a setter that ignores writes), so readers and
+writers in other modules keep working. The unsafe fix (`--fix --unsafe-fixes`) rewrites a whole
+backend class to the #27491 resolver pattern and changes behaviour on purpose (each rule's
+"Fix safety" says which is which).
 Suppress a finding with `# noqa: KVP003` (flake8 semantics; `# noqa: KVP` or a bare `# noqa`
 covers every code); `poolguard lint --fix` never rewrites a line whose `# noqa` names a KVP code.
 A file is analysed only if its text mentions the rules' vocabulary (`token_to_kv_pool`, `swa`,
@@ -104,6 +112,13 @@ Under flake8 a syntax error is flake8's own E999 and plugins do not run on that 
 """
 
 
+def _autofix(code: str) -> str:
+    kinds = ["safe"] if code in FIXABLE else []
+    if UNSAFE_FIXES and code in RESOLVED_CODES:
+        kinds.append("unsafe (`--unsafe-fixes`)")
+    return ", ".join(kinds) or "no"
+
+
 def render_markdown(code: Optional[str] = None) -> str:
     """The README rule reference: a table of codes, then each rule in four sections."""
     if code is not None:
@@ -112,7 +127,7 @@ def render_markdown(code: Optional[str] = None) -> str:
     for rule in RULES:
         table.append(
             f"| {rule.CODE} | `{rule.NAME}` | {'on' if rule.DEFAULT else 'off (opt-in)'} "
-            f"| {'yes' if rule.CODE in FIXABLE else 'no'} | {_markdown(rule.summary())} |"
+            f"| {_autofix(rule.CODE)} | {_markdown(rule.summary())} |"
         )
     sections = [render_rule(rule.CODE) for rule in RULES]
     return "## Lint rules\n\n" + INTRO + "\n" + "\n".join(table) + "\n\n" + "\n".join(sections)

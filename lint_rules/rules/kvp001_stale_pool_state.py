@@ -57,6 +57,17 @@ class StalePoolState(Rule):
         the swap does not touch), describes another pool: SWA layers get full-pool page indices
         and the kernel reads past the SWA cache (illegal memory access). Resolve the SWA pool
         through the allocator, or read ``self.token_to_kv_pool`` when it is used.
+
+    Fix safety:
+        No safe fix: what a launch should read instead depends on the backend.
+
+        The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
+        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
+        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
+        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
+        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
+        cannot prove compiles and re-lints clean is left as it is.
     """
 
     VALID = (

@@ -29,10 +29,30 @@ class SwaTypeFlag(Rule):
         while the kernels index the pool of each forward. Under FROZEN_KV MTP the draft
         backend's ``token_to_kv_pool`` is rebound to the target's SWA pool view; EAGLE drafts
         own a separate full pool. The flag and the pool disagree and SWA layers get full-pool
-        indices (illegal memory access). The fix turns the flag into a read-only property of
-        the resolved pool (``--kvp-pool-attr``), so readers in other files keep working; it is
-        offered when the class resolves that attribute and assigns the flag once, alone on its
-        line, and not before the pool exists.
+        indices (illegal memory access).
+
+    Fix safety:
+        Safe: the flag becomes a read-only property ``self.<pool_attr> is not None``
+        (``--kvp-pool-attr``) with a setter that ignores writes, so readers and writers in other
+        files keep working. It is offered only where the file proves that the module still imports
+        and the flag still reads what the pool implies: the class resolves that attribute and
+        assigns the flag once, alone, from a side-effect-free bool, not before the pool exists; the
+        class and its same-file subclasses bind no class attribute of that name, and no class of its
+        same-file family has ``__slots__``, a metaclass, a class decorator, a record base or an
+        attribute hook (``__getattr__``, ``__setattr__``...); the file never deletes the flag,
+        probes it with ``hasattr`` or a defaulted ``getattr``, reads it from the class object, or
+        writes attributes through ``setattr`` with a computed name, ``__dict__`` or ``vars()``.
+        Otherwise the finding is shown without ``[*]``. A subclass in another file that binds the
+        name is beyond one file's sight.
+
+        The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
+        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
+        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
+        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
+        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
+        cannot prove compiles and re-lints clean is left as it is. With ``--unsafe-fixes`` that
+        rewrite wins over the safe fix in its class.
     """
 
     VALID = (

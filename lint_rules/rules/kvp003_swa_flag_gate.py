@@ -29,9 +29,24 @@ class SwaFlagGate(Rule):
         ``token_to_kv_pool`` is rebound to the target's SWA pool view on every forward (the
         draft runner's ``is_hybrid_swa`` stays False); EAGLE drafts own a separate full pool. The
         flag and the pool disagree and SWA layers get full-pool indices (illegal memory access).
-        The fix gates on ``self.<pool_attr> is not None`` (``--kvp-pool-attr``) and is offered
-        only when it cannot change behaviour: the flag's one definition in the file is exactly
-        that test, taken after the pool's last assignment.
+
+    Fix safety:
+        Safe: the gate becomes ``self.<pool_attr> is not None`` (``--kvp-pool-attr``; ``is None``
+        for a negated gate), offered only when that cannot change what it decides: the flag's one
+        definition in the file is exactly that test, taken after the pool's last assignment, the
+        gate reads it afterwards, and nothing can make the two disagree later (the file never
+        deletes either attribute nor writes attributes through ``setattr`` with a computed name,
+        ``__dict__`` or ``vars()``; no class of the same-file family holds a descriptor of the
+        flag's name or an attribute hook).
+
+        The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
+        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
+        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
+        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
+        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
+        cannot prove compiles and re-lints clean is left as it is. It resolves every other gate too
+        and, with ``--unsafe-fixes``, wins over the safe fixes in its class.
     """
 
     VALID = (

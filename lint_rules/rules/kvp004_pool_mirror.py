@@ -22,8 +22,23 @@ class PoolMirror(Rule):
         Redundant state: a subclass or a draft path that re-resolves the pool (as the FROZEN_KV
         MTP fix does, because the draft backend's ``token_to_kv_pool`` is rebound to the target's
         SWA pool view) leaves the mirror describing the old pool, and code gated on it sends
-        full-pool indices to SWA layers (illegal memory access). The fix turns the mirror into a
-        read-only property of the pool, so readers in other files keep working.
+        full-pool indices to SWA layers (illegal memory access).
+
+    Fix safety:
+        Safe: the mirror becomes a read-only property ``self.<pool_attr> is not None`` (``is None``
+        for an ``is None`` mirror; ``--kvp-pool-attr``) with a setter that ignores writes, so
+        readers and writers in other files keep working. It is offered only where the file proves
+        that the module still imports and the flag still reads what the pool implies: the class
+        resolves that attribute and assigns the flag once, alone, from a side-effect-free bool, not
+        before the pool exists; the class and its same-file subclasses bind no class attribute of
+        that name, and no class of its same-file family has ``__slots__``, a metaclass, a class
+        decorator, a record base or an attribute hook (``__getattr__``, ``__setattr__``...); the
+        file never deletes the flag, probes it with ``hasattr`` or a defaulted ``getattr``, reads it
+        from the class object, or writes attributes through ``setattr`` with a computed name,
+        ``__dict__`` or ``vars()``. Otherwise the finding is shown without ``[*]``. A subclass in
+        another file that binds the name is beyond one file's sight.
+
+        No unsafe fix: the mirror already reads the resolved pool.
     """
 
     VALID = (

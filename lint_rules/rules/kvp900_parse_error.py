@@ -21,6 +21,9 @@ class ParseFailure(Rule):
     Why is this bad?
         A broken file would otherwise pass silently: none of the other rules could look at it.
         Fix the syntax error; the other rules then check the file again.
+
+    Fix safety:
+        No fix: only a person can say what the broken code meant.
     """
 
     INVALID = (
