@@ -1,0 +1,129 @@
+"""``--unsafe-fixes`` through the real CLI (issue 14): ruff's applicability on our fixes.
+
+Without the option the unsafe resolver rewrite is counted ("N hidden fixes can be enabled with
+the ``--unsafe-fixes`` option."), listed in JSON with its applicability, and never applied; with
+it, ``--fix`` and ``--diff`` apply it, it wins over the safe fix inside its class, a class with
+a KVP ``noqa`` is never rewritten, a class the codemod declines keeps its findings (no longer
+offering the fix), and the diff applies with ``git apply`` to the ``--fix`` result.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+from textwrap import dedent
+
+import pytest
+from clirun import poolguard, write
+
+from lint_rules.engine import lint_source
+from lint_rules.fixes import RESOLVER_TITLE
+
+IMPORT = "from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool\n\n\n"
+# only the unsafe rewrite fixes it (no resolved pool yet)
+FLAGGED = dedent("""\
+    class FlagAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return "swa" if self.use_swa else "full"
+""")
+# the same, but its gate is suppressed: the class must stay as it is
+QUIET = FLAGGED.replace("FlagAttnBackend", "QuietAttnBackend").replace(
+    "use_swa", "has_swa").replace('else "full"\n', 'else "full"  # noqa: KVP003\n')
+# the whole pool cached: the codemod declines it
+CACHED = dedent("""\
+    class PoolCacheAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.kv_pool = model_runner.token_to_kv_pool
+""")
+# a safe fix (the property) and the unsafe rewrite for the same finding
+BOTH = dedent("""\
+    class BothAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        @staticmethod
+        def _resolve_swa_kv_pool(model_runner):
+            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+            return pool if isinstance(pool, SWAKVPool) else None
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return "swa" if self.use_swa else "full"
+""")
+MIXED = IMPORT + FLAGGED + "\n\n" + QUIET + "\n\n" + CACHED
+SAFE_MARK = "code that still assigns the flag is ignored"  # the safe property's setter
+
+
+def _class_source(source: str, name: str) -> str:
+    node = next(n for n in ast.walk(ast.parse(source)) if getattr(n, "name", None) == name)
+    return "".join(source.splitlines(True)[node.lineno - 1:node.end_lineno])
+
+
+@pytest.fixture()
+def tree(tmp_path):
+    return write(tmp_path / "tree", {"mixed.py": MIXED, "both.py": IMPORT + BOTH})
+
+
+def test_lint_counts_hidden_fixes_and_lists_their_applicability(tree):
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=tree, expect=1)
+    assert done.stderr.rstrip().endswith(
+        "4 hidden fixes can be enabled with the `--unsafe-fixes` option.")
+    assert "both.py:7:9: KVP002 [*]" in done.stdout and "mixed.py:7:9: KVP002 " in done.stdout
+    rows = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".",
+                                cwd=tree, expect=1).stdout)
+    fixes = {(r["path"], r["line"]): [(f["applicability"], f["title"]) for f in r["fixes"]]
+             for r in rows}
+    assert fixes[("both.py", 7)][0][0] == "safe"
+    assert fixes[("both.py", 7)][1] == ("unsafe", RESOLVER_TITLE)
+    assert fixes[("mixed.py", 7)] == [("unsafe", RESOLVER_TITLE)]
+    assert fixes[("mixed.py", 16)] == []  # QuietAttnBackend: a noqa in the class
+    marked = poolguard("lint", "--isolated", "--no-cache", "--unsafe-fixes", ".", cwd=tree,
+                       expect=1)
+    assert "mixed.py:7:9: KVP002 [*]" in marked.stdout and "hidden" not in marked.stderr
+
+
+def test_fix_without_the_option_applies_only_safe_fixes(tree):
+    poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=tree, expect=1)
+    assert (tree / "mixed.py").read_text() == MIXED
+    both = (tree / "both.py").read_text()
+    assert SAFE_MARK in both and "def use_swa(self) -> bool:" not in both
+
+
+def test_unsafe_fix_rewrites_what_it_may_and_wins_over_the_safe_fix(tree):
+    done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".",
+                     cwd=tree, expect=1)
+    mixed, both = (tree / "mixed.py").read_text(), (tree / "both.py").read_text()
+    for source in (mixed, both):
+        compile(source, "fixed", "exec")
+    assert "def _resolve_swa_kv_pool(model_runner):" in mixed
+    assert _class_source(mixed, "QuietAttnBackend") == QUIET  # noqa in the class: untouched
+    assert _class_source(mixed, "PoolCacheAttnBackend") == CACHED  # declined: untouched
+    assert "def use_swa(self) -> bool:" in both and SAFE_MARK not in both  # the rewrite won
+    left = {(f.line, f.code) for f in lint_source(mixed)}
+    flag_class = _class_source(mixed, "FlagAttnBackend")
+    assert not [f for f in lint_source(flag_class) if f.code != "KVP900"]
+    assert any(code == "KVP001" for _, code in left)  # the declined class keeps its finding
+    assert "[*]" not in done.stdout  # what is left offers nothing more
+    again = poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".",
+                      cwd=tree, expect=1)
+    assert (tree / "mixed.py").read_text() == mixed and "fixed" not in again.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_unsafe_diff_applies_with_git_to_the_fix_result(tree, tmp_path):
+    diff = poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", ".",
+                     cwd=tree, expect=1).stdout
+    assert "+    def _resolve_swa_kv_pool(model_runner):" in diff
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy)
+    subprocess.run(["git", "apply", "-"], input=diff, text=True, cwd=copy, check=True,
+                   capture_output=True)
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".", cwd=tree,
+              expect=1)
+    for name in ("mixed.py", "both.py"):
+        assert (copy / name).read_text() == (tree / name).read_text()
