@@ -1,10 +1,10 @@
 """Turning the lint on in a tree that already has findings: ``--add-noqa`` and baselines.
 
-``--add-noqa`` appends ``# noqa: KVP00x`` where flake8 reads it. flake8 looks for a ``noqa``
-in the whole token range of a line (a multi-line string or a backslash-continued statement
-counts as one), so the comment goes at the end of that range, the one place where a comment
-can never change the code; existing ``noqa`` codes are kept and merged. The CLI honours a
-``noqa`` anywhere in that range too, so adding is idempotent.
+``--add-noqa`` appends ``# noqa: KVP00x`` where flake8 reads it (``lint_rules.noqa``): at the
+end of the flagged line's noqa range, the one place where a comment can never change the code,
+merged into the ``noqa`` comment already there. The engine honours exactly what flake8
+honours, so after ``--add-noqa`` lint, ``--diff`` and ``--fix`` all leave those lines alone,
+and adding again changes nothing.
 
 A baseline lists known findings by code, path and a fingerprint of the flagged line's
 stripped text plus its occurrence among equal lines: edits elsewhere in the file (lines moving
@@ -12,16 +12,16 @@ up or down) do not resurrect them, a new finding or a changed flagged line is re
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
 import re
-import tokenize
 from collections import Counter
 from pathlib import Path
 
-from lint_rules.engine import is_suppressed, suppressed_codes
 from lint_rules.files import WriteRefused, read_regular_file, write_whole
+from lint_rules.noqa import NOQA_INLINE_REGEXP, NoqaMap, listed_codes
 from lint_rules.output import valid_unicode
 
 BASELINE_FORMAT = "poolguard-baseline"
@@ -39,25 +39,6 @@ def physical_lines(text: str) -> list:
     return PHYSICAL_LINE_RE.findall(text)
 
 
-def noqa_ranges(lines: list) -> dict:
-    """Physical line number → last line of its flake8 ``noqa`` range (empty when untokenizable)."""
-    mapping: dict = {}
-    first, last = None, 0
-    feed = iter(lines)
-    try:
-        for token in tokenize.generate_tokens(lambda: next(feed, "")):
-            if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
-                continue
-            first = token.start[0] if first is None else min(first, token.start[0])
-            last = max(last, token.end[0])
-            if token.type in (tokenize.NL, tokenize.NEWLINE):
-                mapping.update(dict.fromkeys(range(first, last + 1), last))
-                first, last = None, 0
-    except (tokenize.TokenError, SyntaxError, IndentationError, RecursionError):
-        return {}
-    return mapping
-
-
 def read_text(path: str) -> tuple:
     """``(text, encoding, raw bytes)`` of a source file, decoded as the runner decodes it."""
     from lint_rules.runner import _decode
@@ -68,91 +49,77 @@ def read_text(path: str) -> tuple:
     return text, encoding, data
 
 
-def drop_range_suppressed(findings: list) -> list:
-    """Remove findings whose ``noqa`` sits elsewhere in their flake8 range (flake8 honours it;
-    the engine itself reads only the flagged line)."""
-    by_path: dict = {}
-    for path, finding in findings:
-        by_path.setdefault(path, []).append(finding)
-    kept = []
-    for path, found in by_path.items():
-        lines, mapping = _ranges_of(path, found)
-        for finding in found:
-            target = mapping.get(finding.line, finding.line)
-            if target != finding.line and 0 < target <= len(lines) and is_suppressed(
-                    lines[target - 1], finding.code):
-                continue
-            kept.append((path, finding))
-    return kept
-
-
-def _ranges_of(path: str, found: list) -> tuple:
-    """Lines and ``noqa`` ranges of ``path``, only when a ``noqa`` on some line other than a
-    flagged one could cover a finding (tokenizing is the slow part; it is rarely needed)."""
-    try:
-        text = read_text(path)[0]
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
-        return [], {}
-    if "noqa" not in text.lower():
-        return [], {}
-    lines = physical_lines(text)
-    flagged = {finding.line for finding in found}
-    codes = {finding.code for finding in found}
-    if not any(number not in flagged and "noqa" in line.lower()
-               and any(is_suppressed(line, code) for code in codes)
-               for number, line in enumerate(lines, 1)):
-        return lines, {}
-    return lines, noqa_ranges(lines)
-
-
 # ---------------------------------------------------------------- --add-noqa
 
-def add_noqa(path: str, codes_by_line: dict) -> int:
-    """Append ``# noqa`` codes for ``{line: {codes}}`` to ``path``; returns lines changed.
+class NoqaRefused(Exception):
+    """No comment can suppress this finding where flake8 reads it; the message says why."""
 
-    Raises ``OSError``/``WriteRefused`` when the file cannot be read or written back.
+
+def add_noqa(path: str, codes_by_line: dict) -> tuple:
+    """Add ``# noqa`` codes for ``{line: {codes}}`` to ``path``; returns ``(lines changed,
+    [why a line could not be given one])``.
+
+    Each comment goes where flake8 reads it: at the end of the flagged line's noqa range, as
+    a new comment or merged into the ``noqa`` comment already there. Only comments change:
+    the file must tokenize, and its ``ast`` must be the same before and after, or nothing is
+    written. Raises ``OSError``/``WriteRefused``/``NoqaRefused``.
     """
-    from lint_rules.files import digest_bytes
-    from lint_rules.files import write_fix
+    from lint_rules.files import digest_bytes, write_fix
 
     text, encoding, data = read_text(path)
-    lines = physical_lines(text)
-    mapping = noqa_ranges(lines)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    lines = physical_lines(text[len(bom):])
+    bodies = [line.rstrip("\r\n") for line in lines]
+    noqa = NoqaMap(bodies)
+    if not noqa.tokenizes:
+        raise NoqaRefused("Python's tokenizer rejects the file; add the noqa by hand")
     wanted: dict = {}
     for line, codes in codes_by_line.items():
-        target = mapping.get(line)
-        if target is not None:
-            wanted.setdefault(target, set()).update(codes)
-    changed = 0
-    for target, codes in wanted.items():
-        new_line = with_noqa(lines[target - 1], codes)
-        if new_line != lines[target - 1]:
-            lines[target - 1] = new_line
+        if not all(noqa.covers(line, code) for code in codes):
+            wanted.setdefault(noqa.range_of(line), set()).update(codes)
+    changed, refused = 0, []
+    for (first, last), codes in sorted(wanted.items()):
+        try:
+            body = _with_noqa(noqa, first, last, codes)
+        except NoqaRefused as exc:
+            refused.append(str(exc))
+            continue
+        if body != bodies[last - 1]:
+            lines[last - 1] = body + lines[last - 1][len(bodies[last - 1]):]
             changed += 1
     if changed:
-        write_fix(path, digest_bytes(data), "".join(lines).encode(encoding))
-    return changed
+        new_text = bom + "".join(lines)
+        if not _same_code(text[len(bom):], new_text[len(bom):]):
+            raise NoqaRefused("a noqa comment here would change the code; add it by hand")
+        write_fix(path, digest_bytes(data), new_text.encode(encoding))
+    return changed, refused
 
 
-def with_noqa(line: str, codes: set) -> str:
-    """``line`` with a ``noqa`` that covers ``codes``, merged into one it already has."""
-    body = line.rstrip("\r\n")
-    ending = line[len(body):]
-    existing = suppressed_codes(body)
-    if existing == ():  # a bare noqa covers everything already
-        return line
-    if existing is None:
-        return f"{body}  # noqa: {', '.join(sorted(codes))}{ending}"
-    missing = sorted(code for code in codes if not code.startswith(existing))
-    if not missing:
-        return line
-    from lint_rules.engine import NOQA_RE
+def _with_noqa(noqa: NoqaMap, first: int, last: int, codes: set) -> str:
+    """Line ``last`` with a ``noqa`` that covers ``codes`` where flake8 looks (the first
+    match in the range): merged into that comment, or a new comment when there is none."""
+    body = noqa.lines[last - 1]
+    text = noqa.text_for(last)
+    match = NOQA_INLINE_REGEXP.search(text)
+    if match is None:
+        return f"{body}  # noqa: {', '.join(sorted(codes))}"
+    comment = noqa.comment_on(last)
+    local = NOQA_INLINE_REGEXP.search(body, comment.start[1]) if comment else None
+    if local is None or match.start() != len(text) - len(body) + local.start():
+        raise NoqaRefused(f"line {last}: flake8 reads the '# noqa' inside a string first, so "
+                          "no comment can suppress it; add the noqa by hand")
+    listed = listed_codes(local)
+    missing = sorted(code for code in codes if not (code in listed or code.startswith(listed)))
+    end = local.end("codes")
+    head = body[:end].rstrip(", \t")  # the listed codes, then what followed them
+    return f"{head}, {', '.join(missing)}{body[len(head):end]}{body[end:]}"
 
-    match = NOQA_RE.search(body)
-    listed = match.group("codes").rstrip(", \t")
-    merged = f"# noqa: {listed}, {', '.join(missing)}"
-    tail = match.group(0)[len(match.group(0).rstrip(", \t")):]
-    return body[:match.start()] + merged + tail + body[match.end():] + ending
+
+def _same_code(before: str, after: str) -> bool:
+    try:
+        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
 
 
 def add_noqa_everywhere(findings: list) -> tuple:
@@ -161,14 +128,14 @@ def add_noqa_everywhere(findings: list) -> tuple:
     for path, finding in findings:
         if finding.code != "KVP900":
             by_file.setdefault(path, {}).setdefault(finding.line, set()).add(finding.code)
-    from lint_rules.files import WriteRefused
-
     lines = files = 0
     errors = []
     for path, codes_by_line in sorted(by_file.items()):
         try:
-            changed = add_noqa(path, codes_by_line)
-        except (OSError, WriteRefused, SyntaxError, UnicodeError, LookupError) as exc:
+            changed, refused = add_noqa(path, codes_by_line)
+            errors.extend(f"{path}: cannot add noqa: {why}" for why in refused)
+        except (OSError, WriteRefused, NoqaRefused, SyntaxError, UnicodeError,
+                LookupError) as exc:
             errors.append(f"{path}: cannot add noqa: {getattr(exc, 'strerror', None) or exc}")
             continue
         lines += changed

@@ -161,7 +161,6 @@ def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
     from lint_rules import adoption
 
     try:
-        findings = adoption.drop_range_suppressed(findings)
         if args.write_baseline is not None:
             _file_name(args.write_baseline, "--write-baseline")
             count = adoption.write_baseline(args.write_baseline, findings)

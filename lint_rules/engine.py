@@ -8,8 +8,8 @@ transform (``lint_rules.fixes``) placed by the analysed positions, applied whole
 then re-parsed and re-linted.
 
 Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``, ``ALL_CODES``,
-``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``,
-``suppressed_codes``, ``is_suppressed``.
+``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``.
+Suppressions follow flake8 exactly (``lint_rules.noqa``).
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from typing import Collection, Dict, List, Optional
 
 
 from lint_rules import fixes as fix_model
+from lint_rules.noqa import NoqaMap
 from lint_rules.options import Options
 from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
 from lint_rules.rules._base import Report
@@ -30,7 +31,7 @@ from lint_rules.rules._vocab import BACKEND_SUFFIX
 from lint_rules.rules._vocab import may_match as _vocabulary_may_match
 
 __all__ = ["ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Finding", "ParseError", "may_match",
-           "lint_source", "fix_source", "suppressed_codes", "is_suppressed"]
+           "lint_source", "fix_source"]
 
 
 class ParseError(Exception):
@@ -55,9 +56,7 @@ class Finding:
         return not self.fixable and any(a == fix_model.UNSAFE for _, a in self.fixes)
 
 
-# The same pattern flake8 uses for inline suppressions (flake8.defaults.NOQA_INLINE_REGEXP).
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8 count them
-NOQA_RE = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.I)
 
 
 def may_match(source: str, options: Options = Options()) -> bool:
@@ -136,23 +135,6 @@ def _parses(source: str) -> bool:
     return True
 
 
-def suppressed_codes(line: str) -> Optional[tuple]:
-    """None when the line has no ``# noqa``; ``()`` for a bare one; else the listed codes."""
-    match = NOQA_RE.search(line)
-    if match is None:
-        return None
-    listed = match.group("codes")
-    if not listed:
-        return ()
-    return tuple(code.upper() for code in re.split(r"[,\s]+", listed) if code)
-
-
-def is_suppressed(line: str, code: str) -> bool:
-    """flake8 semantics: a bare noqa, the code itself, or a prefix of it (``KVP0``)."""
-    codes = suppressed_codes(line)
-    return codes is not None and (not codes or code.startswith(codes))
-
-
 class _Run:
     """One file: pre-filter, one ``ast`` parse, the shared facts, every enabled rule."""
 
@@ -167,10 +149,13 @@ class _Run:
         self.rules = [rule for rule in RULES if rule.CODE in self.codes]
         self.reports: List[Report] = []
         self.lines: List[str] = []
+        self.noqa = NoqaMap([])
         self.declined: frozenset = frozenset()  # classes the resolver codemod would not rewrite
         if self.rules and (not prefilter or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
-            self._analyse(tree)
+            self.noqa = NoqaMap(self.lines)
+            if not (honor_noqa and self.noqa.skips_file):  # `# flake8: noqa`: nothing to say
+                self._analyse(tree)
 
     def _analyse(self, tree: Optional[ast.AST]) -> None:
         if tree is None:
@@ -230,16 +215,15 @@ class _Run:
         return node.lineno, _char_col(self._line_text(node.lineno), node.col_offset)
 
     def _suppressed(self, report: Report) -> bool:
-        if not self.honor_noqa:
-            return False
-        return is_suppressed(self._line_text(self._start(report)[0]), report.code)
+        """flake8 would drop it: a ``noqa`` in its line's noqa range covers its code."""
+        return self.honor_noqa and self.noqa.covers(self._start(report)[0], report.code)
 
     def _protected(self, fix) -> bool:
-        """A line the fix would rewrite carries a ``# noqa`` covering a KVP code."""
-        if not self.honor_noqa or "noqa" not in self.source.lower():
+        """A line the fix would rewrite has a ``# noqa`` (in its range) covering a KVP code."""
+        if not self.honor_noqa or not self.noqa.mentions_noqa:
             return False
         return any(
-            is_suppressed(self._line_text(number), code)
+            self.noqa.covers(number, code)
             for start, end in fix.spans() for number in range(start[0], end[0] + 1)
             for code in ALL_CODES
         )
