@@ -83,6 +83,7 @@ class _Plan:
     """What to rewrite, decided from the lint's own facts (one source of truth)."""
 
     unit: FrozenSet[str]  # classes whose gates are rewritten
+    enclosing: FrozenSet[str]  # names of the classes and functions around them
     pool_attr: str  # the resolved pool's attribute (configured, or the one the class resolves)
     owner: str  # the class that stores the type flag (gets resolver and property)
     method: str  # the method holding the flag store
@@ -164,9 +165,24 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     at = _resolve_at(owner, method, own, all_flags) if own else 0
     if provides and own and not _resolved_before(owner, method, pool_attr, at):
         raise Declined(f"a flag is read before self.{pool_attr} is set")
-    return _Plan(unit, pool_attr or options.pool_attr, owner.name, method, runner or "",
-                 tuple(s.attr for s in own), all_flags, test, not has_resolver and not provides,
-                 not provides, at)
+    return _Plan(unit, _enclosing(facts.tree, unit), pool_attr or options.pool_attr,
+                 owner.name, method, runner or "", tuple(s.attr for s in own), all_flags, test,
+                 not has_resolver and not provides, not provides, at)
+
+
+def _enclosing(tree: ast.AST, unit: FrozenSet[str]) -> FrozenSet[str]:
+    """Names of the definitions that contain a class of ``unit`` (rarely any)."""
+    found = set()
+
+    def walk(node: ast.AST, outer: tuple) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef) and child.name in unit:
+                found.update(outer)
+            named = isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            walk(child, outer + (child.name,) if named else outer)
+
+    walk(tree, ())
+    return frozenset(found)
 
 
 def _pool_attr(facts: FileFacts, owner: ClassFacts, options: Options) -> Optional[str]:
@@ -354,7 +370,7 @@ class _Finder(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self.stack and self.stack[-1] == self.owner and node.name.value == self.method:
             self.found = self.found or node
-        return False
+        return not self.stack  # a method holds no class we look for; a function may
 
 
 def _flag_assign(statement: cst.CSTNode, attr: str) -> Optional[cst.BaseSmallStatement]:
@@ -504,15 +520,18 @@ class _Rewrite(cst.CSTTransformer):
 
     def __init__(self, plan: _Plan, pool_attr: str, config) -> None:
         self.plan, self.pool_attr, self.config = plan, pool_attr, config
-        self.stack: List[Optional[str]] = []
-        self.method: List[str] = []
+        self.stack: List[Optional[str]] = []  # enclosing classes
+        self.scopes: List[str] = []  # "class" / "def", innermost last
 
-    # where we are
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    # where we are; only the rewritten classes (and what encloses them) are walked
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.stack.append(node.name.value)
+        self.scopes.append("class")
+        return node.name.value in self.plan.unit | self.plan.enclosing
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.method.append(node.name.value)
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.scopes.append("def")
+        return self._active() or node.name.value in self.plan.enclosing
 
     def _active(self) -> bool:
         return bool(self.stack) and self.stack[-1] in self.plan.unit
@@ -580,10 +599,9 @@ class _Rewrite(cst.CSTTransformer):
 
     # the flag store, the resolver and the property
     def leave_FunctionDef(self, original, updated):
-        self.method.pop()
-        if not (self.stack and self.stack[-1] == self.plan.owner):
-            return updated
-        if original.name.value != self.plan.method or len(self.method) or not self.plan.stores:
+        self.scopes.pop()
+        method = self.scopes[-1:] == ["class"] and self.stack[-1] == self.plan.owner
+        if not method or original.name.value != self.plan.method or not self.plan.stores:
             return updated
         return updated.with_changes(body=updated.body.with_changes(
             body=self._replace_stores(updated.body.body)))
@@ -614,6 +632,7 @@ class _Rewrite(cst.CSTTransformer):
 
     def leave_ClassDef(self, original, updated):
         name = self.stack.pop()
+        self.scopes.pop()
         if name != self.plan.owner:
             return updated
         added = []
@@ -636,7 +655,7 @@ class _Rewrite(cst.CSTTransformer):
         if test is None:
             isinstance_call = f"isinstance({_PLACEHOLDER}, {DEFAULT_SWA_CLASS[1]})"
             test = cst.parse_expression(isinstance_call)
-        indent = self.config.default_indent * (len(self.stack) + 2)
+        indent = self.config.default_indent * (len(self.scopes) + 2)
         text = _RESOLVER_TEXT.replace("{i}", indent).replace("\n", self.config.default_newline)
         function = cst.parse_statement(text, self.config)
         return function.visit(_ApplyTest(test))

@@ -374,3 +374,12 @@ def test_rewritten_helper_shape_translates_with_the_target_pool():
         seen.append(backend.loc)
     assert torch.equal(seen[0], target.translate_loc_from_full_to_swa(batch.out_cache_loc))
     assert seen[1] is None
+
+
+def test_a_backend_nested_in_a_function_is_reached():
+    nested = "def build():\n" + "".join("    " + line if line.strip() else line
+                                        for line in HELPER_FLAG.splitlines(True))
+    code = _fix(nested, "HelperAttnBackend")
+    assert "            self._swa_kv_pool = self._resolve_swa_kv_pool(runner)\n" in code
+    assert "            if self._swa_kv_pool is not None:\n" in code
+    compile(code, "x.py", "exec")
