@@ -38,13 +38,14 @@ class Patch:
     _second: Optional[subprocess.CompletedProcess] = None
 
     def diffstat(self) -> Dict[str, tuple]:
-        """Relative path -> (lines added, lines removed)."""
+        """Relative path -> (hunks, lines added, lines removed) of the unified diff."""
         stats = {}
         for path, (old, new) in self.changed.items():
             lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm=""))
+            hunks = sum(1 for x in lines if x.startswith("@@"))
             added = sum(1 for x in lines if x.startswith("+") and not x.startswith("+++"))
             removed = sum(1 for x in lines if x.startswith("-") and not x.startswith("---"))
-            stats[path] = (added, removed)
+            stats[path] = (hunks, added, removed)
         return stats
 
     def rewritten_classes(self, path: str) -> List[str]:

@@ -6,6 +6,8 @@ Imports and runtime behaviour of the result: tests/runtime/test_patched_backends
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +80,15 @@ def test_the_diff_is_kept_as_an_artifact(patch):
     for path in patch.changed:
         assert f"+++ b/python/{path}" in text
     assert not patch.diff_path.is_relative_to(patch.repo_root())
+
+
+def test_readme_diffstat_is_the_measured_one(patch):
+    """The README's table of the patch per file is what this run changed."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- BEGIN upstream-patch -->", 1)[1].split("<!-- END", 1)[0]
+    rows = re.findall(r"^\| `([^`]+)`[^|]* \| `\w+` \| (\d+) \| \+(\d+) −(\d+) \|$", block, re.M)
+    shown = {SRT + path: (int(h), int(a), int(r)) for path, h, a, r in rows}
+    assert shown == patch.diffstat()
+    total = re.search(r"\*\*(\d+) files\*\* \| \| \*\*(\d+)\*\* \| \*\*\+(\d+) −(\d+)\*\*", block)
+    sums = [sum(column) for column in zip(*patch.diffstat().values())]
+    assert [int(x) for x in total.groups()] == [len(patch.changed), *sums]
