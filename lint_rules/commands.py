@@ -147,7 +147,13 @@ def lint(args: argparse.Namespace) -> int:
         _summarise_diff(result, findings)
         changed = bool(diffs) or bool(findings)
     else:
-        _write(render(findings, args.format, version=tool_version(), unsafe=args.unsafe_fixes))
+        shown = None
+        if args.format == "sarif":  # each fix's replacements: libcst, files with fixes only
+            from lint_rules.fixes.preview import sarif_fixes
+
+            shown = sarif_fixes(findings, config)
+        _write(render(findings, args.format, version=tool_version(), unsafe=args.unsafe_fixes,
+                      fixes=shown))
         if args.format == "text":
             _summarise(result, findings, args.unsafe_fixes)
         changed = bool(findings)

@@ -8,8 +8,8 @@ transform (``lint_rules.fixes``) placed by the analysed positions, applied whole
 then re-parsed and re-linted.
 
 Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``, ``ALL_CODES``,
-``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``.
-Suppressions follow flake8 exactly (``lint_rules.noqa``).
+``DEFAULT_CODES``, ``FIXABLE``, ``may_match``, ``lint_source``, ``fix_source``, ``ParseError``,
+``offered_fixes``. Suppressions follow flake8 exactly (``lint_rules.noqa``).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from lint_rules.rules._vocab import BACKEND_SUFFIX
 from lint_rules.rules._vocab import may_match as _vocabulary_may_match
 
 __all__ = ["ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Finding", "ParseError", "may_match",
-           "lint_source", "fix_source"]
+           "lint_source", "fix_source", "offered_fixes"]
 
 
 class ParseError(Exception):
@@ -123,6 +123,23 @@ def fix_source(
     left = _Run(new_source, codes, options, honor_noqa)
     left.declined = declined
     return new_source, left.findings()
+
+
+def offered_fixes(
+    source: str,
+    *,
+    codes: Collection[str] = DEFAULT_CODES,
+    options: Options = Options(),
+    honor_noqa: bool = True,
+) -> tuple:
+    """``(source without a BOM, {(line, col, code): [Fix, ...]})``: the fixes each finding
+    offers, as ``findings()`` lists them (SARIF shows each one's replacements)."""
+    run = _Run(source, codes, options, honor_noqa)
+    offered = run._offered()
+    return run.source, {
+        (*run._start(report), report.code): offered[id(report)]
+        for report in run.reports if id(report) in offered
+    }
 
 
 def _parses(source: str) -> bool:

@@ -162,7 +162,10 @@ def _sarif_rule(doc: RuleDoc) -> dict:
     }
 
 
-def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = None) -> str:
+def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = None,
+                 fixes: Optional[dict] = None) -> str:
+    """SARIF 2.1.0; ``fixes`` maps ``(path, line, col, code)`` to a result's SARIF ``fixes``
+    (``lint_rules.fixes.preview.sarif_fixes``)."""
     root = Path(os.path.abspath(root or os.getcwd()))
     docs = rule_docs()
     index = {doc.code: i for i, doc in enumerate(docs)}
@@ -179,6 +182,14 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
         }
         if f.code in index:
             result["ruleIndex"] = index[f.code]
+        shown = (fixes or {}).get((path, f.line, f.col, f.code))
+        if shown:
+            location = _artifact_location(path, root)
+            result["fixes"] = [
+                {**fix, "artifactChanges": [{**change, "artifactLocation": location}
+                                            for change in fix["artifactChanges"]]}
+                for fix in shown
+            ]
         results.append(result)
     log = {
         "version": "2.1.0",
@@ -197,12 +208,14 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
     return json.dumps(log, indent=2) + "\n"
 
 
-def render(findings: list, fmt: str, *, version: str = "0", unsafe: bool = False) -> str:
-    """Dispatch on ``fmt`` (one of ``FORMATS``); ``unsafe``: ``--unsafe-fixes`` was given."""
+def render(findings: list, fmt: str, *, version: str = "0", unsafe: bool = False,
+           fixes: Optional[dict] = None) -> str:
+    """Dispatch on ``fmt`` (one of ``FORMATS``); ``unsafe``: ``--unsafe-fixes`` was given;
+    ``fixes``: SARIF fix objects per finding."""
     if fmt == "json":
         return render_json(findings)
     if fmt == "sarif":
-        return render_sarif(findings, version=version)
+        return render_sarif(findings, version=version, fixes=fixes)
     if fmt == "github":
         return render_github(findings)
     return render_text(findings, unsafe)

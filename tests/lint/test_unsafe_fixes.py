@@ -127,3 +127,38 @@ def test_unsafe_diff_applies_with_git_to_the_fix_result(tree, tmp_path):
               expect=1)
     for name in ("mixed.py", "both.py"):
         assert (copy / name).read_text() == (tree / name).read_text()
+
+
+def _apply_sarif(text: str, fix: dict) -> str:
+    """A SARIF fix's whole-line replacements applied to ``text`` (last first)."""
+    lines = text.splitlines(True)
+    (change,) = fix["artifactChanges"]
+    for replacement in reversed(change["replacements"]):
+        region = replacement["deletedRegion"]
+        first = region["startLine"] - 1
+        end = region["endLine"] - 1 if region["endColumn"] == 1 else region["endLine"]
+        if region["startColumn"] != 1:  # an insertion after the last line
+            first = end = len(lines)
+        lines[first:end] = [replacement["insertedContent"]["text"]]
+    return "".join(lines)
+
+
+def test_sarif_fixes_are_the_replacements_fix_writes(tree, tmp_path):
+    log = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "sarif", ".",
+                               cwd=tree, expect=1).stdout)
+    results = log["runs"][0]["results"]
+    flagged = next(r for r in results if r["ruleId"] == "KVP002" and r["locations"][0][
+        "physicalLocation"]["artifactLocation"]["uri"] == "both.py")
+    safe, unsafe = flagged["fixes"]
+    assert safe["description"]["text"].endswith("(safe)")
+    assert unsafe["description"]["text"] == f"{RESOLVER_TITLE} (unsafe)"
+    assert safe["artifactChanges"][0]["artifactLocation"]["uri"] == "both.py"
+    original = (tree / "both.py").read_text()
+    for fix, flags in ((safe, ["--fix"]), (unsafe, ["--fix", "--unsafe-fixes"])):
+        copy = write(tmp_path / flags[-1], {"both.py": original})
+        poolguard("lint", "--isolated", "--no-cache", *flags, "both.py", cwd=copy)
+        assert _apply_sarif(original, fix) == (copy / "both.py").read_text()
+    quiet = [r for r in results if r["locations"][0]["physicalLocation"]["region"][
+        "startLine"] == 16 and r["locations"][0]["physicalLocation"]["artifactLocation"][
+        "uri"] == "mixed.py"]
+    assert quiet and "fixes" not in quiet[0]  # a class with a noqa offers nothing

@@ -1,0 +1,91 @@
+"""Each fix a finding offers, applied alone, as the replacements SARIF's ``fixes`` carry.
+
+Only ``--format sarif`` asks for this, and only for files whose findings offer a fix: each
+offered fix is applied by itself (the libcst transform of ``apply``) to the file as it is on
+disk, and the difference becomes whole-line replacements (1-based lines; a deleted region ends
+at column 1 of the line after it, an insertion is an empty region).
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Dict, List, Optional
+
+from lint_rules.fixes import Fix
+
+
+def sarif_fix(source: str, fix: Fix, options) -> Optional[dict]:
+    """SARIF ``fix`` object for ``fix`` applied alone to ``source``; None if it applies to
+    nothing (the resolver declined, or libcst cannot take the file)."""
+    from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
+
+    new, _ = apply_fixes(source, [fix], options)
+    if new is None or new == source:
+        return None
+    return {"description": {"text": f"{fix.title} ({fix.applicability})"},
+            "artifactChanges": [{"replacements": replacements(source, new)}]}
+
+
+def replacements(old: str, new: str) -> List[dict]:
+    """Whole-line SARIF replacements turning ``old`` into ``new``."""
+    before, after = old.splitlines(True), new.splitlines(True)
+    found = []
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            found.append({"deletedRegion": _region(before, i1, i2),
+                          "insertedContent": {"text": "".join(after[j1:j2])}})
+    return found
+
+
+def _region(lines: List[str], first: int, end: int) -> Dict[str, int]:
+    """Lines ``first``..``end`` (0-based, end exclusive) as a region; past the last line it
+    ends after that line's last character."""
+    def point(index: int) -> tuple:
+        if index < len(lines):
+            return index + 1, 1
+        return max(len(lines), 1), len(lines[-1]) + 1 if lines else 1
+
+    (start_line, start_col), (end_line, end_col) = point(first), point(end)
+    return {"startLine": start_line, "startColumn": start_col, "endLine": end_line,
+            "endColumn": end_col}
+
+
+def sarif_fixes(findings: list, config) -> Dict[tuple, list]:
+    """``(path, line, col, code)`` -> SARIF ``fixes`` for every finding that offers a fix,
+    each fix computed once per file (a class rewrite serves all of its findings)."""
+    from lint_rules.engine import offered_fixes
+
+    by_path: Dict[str, list] = {}
+    for path, finding in findings:
+        if finding.fixes:
+            by_path.setdefault(path, []).append(finding)
+    found: Dict[tuple, list] = {}
+    for path, wanted in by_path.items():
+        source = _read(path)
+        if source is None:
+            continue
+        source, offered = offered_fixes(source, codes=config.codes_for(path),
+                                        options=config.options)
+        done: Dict[Fix, Optional[dict]] = {}
+        for finding in wanted:
+            fixes = offered.get((finding.line, finding.col, finding.code), ())
+            for fix in fixes:
+                if fix not in done:
+                    done[fix] = sarif_fix(source, fix, config.options)
+            rows = [done[fix] for fix in fixes if done[fix] is not None]
+            if rows:
+                found[(path, finding.line, finding.col, finding.code)] = rows
+    return found
+
+
+def _read(path: str) -> Optional[str]:
+    import io
+    import tokenize
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        return None  # it changed or went since the lint: no fix to show
