@@ -26,12 +26,17 @@ def tool_version() -> str:
     return version()
 
 
-def _write(text: str) -> None:
-    """The report on stdout; a closed or full stdout is an error (exit 2), never a traceback."""
+def _write(text) -> None:
+    """The report on stdout (``bytes`` go out as they are: a diff of the files' own bytes);
+    a closed or full stdout is an error (exit 2), never a traceback."""
     if not text:
         return
     try:
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         raise  # the reader left (`| head`): the CLI stays quiet
@@ -142,7 +147,7 @@ def lint(args: argparse.Namespace) -> int:
     findings = sorted(((_display(p), f) for p, f in found),
                       key=lambda item: (item[0], item[1].line, item[1].col, item[1].code))
     if mode == "diff":
-        diffs = "".join(r.diff for r in result.files)
+        diffs = b"".join(r.diff for r in result.files)
         _write(diffs)
         _summarise_diff(result, findings)
         changed = bool(diffs) or bool(findings)

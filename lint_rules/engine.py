@@ -115,7 +115,12 @@ def fix_source(
         return source, run.findings()
     from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
 
-    fixed, declined = apply_fixes(run.source, plan, options)
+    # libcst takes "\n" and "\r\n" files but not CR-only ones: fix those as "\n" and back
+    cr_only = "\r" in run.source and "\n" not in run.source
+    fixed, declined = apply_fixes(run.source.replace("\r", "\n") if cr_only else run.source,
+                                  plan, options)
+    if fixed is not None and cr_only:
+        fixed = fixed.replace("\n", "\r")
     if fixed is None or fixed == run.source or not _parses(fixed):
         run.declined = declined
         return source, run.findings()  # a fix that does not round-trip is dropped

@@ -12,6 +12,7 @@ import codecs
 import difflib
 import io
 import os
+import re
 import signal
 import stat
 import sys
@@ -40,7 +41,7 @@ class FileResult:
     path: str
     findings: list = field(default_factory=list)
     error: Optional[str] = None
-    diff: str = ""
+    diff: bytes = b""
     fixed: bool = False
 
 
@@ -220,14 +221,20 @@ def _mp_context():
 
 # ---------------------------------------------------------------- writing fixes
 
-def _unified_diff(path: str, old: str, new: str) -> str:
-    shown = path.replace(os.sep, "/")
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile=f"a/{shown}", tofile=f"b/{shown}",
+_GIT_LINE = re.compile(rb"[^\n]*\n|[^\n]+\Z")  # lines as patch and git apply see them
+
+
+def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
+    """The diff of the file's bytes, split only at ``\n`` as ``git apply`` and ``patch``
+    split: a BOM, another encoding, CR-only newlines, form feeds, U+2028 or U+0085 inside a
+    line all apply exactly (``str.splitlines`` would break lines where git does not)."""
+    shown = os.fsencode(path.replace(os.sep, "/"))
+    lines = difflib.diff_bytes(
+        difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
+        fromfile=b"a/" + shown, tofile=b"b/" + shown,
     )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
+                    for line in lines)
 
 
 # ---------------------------------------------------------------- orchestration
@@ -305,7 +312,8 @@ class _TreeRun:
         if new_text is None or new_text == job.text:
             self._store(job, rows)
         elif self.mode == "diff":
-            self._done(job.path, rows, diff=_unified_diff(job.path, job.text, new_text))
+            old, fixed = job.text.encode(job.encoding), new_text.encode(job.encoding)
+            self._done(job.path, rows, diff=_unified_diff(job.path, old, fixed))
         else:
             try:
                 data = new_text.encode(job.encoding)
