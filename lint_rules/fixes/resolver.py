@@ -37,6 +37,7 @@ from lint_rules.rules._flow import RUNNER, TYPE
 RESOLVER = "_resolve_swa_kv_pool"
 HAZARDS = frozenset({"KVP001", "KVP002", "KVP003"})
 ACTIVE_POOL = "token_to_kv_pool"
+ALLOCATOR = "token_to_kv_pool_allocator"
 # The pool test used when the flag's own test cannot be lifted onto a pool (e.g. it tested the
 # allocator's type): SGLang's SWA pool class, imported where the module lacks it.
 DEFAULT_SWA_CLASS = ("sglang.srt.mem_cache.swa_memory_pool", "SWAKVPool")
@@ -95,6 +96,7 @@ class _Plan:
     resolve: bool  # the owner does not store the pool yet: the plan resolves it
     # index (in ast statements of the method body) of the statement the resolution goes before
     resolve_at: int
+    dead: FrozenSet[str]  # pool aliases only the dropped stores read
 
 
 def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
@@ -162,12 +164,15 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     test = _lift_test(module, owner.name, method, typed[0].attr) if typed else None
     all_flags = frozenset(flags | {s.attr for s in own})
     has_resolver = any(RESOLVER in c.methods for c in owner.family)
+    if has_resolver and not provides:
+        raise Declined(f"the class has a {RESOLVER} but keeps no pool from it")
     at = _resolve_at(owner, method, own, all_flags) if own else 0
     if provides and own and not _resolved_before(owner, method, pool_attr, at):
         raise Declined(f"a flag is read before self.{pool_attr} is set")
     return _Plan(unit, _enclosing(facts.tree, unit), pool_attr or options.pool_attr,
                  owner.name, method, runner or "", tuple(s.attr for s in own), all_flags, test,
-                 not has_resolver and not provides, not provides, at)
+                 not has_resolver and not provides, not provides, at,
+                 _unused_aliases(owner.methods[method], own) if own else frozenset())
 
 
 def _enclosing(tree: ast.AST, unit: FrozenSet[str]) -> FrozenSet[str]:
@@ -191,7 +196,7 @@ def _pool_attr(facts: FileFacts, owner: ClassFacts, options: Options) -> Optiona
     if facts.provides_pool(owner):
         return options.pool_attr
     resolvers = {name for c in owner.family for name, fn in c.methods.items()
-                 if name != "__init__" and "token_to_kv_pool_allocator" in ast.dump(fn)}
+                 if name != "__init__" and ALLOCATOR in ast.dump(fn)}
     found = {s.attr for c in owner.family for s in c.stores
              if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
              and s.value.func.attr in resolvers}
@@ -246,8 +251,20 @@ def _check_stores(facts: FileFacts, owner: ClassFacts, stores: List[Store]) -> N
         if store.attr in body_names or any(store.attr in c.methods for c in
                                            facts.relatives(owner)):
             raise Declined(f"{store.attr} is also a class attribute or method")
-        if not _at_method_level(owner.methods[store.method], store.statement):
+        method = owner.methods[store.method]
+        if not _at_method_level(method, store.statement):
             raise Declined(f"self.{store.attr} is set inside a nested block")
+        if any(s is not store.statement and s.lineno <= store.statement.end_lineno
+               and s.end_lineno >= store.statement.lineno for s in method.body):
+            raise Declined(f"self.{store.attr} = ... shares its line with another statement")
+        if _deleted(facts.tree, store.attr):
+            raise Declined(f"{store.attr} is deleted somewhere: a property cannot be")
+
+
+def _deleted(tree: ast.AST, attr: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Del)
+               for n in ast.walk(tree)) or any(
+        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr" for n in ast.walk(tree))
 
 
 def _class_body_names(node: ast.ClassDef) -> set:
@@ -330,22 +347,42 @@ def _called_by(cls: ClassFacts, name: str) -> set:
 # -- lifting the flag's own SWA test onto a pool -------------------------------------------------
 def _lift_test(module: cst.Module, owner: str, method: str, attr: str
                ) -> Optional[cst.BaseExpression]:
-    """The flag's value with its one pool expression replaced by a placeholder name, when the
-    rest of it reads nothing but module-level names (else None: the default test is used)."""
+    """The flag's value with its one pool expression replaced by a placeholder name, or None
+    when it tests the allocator instead (the default pool test stands in). Declined when the
+    value also reads anything but module-level names: a condition the pool cannot carry."""
     function = _find_method(module, owner, method)
     value = _store_value(function, attr)
     pools = _PoolExprs(_pool_aliases(function)).find(value)
-    if not pools or any(not p.deep_equals(pools[0]) for p in pools):
-        return None
-    placeholder = cst.Name(_PLACEHOLDER)
-    lifted = value.visit(_Replace(pools[0], placeholder))
-    local = _local_names(function)
+    if len({cst.Module([]).code_for_node(p) for p in pools}) > 1:
+        raise Declined(f"self.{attr} tests more than one pool expression")
+    subject = pools[0] if pools else _allocator_expr(value)
+    if subject is None:
+        raise Declined(f"self.{attr} tests neither the active pool nor the allocator")
+    lifted = value.visit(_Replace(subject, cst.Name(_PLACEHOLDER)))
     used = {n.value for n in _names(lifted)} - {_PLACEHOLDER}
-    if used & (local | {"self"}):
+    if used & (_local_names(function) | {"self"}):
+        raise Declined(f"self.{attr} also depends on {sorted(used & _local_names(function))}"
+                       " or on self: the pool test alone would drop that")
+    if not pools:
         return None
     # One line, whatever the layout of the original: it is spliced into new code.
     text = ast.unparse(ast.parse(cst.Module([]).code_for_node(lifted).strip(), mode="eval"))
     return cst.parse_expression(text)
+
+
+def _allocator_expr(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    found = []
+
+    class _Allocators(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            if node.attr.value == ALLOCATOR and isinstance(node.value, cst.Name):
+                found.append(node)
+                return False
+            return True
+
+    value.visit(_Allocators())
+    codes = {cst.Module([]).code_for_node(n) for n in found}
+    return found[0] if len(codes) == 1 else None
 
 
 def _find_method(module: cst.Module, owner: str, method: str) -> cst.FunctionDef:
@@ -397,6 +434,25 @@ def _store_value(function: cst.FunctionDef, attr: str) -> cst.BaseExpression:
 def _is_self_attr(node: cst.CSTNode, names) -> bool:
     return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
             and node.value.value == "self" and node.attr.value in names)
+
+
+def _dead_alias(statement: cst.CSTNode, names: FrozenSet[str]) -> bool:
+    """``pool = runner.token_to_kv_pool`` whose only reader was a dropped flag store."""
+    if not names or not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    small = statement.body[0] if len(statement.body) == 1 else None
+    return (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value in names and _is_active_pool(small.value))
+
+
+def _unused_aliases(method: ast.AST, stores: List[Store]) -> FrozenSet[str]:
+    """Locals of ``method`` read only by the flag stores that the rewrite drops."""
+    dropped = {id(n) for s in stores for n in ast.walk(s.statement)}
+    read = [n for n in ast.walk(method) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    in_stores = {n.id for n in read if id(n) in dropped}
+    elsewhere = {n.id for n in read if id(n) not in dropped}
+    return frozenset(in_stores - elsewhere)
 
 
 def _pool_aliases(function: cst.FunctionDef) -> set:
@@ -615,11 +671,12 @@ class _Rewrite(cst.CSTTransformer):
             count += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
             store = any(_flag_assign(statement, a) for a in self.plan.stores)
             if self.plan.resolve and here == self.plan.resolve_at:
-                resolution = cst.SimpleStatementLine([self._resolution()])
                 if store:  # it takes the store's place and comments
-                    out.append(resolution.with_changes(leading_lines=statement.leading_lines))
+                    out.append(statement.with_changes(body=[self._resolution()]))
                     continue
-                out.append(resolution)
+                out.append(cst.SimpleStatementLine([self._resolution()]))
+            if _dead_alias(statement, self.plan.dead):
+                continue
             if not store:
                 out.append(statement)
         return out or [cst.SimpleStatementLine([cst.Pass()])]

@@ -201,6 +201,7 @@ def test_flag_stored_by_a_helper_with_the_runner():
     assert "if self._swa_kv_pool is not None:" in code
     assert "self._swa_kv_pool.translate_loc_from_full_to_swa(" in code
     assert "def has_swa(self) -> bool:" in code
+    assert "pool = runner.token_to_kv_pool" not in code  # read only by the dropped store
     assert "self._init_swa(model_runner)  # the flag is decided in a helper" in code
     assert _hazards_in(code, "HelperAttnBackend") == []
 
@@ -383,3 +384,39 @@ def test_a_backend_nested_in_a_function_is_reached():
     assert "            self._swa_kv_pool = self._resolve_swa_kv_pool(runner)\n" in code
     assert "            if self._swa_kv_pool is not None:\n" in code
     compile(code, "x.py", "exec")
+
+
+@pytest.mark.parametrize("source, reason", [
+    (HELPER_FLAG.replace("self.has_swa = isinstance(pool, SWAKVPool)",
+                         "self.has_swa = isinstance(pool, SWAKVPool) and not runner.disable"),
+     "also depends on"),
+    (HELPER_FLAG.replace("self.has_swa = isinstance(pool, SWAKVPool)",
+                         "self.has_swa = isinstance(pool, SWAKVPool) and self.enabled"),
+     "also depends on"),
+    (HELPER_FLAG.replace("self.has_swa = isinstance(pool, SWAKVPool)",
+                         "n = 1; self.has_swa = isinstance(pool, SWAKVPool)"),
+     "shares its line"),
+    (HELPER_FLAG + "\n\ndef drop(backend):\n    del backend.has_swa\n", "deleted"),
+    (HELPER_FLAG.replace("    def init_forward_metadata",
+                         "    def _resolve_swa_kv_pool(self):\n        return None\n\n"
+                         "    def init_forward_metadata"),
+     "keeps no pool"),
+    (HELPER_FLAG.replace("self.has_swa = isinstance(pool, SWAKVPool)",
+                         "self.has_swa = isinstance(pool, SWAKVPool) or isinstance("
+                         "self.token_to_kv_pool, SWAKVPool)"),
+     "more than one pool"),
+], ids=["runner-condition", "self-condition", "semicolon", "del", "foreign-resolver",
+        "two-pools"])
+def test_hostile_shapes_are_declined(source, reason):
+    """Shapes where the rewrite would drop a condition, leave a write to the new property, or
+    call a resolver whose meaning it cannot see."""
+    with pytest.raises(Declined, match=reason):
+        _fix(source, "HelperAttnBackend")
+
+
+def test_annotated_flag_store_and_trailing_comment():
+    source = HELPER_FLAG.replace("self.has_swa = isinstance(pool, SWAKVPool)",
+                                 "self.has_swa: bool = isinstance(pool, SWAKVPool)  # once")
+    code = _fix(source, "HelperAttnBackend")
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(runner)  # once\n" in code
+    assert _hazards_in(code, "HelperAttnBackend") == []
