@@ -14,7 +14,6 @@ Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``
 from __future__ import annotations
 
 import ast
-import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -56,7 +55,7 @@ class Finding:
         return not self.fixable and any(a == fix_model.UNSAFE for _, a in self.fixes)
 
 
-LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python and flake8 count them
+LINE_BREAK_RE = fix_model.LINE_BREAK_RE  # physical lines as Python and flake8 count them
 
 
 def may_match(source: str, options: Options = Options()) -> bool:

@@ -10,11 +10,13 @@ construction). Positions are ``ast``'s: 1-based line, 0-based UTF-8 byte column.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterator, Tuple
 
 SAFE, UNSAFE = "safe", "unsafe"
 Position = Tuple[int, int]  # 1-based line, 0-based UTF-8 byte column (ast's convention)
+LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python, flake8 and libcst count them
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from lint_rules.fixes import (
     Fix,
     RemoveStatement,
     ReplaceExpression,
+    LINE_BREAK_RE,
     RewriteClass,
     char_col,
 )
@@ -42,6 +43,11 @@ def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
     already vetted), None when libcst cannot take the module or no fix could be placed;
     ``declined`` names the classes the resolver codemod would not rewrite."""
     rewrites = [c for f in fixes for c in f.changes if isinstance(c, RewriteClass)]
+    if "\r" in source and "\n" not in source:
+        # libcst does not re-emit CR-only newlines; Python reads every CR as a line break (in
+        # strings too), so the file is fixed with LF and given its CRs back
+        fixed, declined = apply_fixes(source.replace("\r", "\n"), fixes, options)
+        return (fixed.replace("\n", "\r") if fixed is not None else None), declined
     try:
         module = cst.parse_module(source)
     except Exception:  # libcst rejects what ast accepted (or crashes on it): no fix, no harm
@@ -97,7 +103,7 @@ class _Transform(cst.CSTTransformer):
     def run(cls, module: cst.Module, source: str, fixes: Sequence[Fix]) -> Optional[cst.Module]:
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         index = _index(wrapper.resolve(PositionProvider))
-        lines = source.splitlines()  # same line numbering as ast and libcst (\r, \n, \r\n)
+        lines = LINE_BREAK_RE.split(source)  # ast's and libcst's lines (not str.splitlines)
         transform = cls(module)
         placed = [fix for fix in fixes if transform.place(fix, index, lines)]
         return module.visit(transform) if placed else None
