@@ -141,10 +141,11 @@ def lint(args: argparse.Namespace) -> int:
 
     for message in result.errors:
         error(message)
-    found = _adopted(args, result.findings)
-    if found is None:  # --write-baseline / --add-noqa: done, nothing to list
+    found = result.findings
+    visible = _adopted(args, found)
+    if visible is None:  # --write-baseline / --add-noqa: done, nothing to list
         return EXIT_ERROR if result.errors else EXIT_CLEAN
-    findings = sorted(((_display(p), f) for p, f in found),
+    findings = sorted(((_display(p), f) for p, f in visible),
                       key=lambda item: (item[0], item[1].line, item[1].col, item[1].code))
     if mode == "diff":
         diffs = b"".join(r.diff for r in result.files)
@@ -160,7 +161,7 @@ def lint(args: argparse.Namespace) -> int:
         _write(render(findings, args.format, version=tool_version(), unsafe=args.unsafe_fixes,
                       fixes=shown))
         if args.format == "text":
-            _summarise(result, findings, args.unsafe_fixes)
+            _summarise(result, findings, args.unsafe_fixes, len(found) - len(visible))
         changed = bool(findings)
     if result.errors:
         return EXIT_ERROR
@@ -199,23 +200,31 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _summarise(result, findings: list, unsafe: bool = False) -> None:
+def _summarise(result, findings: list, unsafe: bool = False, baselined: int = 0) -> None:
+    """ruff's one-line summary, on stderr so stdout stays flake8-shaped lines a problem matcher
+    parses: "Found 3 findings (1 fixable with ...; 2 hidden by the baseline)." or "All checks
+    passed!", after "Fixed N files;" for ``--fix``, then the hidden unsafe fixes if any."""
     fixed = sum(1 for r in result.files if r.fixed)
-    parts = []
-    if fixed:
-        parts.append(f"fixed {_plural(fixed, 'file')}")
+    notes = []
+    fixable = sum(1 for _, f in findings if f.fixable or (unsafe and f.unsafe_only))
+    if fixable:
+        notes.append(f"{fixable} fixable with `poolguard lint --fix"
+                     f"{' --unsafe-fixes' if unsafe else ''}`")
+    if baselined:
+        notes.append(f"{_plural(baselined, 'finding')} hidden by the baseline" if not findings
+                     else f"{baselined} hidden by the baseline")
+    detail = f" ({'; '.join(notes)})" if notes else ""
     if findings:
-        fixable = sum(1 for _, f in findings if f.fixable or (unsafe and f.unsafe_only))
-        option = " --unsafe-fixes" if unsafe else ""
-        hint = f" ({fixable} fixable with `poolguard lint --fix{option}`)" if fixable else ""
-        verb = (" remains" if len(findings) == 1 else " remain") if fixed else ""
-        parts.append(f"{_plural(len(findings), 'finding')}{verb}{hint}")
+        line = f"Found {_plural(len(findings), 'finding')}{detail}."
+    else:
+        line = f"All checks passed!{detail}"
+    if fixed:
+        line = f"Fixed {_plural(fixed, 'file')}; {line[0].lower()}{line[1:]}"
     hidden = 0 if unsafe else sum(1 for _, f in findings if f.unsafe_only)
     if hidden:  # ruff's wording
-        parts.append(f"{hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
-                     "`--unsafe-fixes` option.")
-    if parts:
-        write_stderr("poolguard: " + "; ".join(parts) + "\n")
+        line += (f" {hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
+                 "`--unsafe-fixes` option.")
+    write_stderr(f"poolguard: {line}\n")
 
 
 def _summarise_diff(result, findings: list) -> None:

@@ -79,10 +79,25 @@ def codes_of(stdout: str) -> list:
 
 # ---------------------------------------------------------------- formats and exit codes
 
-def test_clean_tree_exits_0_and_prints_nothing(tmp_path):
+def test_clean_tree_exits_0_and_says_so_on_stderr_only(tmp_path):
     write(tmp_path, {"pkg/clean.py": CLEAN, "pkg/other.py": "x = 1\n"})
     done = poolguard("lint", "--isolated", cwd=tmp_path, expect=0)
-    assert done.stdout == "" and done.stderr == ""
+    assert done.stdout == "" and done.stderr == "poolguard: All checks passed!\n"
+    for fmt in ("json", "sarif", "github"):  # machine formats: nothing but the format
+        machine = poolguard("lint", "--isolated", "--format", fmt, cwd=tmp_path, expect=0)
+        assert machine.stderr == ""
+
+
+def test_the_summary_counts_what_the_baseline_hid(tmp_path):
+    write(tmp_path, {"stale.py": STALE})
+    poolguard("lint", "--isolated", "--write-baseline", "base.json", "stale.py", cwd=tmp_path,
+              expect=0)
+    known = poolguard("lint", "--isolated", "--baseline", "base.json", cwd=tmp_path, expect=0)
+    assert known.stderr == "poolguard: All checks passed! (1 finding hidden by the baseline)\n"
+    write(tmp_path, {"gated.py": GATED})
+    new = poolguard("lint", "--isolated", "--baseline", "base.json", cwd=tmp_path, expect=1)
+    assert new.stderr.startswith("poolguard: Found 1 finding (1 fixable with `poolguard lint "
+                                 "--fix`; 1 hidden by the baseline).")
 
 
 def test_text_output_matches_the_engine_and_exits_1(tmp_path):
