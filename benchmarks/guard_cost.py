@@ -103,7 +103,7 @@ def _backend_classes() -> list:
             cls = getattr(importlib.import_module(spec.module), spec.name)
         except Exception:  # noqa: BLE001 - e.g. Ascend without torch_npu: not measured
             continue
-        if spec.launch:
+        if spec.launches and spec.state_attrs:
             found.append((spec.name, cls))
     return found
 

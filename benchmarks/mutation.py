@@ -25,8 +25,15 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RUNTIME_TESTS = ("tests/runtime/test_guard_checks.py", "tests/runtime/test_every_backend.py",
-                 "tests/runtime/test_guard_plugin.py")
+                 "tests/runtime/test_guard_plugin.py", "tests/runtime/test_guard_paths.py",
+                 "tests/runtime/test_guard_fix.py", "tests/runtime/test_resolvers.py")
 BOUNDS_TESTS = ("tests/runtime/test_guard_bounds.py",)
+PATH_TESTS = ("tests/runtime/test_guard_paths.py",)
+FIX_TESTS = ("tests/runtime/test_guard_fix.py",)
+RESOLVER_TESTS = ("tests/runtime/test_resolvers.py",)
+_PLUGIN = "tests/runtime/test_guard_plugin.py::test_"
+SUBCLASS_TESTS = (_PLUGIN + "a_subclass_shipping_its_own_launches_is_found_hooked_and_listed",)
+ONCE_TESTS = (_PLUGIN + "hooks_are_registered_once_through_repeated_installs_and_other_plugins",)
 RULE_TESTS = ("tests/lint/test_rules.py", "tests/lint/test_examples.py")
 
 
@@ -90,10 +97,56 @@ MUTANTS = (
     Mutant("log-instead-of-raise", "runtime_guard/hooks.py",
            'if _config.action == "raise":', 'if _config.action == "never":',
            RUNTIME_TESTS, "a violation is only logged under the default action"),
-    Mutant("resolver-eagle", "runtime_guard/state.py",
+    Mutant("resolver-eagle", "runtime_guard/fix.py",
            "if facts is None or (facts.is_draft and not facts.frozen_kv):",
            "if facts is None:", RUNTIME_TESTS,
            "fixed resolver hands an EAGLE draft the allocator's SWA pool"),
+    # -- runtime guard: paths beyond the backend's own attributes (issue 15), the fix's reach
+    # and the plugin's idempotence (issue 16)
+    Mutant("translator-unchecked", "runtime_guard/checks.py",
+           "or translator_problem(backend, active, layer_id)", "or None", PATH_TESTS,
+           "the runner's KVIndexTranslator is never compared with the active pool"),
+    Mutant("bound-copy-by-presence", "runtime_guard/checks.py",
+           "        if belongs_to(method, expected):",
+           "        if (method is None) == (expected is None):", PATH_TESTS,
+           "a bound-method copy of another pool passes (presence, not identity)"),
+    Mutant("inner-pool-unchecked", "runtime_guard/checks.py",
+           "if inner_pool is not None and inner_pool is not active:", "if False:", PATH_TESTS,
+           "a wrapper's inner backend reading another pool passes"),
+    Mutant("fix-no-propagation", "runtime_guard/fix.py",
+           "            inner.token_to_kv_pool = active", "            pass", PATH_TESTS,
+           "the fix leaves a wrapper's inner backends on their own pool"),
+    Mutant("fix-bound-none", "runtime_guard/fix.py",
+           "getattr(pool, method) if flag else None", "None", PATH_TESTS,
+           "the fix sets FlashAttention's swa_translate to None (the old behaviour)"),
+    Mutant("write-slots-unchecked", "runtime_guard/hooks.py",
+           "    if _config.bounds and result is not None:", "    if False:", PATH_TESTS,
+           "KV write buffers handed out before the launch are never bounds-checked"),
+    Mutant("multi-step-first-only", "runtime_guard/fix.py",
+           "        for child in getattr(backend, spec.children, None) or ():\n"
+           "            follow_active_pool(child, forward_batch)",
+           "        for child in (getattr(backend, spec.children, None) or ())[:1]:\n"
+           "            follow_active_pool(child, forward_batch)", FIX_TESTS,
+           "the fix reaches only the first per-step backend of a multi-step draft"),
+    Mutant("translating-mapping-kept", "runtime_guard/fix.py",
+           "        mapping = None  # a translating", "        pass  # a translating", FIX_TESTS,
+           "the fix caches a token mapping for a translating (unified) pool"),
+    Mutant("swa-by-type-mro", "runtime_guard/pools.py",
+           "obj is not None and isinstance(obj, cls)",
+           "obj is not None and cls in type(obj).__mro__", RESOLVER_TESTS,
+           "SWA pools recognised by type(pool).__mro__: spec'd mocks and proxies are not"),
+    Mutant("install-twice", "runtime_guard/plugin.py",
+           "if key in _registered or _already_applied(", "if _already_applied(", ONCE_TESTS,
+           "install() twice before the hooks are applied registers every hook twice"),
+    Mutant("other-plugin-hides-hook", "runtime_guard/plugin.py",
+           '        current = getattr(current, "__wrapped__", None)', "        current = None",
+           ONCE_TESTS, "a hook under another plugin's wrapper is registered again"),
+    Mutant("no-subclass-discovery", "runtime_guard/plugin.py",
+           "            found.append((spec, cls))", "            pass", SUBCLASS_TESTS,
+           "subclasses overriding launch methods are not hooked"),
+    Mutant("hand-launch-list", "runtime_guard/plugin.py", "_launches.append(found or LAUNCH)",
+           "_launches.append(LAUNCH)", SUBCLASS_TESTS,
+           "launch methods the base dispatches (forward_mixed) are not hooked"),
     # -- lint rules, noqa, CLI
     Mutant("b", "lint_rules/rules/_facts.py",
            "return [node for node in classes if node.name in names]", "return classes",

@@ -2,19 +2,25 @@
 
 Plain functions: they read attributes of whatever backend, pools and forward batch they are
 given and import neither torch nor SGLang, so they run anywhere, cost O(1) per call and never
-touch device memory. SWA pools are recognised by class name in the MRO (``BaseSWAKVPool`` /
-``SWAKVPool``), which works across SGLang versions without importing them.
+touch device memory. Whether a pool is an SWA pool is the backend's own ``isinstance`` test
+(its row's ``is_swa``, ``runtime_guard.pools``). Beside the backend's own attributes they
+check the state a launch reaches through other objects: helpers' copies of the pool and bound
+methods of it (``belongs_to``), the runner's ``KVIndexTranslator`` (``translator_problem``)
+and a wrapper's inner backends, which must read the wrapper's pool.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
 
-from runtime_guard.backends import LAYER_PAGE_TABLE, BackendSpec, spec_for
+from runtime_guard.backends import BackendSpec, spec_for
 from runtime_guard.errors import SWAPoolMismatchError
-
-_SWA_BASE_NAMES = frozenset({"BaseSWAKVPool", "SWAKVPool"})
-_swa_type_cache: dict = {}
+from runtime_guard.pools import (
+    fused_draft_host,
+    is_base_swa_kv_pool,
+    is_unified_allocator,
+    routes_window_layers,
+)
 
 
 class Problem(NamedTuple):
@@ -25,15 +31,13 @@ class Problem(NamedTuple):
 
 
 def is_swa_pool(pool: Any) -> bool:
-    """True when ``pool`` is an SGLang SWA KV pool (a ``BaseSWAKVPool`` subclass)."""
-    if pool is None:
-        return False
-    cls = type(pool)
-    known = _swa_type_cache.get(cls)
-    if known is None:
-        known = any(base.__name__ in _SWA_BASE_NAMES for base in cls.__mro__)
-        _swa_type_cache[cls] = known
-    return known
+    """True when ``pool`` is an SGLang SWA KV pool of any kind (a ``BaseSWAKVPool``)."""
+    return is_base_swa_kv_pool(pool)
+
+
+def belongs_to(value: Any, pool: Any) -> bool:
+    """``value`` is ``pool`` itself or a method bound to it (``pool.translate_loc_...``)."""
+    return value is pool or (value is not None and getattr(value, "__self__", None) is pool)
 
 
 class RunnerFacts(NamedTuple):
@@ -45,6 +49,7 @@ class RunnerFacts(NamedTuple):
     allocator: Any
     role: str
     algorithm: Optional[str]
+    own_pool: Any = None  # the runner's own pool (the one its KVIndexTranslator is built from)
 
 
 RUNNER = "_poolguard_runner"  # backend.__dict__ key holding its RunnerFacts
@@ -65,6 +70,7 @@ def facts_of(model_runner: Any) -> RunnerFacts:
         allocator=getattr(model_runner, "token_to_kv_pool_allocator", None),
         role="role unknown" if is_draft is None else ("draft" if is_draft else "target"),
         algorithm=getattr(algorithm, "name", algorithm),
+        own_pool=getattr(model_runner, "token_to_kv_pool", None),
     )
 
 
@@ -124,51 +130,166 @@ def find_backend_problem(
     """Return the first violated invariant for the coming launch, or None when all hold.
 
     Invariant (needs no remembered state), over the attributes ``spec`` names: with ``active``
-    the pool the launch reads, a pool attribute is ``active`` when ``active`` is an SWA pool and
-    ``None`` otherwise; a flag says the same; a cached mapping is ``active``'s; an SWA layer
-    gets the SWA page table. Multi-step draft backends are checked through each step backend.
+    the pool the launch reads, a pool attribute (or a helper's copy, or a bound method of it)
+    is ``active`` when the backend's own test calls ``active`` an SWA pool and ``None``
+    otherwise; a flag says the same; a cached mapping is ``active``'s; an alias is ``active``;
+    the runner's translator was built over ``active``; an SWA layer gets the SWA page table. A
+    wrapper's inner backends must read ``active`` and are checked in turn; multi-step draft
+    backends are checked through each step backend.
     """
     spec = spec or spec_for(type(backend))
     if spec.children:
-        for child in getattr(backend, spec.children, None) or ():
-            problem = find_backend_problem(child, layer_id, forward_batch)
-            if problem is not None:
-                return problem
-        return None
+        return _first(find_backend_problem(child, layer_id, forward_batch)
+                      for child in getattr(backend, spec.children, None) or ())
     active = active_pool(backend, forward_batch)
     if active is None:
         return None
-    active_is_swa = is_swa_pool(active)
-    state = vars(backend) if hasattr(backend, "__dict__") else {}
+    active_is_swa = spec.is_swa(active)
     expected = active if active_is_swa else None
-    for holder, attr in _pool_holders(backend, spec, state):
-        pool = holder.__dict__[attr]
-        if pool is not expected and not _frozen_draft_outside_view(backend, active_is_swa, pool):
-            name = attr if holder is backend else f"{_holder_name(backend, holder)}.{attr}"
-            return Problem("pool", _pool_message(backend, layer_id, active, name, pool))
-    for attr in spec.flag_attrs:
-        problem = _flag_problem(backend, attr, layer_id, active, active_is_swa)
-        if problem is not None:
-            return problem
-    if active_is_swa:
+    for path, value in held(backend, spec.pool_attrs + spec.pool_copies):
+        if value is not expected and not _frozen_draft_outside_view(backend, active_is_swa, value):
+            return Problem("pool", _pool_message(backend, layer_id, active, path, value,
+                                                 active_is_swa))
+    problem = (_bound_problem(backend, spec, layer_id, active)
+               or _alias_problem(backend, spec, layer_id, active)
+               or _first(_flag_problem(backend, spec, attr, layer_id, active, active_is_swa)
+                         for attr in spec.flag_attrs)
+               or translator_problem(backend, active, layer_id)
+               or _inner_problem(backend, spec, layer_id, forward_batch, active))
+    if problem is None and active_is_swa:
         return _mapping_problem(backend, spec, layer_id, active) or _route_problem(
             backend, spec, layer_id, active)
+    return problem
+
+
+def _first(problems) -> Optional[Problem]:
+    return next((problem for problem in problems if problem is not None), None)
+
+
+def held(backend: Any, paths: tuple):
+    """``(path, value)`` for each ``"attr"`` / ``"helper.attr"`` path the backend's instance
+    state has (a helper that is None or lacks the attribute is skipped)."""
+    state = getattr(backend, "__dict__", None) or {}
+    for path in paths:
+        holder_name, _, attr = path.rpartition(".")
+        holder = state.get(holder_name) if holder_name else backend
+        holder_state = getattr(holder, "__dict__", None) or {}
+        if attr in holder_state:
+            yield path, holder_state[attr]
+
+
+def _bound_problem(backend, spec, layer_id, active) -> Optional[Problem]:
+    """A helper's bound method of the SWA pool (FlashAttention's local-attention
+    ``swa_translate``) must be bound to the pool the backend's flag derives from ``active``."""
+    expected = active if swa_flag(active, spec) else None
+    for path, method in held(backend, [path for path, _ in spec.bound_copies]):
+        if belongs_to(method, expected):
+            continue
+        owner = getattr(method, "__self__", None)
+        if _frozen_draft_outside_view(backend, expected is not None, owner):
+            continue
+        return Problem("bound", (
+            f"poolguard: {describe_backend(backend, layer_id, active)}: backend.{path} is "
+            f"{_method_text(method)}, expected {_method_text(expected, 'a method of ')}; the "
+            f"bound copy was taken from the pool at __init__. Re-bind it per launch or use "
+            f"SGLANG_POOLGUARD_FIX=1."))
     return None
 
 
-def _pool_holders(backend: Any, spec: BackendSpec, state: dict):
-    """(object, attribute) for the backend's pool attributes and its helpers' copies."""
-    for attr in spec.pool_attrs:
-        if attr in state:
-            yield backend, attr
-    for holder_attr, attr in spec.pool_copies:
-        holder = state.get(holder_attr)
-        if holder is not None and attr in getattr(holder, "__dict__", ()):
-            yield holder, attr
+def _method_text(method: Any, prefix: str = "") -> str:
+    if method is None:
+        return "None"
+    owner = getattr(method, "__self__", method)
+    return f"{prefix}{describe_pool(owner)}" if prefix else (
+        f"{getattr(method, '__name__', 'a method')} of {describe_pool(owner)}")
 
 
-def _holder_name(backend: Any, holder: Any) -> str:
-    return next(name for name, value in vars(backend).items() if value is holder)
+def _alias_problem(backend, spec, layer_id, active) -> Optional[Problem]:
+    for path, pool in held(backend, spec.pool_aliases):
+        if pool is not active:
+            return Problem("alias", (
+                f"poolguard: {describe_backend(backend, layer_id, active)}: backend.{path} is "
+                f"{describe_pool(pool)} but the launch reads {describe_pool(active)} "
+                f"(backend.token_to_kv_pool); the alias was copied at __init__. Read "
+                f"self.token_to_kv_pool per launch or use SGLANG_POOLGUARD_FIX=1."))
+    return None
+
+
+def inner_backends(backend: Any, spec: BackendSpec):
+    """``(path, inner backend)`` for every backend a wrapper holds (lists included)."""
+    state = getattr(backend, "__dict__", None) or {}
+    for attr in spec.inner:
+        value = state.get(attr)
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for index, inner in enumerate(items):
+            if inner is not None and inner is not backend:
+                yield (f"{attr}[{index}]" if items is value else attr), inner
+
+
+def _inner_problem(backend, spec, layer_id, forward_batch, active) -> Optional[Problem]:
+    """A wrapper's swapped pool must reach every inner backend, whose own state is then
+    checked against it (reading the inner's pool alone sees a consistent but wrong state)."""
+    for path, inner in inner_backends(backend, spec):
+        inner_pool = getattr(inner, "token_to_kv_pool", None)
+        if inner_pool is not None and inner_pool is not active:
+            return Problem("wrapper", (
+                f"poolguard: {describe_backend(backend, layer_id, active)}: the launch reads "
+                f"{describe_pool(active)} but the inner backend {path} "
+                f"({type(inner).__name__}) reads {describe_pool(inner_pool)} "
+                f"(backend.{path}.token_to_kv_pool, copied at __init__); a pool swap on the "
+                f"wrapper does not reach it. Propagate the swap or use SGLANG_POOLGUARD_FIX=1."))
+        problem = find_backend_problem(inner, layer_id, forward_batch)
+        if problem is not None:
+            prefix = f"poolguard: {type(backend).__name__}.{path} -> "
+            return Problem(problem.kind, problem.message.replace("poolguard: ", prefix, 1))
+    return None
+
+
+def window_space(translator: Any) -> Any:
+    """The translator's sliding-window id space, or None when it has none."""
+    kind = getattr(translator, "window_kv_kind", None)
+    return translator.space(kind) if getattr(kind, "name", "") == "SLIDING_WINDOW" else None
+
+
+def translator_problem(backend: Any, active: Any, layer_id: Optional[int] = None,
+                       ) -> Optional[Problem]:
+    """The runner's ``KVIndexTranslator`` (built once, from the runner's own pool) must
+    describe ``active``: SWA write ids and ``window_kv_kind`` come from it. Decidable here:
+    its sliding-window space is bound to ``active`` (or to the unified allocator serving
+    ``active``); it has one when ``active`` routes window layers; it translates when
+    ``active`` is the pool of a unified (virtual-id) allocator."""
+    translator = getattr(backend, "kv_index_translator", None)
+    if translator is None or not hasattr(translator, "space"):
+        return None
+    facts = runner_facts(backend)
+    wrong = translator_mismatch(translator, active, facts)
+    if wrong is None:
+        return None
+    built = f" {describe_pool(facts.own_pool)}" if facts and facts.own_pool is not None else ""
+    return Problem("translator", (
+        f"poolguard: {describe_backend(backend, layer_id, active)}: backend.kv_index_translator "
+        f"{wrong}, but the launch reads {describe_pool(active)}; it was built once from the "
+        f"runner's own pool{built}. Build one per pool or use SGLANG_POOLGUARD_FIX=1."))
+
+
+def translator_mismatch(translator: Any, active: Any, facts: Any) -> Optional[str]:
+    space = window_space(translator)
+    owner = getattr(getattr(space, "write", None), "__self__", None)
+    if translator.is_translating:
+        if space is None or owner is None or not hasattr(owner, "get_kvcache"):
+            return None  # keyed on the allocator, not a pool: nothing more is decidable
+        if owner.get_kvcache() is active or fused_draft_host(active) is owner:
+            return None
+        return f"translates window ids with the allocator of {describe_pool(owner.get_kvcache())}"
+    allocator = getattr(facts, "allocator", None)
+    if is_unified_allocator(allocator) and allocator.get_kvcache() is active:
+        return "does not translate (virtual ids would reach kernels as physical ids)"
+    if space is not None:
+        return None if owner is active or owner is None else (
+            f"maps SWA write ids with {describe_pool(owner)}")
+    if routes_window_layers(active):
+        return "has no sliding-window id space (SWA write ids None, window_kv_kind FULL)"
+    return None
 
 
 def _frozen_draft_outside_view(backend: Any, active_is_swa: bool, pool: Any) -> bool:
@@ -180,27 +301,29 @@ def _frozen_draft_outside_view(backend: Any, active_is_swa: bool, pool: Any) -> 
     return pool is allocator_swa_pool(facts)
 
 
-def allocator_swa_pool(facts: Optional[RunnerFacts]) -> Any:
+def allocator_swa_pool(facts: Optional[RunnerFacts], is_swa=is_base_swa_kv_pool) -> Any:
     """The allocator's pool when it is an SWA pool (tolerates allocators without get_kvcache)."""
     get_kvcache = getattr(getattr(facts, "allocator", None), "get_kvcache", None)
     pool = get_kvcache() if callable(get_kvcache) else None
-    return pool if is_swa_pool(pool) else None
+    return pool if is_swa(pool) else None
 
 
-def _flag_problem(backend, attr, layer_id, active, active_is_swa) -> Optional[Problem]:
+def swa_flag(pool: Any, spec: BackendSpec) -> bool:
+    """The flag value the backend derives from ``pool``: an SWA pool by its own test, with
+    SWA layers."""
+    return pool is not None and spec.is_swa(pool) and getattr(pool, "swa_layer_nums", 1) != 0
+
+
+def _flag_problem(backend, spec, attr, layer_id, active, active_is_swa) -> Optional[Problem]:
     flag = getattr(backend, attr, None)
     if flag is None or bool(flag) == active_is_swa:
         return None
     if not flag and getattr(active, "swa_layer_nums", 1) == 0:
         return None  # an SWA pool without SWA layers: nothing would be translated
-    if flag and _frozen_draft_outside_view(backend, active_is_swa, _first_pool(backend)):
+    first = next((value for _, value in held(backend, spec.pool_attrs)), None)
+    if flag and _frozen_draft_outside_view(backend, active_is_swa, first):
         return None
     return Problem("flag", _flag_message(backend, layer_id, active, attr, flag))
-
-
-def _first_pool(backend: Any) -> Any:
-    spec = spec_for(type(backend))
-    return getattr(backend, spec.pool_attrs[0], None) if spec.pool_attrs else None
 
 
 def _mapping_problem(backend, spec, layer_id, active) -> Optional[Problem]:
@@ -219,9 +342,9 @@ def _mapping_problem(backend, spec, layer_id, active) -> Optional[Problem]:
 def _route_problem(backend, spec, layer_id, active) -> Optional[Problem]:
     # Only where SWA layers must get a separate table (trtllm); other backends legitimately
     # leave it unset on some paths and are covered by the flag and bounds checks.
-    if layer_id is None or spec.reader != LAYER_PAGE_TABLE:
+    if layer_id is None or not spec.separate_swa_table:
         return None
-    mapping = active.layers_mapping.get(layer_id)
+    mapping = getattr(active, "layers_mapping", {}).get(layer_id)
     metadata = getattr(backend, "forward_metadata", None)
     if mapping is None or not mapping[1] or metadata is None or not hasattr(
             metadata, "swa_page_table"):
@@ -241,8 +364,7 @@ def verify_backend(backend: Any, layer_id: Optional[int] = None, forward_batch: 
         raise SWAPoolMismatchError(problem.message)
 
 
-def _pool_message(backend, layer_id, active, attr, swa) -> str:
-    active_is_swa = is_swa_pool(active)
+def _pool_message(backend, layer_id, active, attr, swa, active_is_swa) -> str:
     expected = (
         f"the active pool {describe_pool(active)}"
         if active_is_swa

@@ -14,7 +14,7 @@ import importlib
 from typing import Any, Optional
 
 from runtime_guard.checks import facts_of, record_runner, runner_facts
-from runtime_guard.state import resolve_swa_pool
+from runtime_guard.fix import resolve_swa_pool
 
 # Reached through the module object: a HookRegistry REPLACE later rebinds the module's
 # class names (to these classes) and any stale global alias with them.

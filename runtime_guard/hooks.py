@@ -2,10 +2,12 @@
 
 One set of hooks for all backends; what they read comes from the backend's row in
 ``runtime_guard.backends``. With the fix on they first re-derive the backend's SWA state from
-the pool it reads (``runtime_guard.state``); with the guard on they run the O(1) checks of
+the pool it reads (``runtime_guard.fix``); with the guard on they run the O(1) checks of
 ``checks`` before the wrapped method reaches a kernel, and in ``bounds`` mode the launch hooks
-also check the page table or token locations the launch gets, once per distinct table per
-forward (the metadata hooks start a new forward). Violations raise, or with
+also check the page table or token locations the launch gets (read by the row's ``reader``,
+against the buffer of the id space the table is in), once per distinct table per forward (the
+metadata hooks start a new forward). KV write buffers a model takes before the launch
+(``get_fused_kv_write_buffers``) are checked before that write. Violations raise, or with
 ``SGLANG_POOLGUARD_ACTION=log`` are logged once per site.
 """
 
@@ -15,7 +17,6 @@ import logging
 import os
 from typing import Any
 
-from runtime_guard import backends
 from runtime_guard.backends import spec_for
 from runtime_guard.checks import (
     Problem,
@@ -23,11 +24,12 @@ from runtime_guard.checks import (
     describe_backend,
     describe_pool,
     find_backend_problem,
+    inner_backends,
     record_runner,
 )
 from runtime_guard.config import GuardConfig
 from runtime_guard.errors import SWAPoolMismatchError
-from runtime_guard.state import follow_active_pool
+from runtime_guard.fix import follow_active_pool
 
 logger = logging.getLogger("runtime_guard")
 
@@ -58,7 +60,8 @@ def guard_init(original, backend, model_runner, *args, **kwargs):
     """AROUND ``__init__``: construct, record what the runner says of role and allocator
     (messages and the fix's resolver need it), then resolve the state if fixing."""
     result = original(backend, model_runner, *args, **kwargs)
-    record_runner(backend, model_runner)
+    if hasattr(model_runner, "token_to_kv_pool_allocator"):  # wrappers get backends, not runners
+        record_runner(backend, model_runner)
     if _config.fix:
         follow_active_pool(backend)
     return result
@@ -100,6 +103,36 @@ def guard_launch(original, backend, *args, **kwargs):
     return original(backend, *args, **kwargs)
 
 
+def guard_write_buffers(original, backend, layer, forward_batch, *args, **kwargs):
+    """AROUND ``get_fused_kv_write_buffers``: the model writes K/V into what this returns
+    before any launch, so the state is checked first and, in bounds mode, the slots against
+    the very buffer returned."""
+    if _config.fix:
+        follow_active_pool(backend, forward_batch)
+    layer_id = getattr(layer, "layer_id", None)
+    if _config.guarding:
+        _check(backend, layer_id, forward_batch, ("write", type(backend).__name__, layer_id))
+    result = original(backend, layer, forward_batch, *args, **kwargs)
+    if _config.bounds and result is not None:
+        _check_write_slots(backend, layer_id, forward_batch, result)
+    return result
+
+
+def _check_write_slots(backend: Any, layer_id: Any, batch: Any, buffers: tuple) -> None:
+    from runtime_guard import bounds
+
+    k_buffer, _, slots = buffers
+    if slots.numel() == 0:
+        return
+    row = slots.reshape(1, -1)
+    pool = active_pool(backend, batch)
+    where = f"{describe_backend(backend, layer_id, pool)} writing K/V into {describe_pool(pool)}"
+    problem = bounds.find_bounds_problem(row, row.new_full((1,), row.shape[1]), 1,
+                                         k_buffer.shape[0], where)
+    if problem is not None:
+        report(problem, ("write-bounds", type(backend).__name__, layer_id))
+
+
 def _check(backend: Any, layer_id: Any, batch: Any, site: tuple) -> None:
     problem = find_backend_problem(backend, layer_id, batch)
     if problem is not None:
@@ -108,8 +141,9 @@ def _check(backend: Any, layer_id: Any, batch: Any, site: tuple) -> None:
 
 def _new_forward(backend: Any) -> None:
     backend.__dict__[_CHECKED] = set()
-    children = spec_for(type(backend)).children
-    for child in (getattr(backend, children, None) or ()) if children else ():
+    spec = spec_for(type(backend))
+    steps = (getattr(backend, spec.children, None) or ()) if spec.children else ()
+    for child in list(steps) + [inner for _, inner in inner_backends(backend, spec)]:
         child.__dict__[_CHECKED] = set()
 
 
@@ -119,7 +153,7 @@ def check_launch_bounds(backend: Any, layer: Any, forward_batch: Any) -> None:
     read = launch_table(backend, layer, forward_batch, pool)
     if read is None:
         return
-    table, seq_lens, page_size, is_swa = read
+    table, seq_lens, page_size, is_swa, virtual = read
     checked = backend.__dict__.setdefault(_CHECKED, set())
     # Not keyed on table._version: SGLang runs forwards under inference_mode, where tensors
     # have no version counter. The metadata hooks clear the set for every new forward.
@@ -127,8 +161,8 @@ def check_launch_bounds(backend: Any, layer: Any, forward_batch: Any) -> None:
     if key in checked:
         return
     checked.add(key)
-    num_pages = pool.get_kv_buffer(layer.layer_id)[0].shape[0] // page_size
-    where = f"{describe_backend(backend, layer.layer_id, pool)} reading {describe_pool(pool)}"
+    num_pages, space = _id_space_pages(backend, pool, layer.layer_id, page_size, virtual)
+    where = f"{describe_backend(backend, layer.layer_id, pool)} reading {space}"
     from runtime_guard import bounds
 
     if _device_assert_only(table):
@@ -142,54 +176,28 @@ def check_launch_bounds(backend: Any, layer: Any, forward_batch: Any) -> None:
         report(problem, ("bounds", type(backend).__name__, layer.layer_id))
 
 
+def _id_space_pages(backend: Any, pool: Any, layer_id: int, page_size: int, virtual: bool):
+    """(pages, description) of the buffer the table's id space indexes: the unified pool's
+    virtual space for virtual ids, else the layer's physical KV buffer in ``pool``."""
+    if virtual:
+        tokens = backend.kv_index_translator.capture_token_capacity(0)
+        return tokens // page_size, f"the virtual id space of {describe_pool(pool)} ({tokens} ids)"
+    return pool.get_kv_buffer(layer_id)[0].shape[0] // page_size, describe_pool(pool)
+
+
 def launch_table(backend: Any, layer: Any, forward_batch: Any, pool: Any):
-    """(table, seq_lens, page_size, is_swa_layer) of what the launch reads, by the backend's
-    ``reader``; None when the backend's row has no reader or the launch has nothing yet."""
-    metadata = getattr(backend, "forward_metadata", None)
+    """(table, seq_lens, page_size, is_swa_layer, virtual) of what the launch reads, by the
+    row's ``reader``; None when the row has no reader or the launch has nothing yet."""
     reader = spec_for(type(backend)).reader
     if pool is None or reader is None:
         return None
     mapping = getattr(pool, "layers_mapping", None)
     is_swa = bool(mapping and mapping.get(layer.layer_id, (0, False))[1])
-    if reader == backends.LAYER_PAGE_TABLE and metadata is not None:
-        table = _layer_page_table(backend, layer, forward_batch, metadata)
-        return _paged(table, metadata, backend, is_swa)
-    if reader == backends.METADATA_PAGE_TABLE and metadata is not None:
-        swa_table = getattr(metadata, "swa_page_table", None) if is_swa else None
-        table = swa_table if swa_table is not None else getattr(metadata, "page_table", None)
-        return _paged(table, metadata, backend, is_swa)
-    if reader == backends.WRITE_LOCATIONS:
-        return _write_locations(backend, metadata, forward_batch, is_swa)
-    return None
-
-
-def _paged(table, metadata, backend, is_swa):
-    seq_lens = getattr(metadata, "cache_seqlens_int32", None)
-    if table is None or seq_lens is None:
+    read = reader(backend, layer, forward_batch, pool, is_swa)
+    if read is None:
         return None
-    return table, seq_lens, backend.page_size, is_swa
-
-
-def _write_locations(backend, metadata, forward_batch, is_swa):
-    """The token slots the launch writes K/V to, as a one-row table of page size 1."""
-    if is_swa:
-        locs = getattr(backend, "swa_out_cache_loc", None)
-        if locs is None:
-            locs = getattr(metadata, "swa_out_cache_loc", None)
-    else:
-        locs = getattr(forward_batch, "out_cache_loc", None)
-    if locs is None or locs.numel() == 0:
-        return None
-    row = locs.reshape(1, -1)
-    return row, locs.new_full((1,), row.shape[1]), 1, is_swa
-
-
-def _layer_page_table(backend, layer, forward_batch, metadata):
-    # Ask the backend's own routing, so the check sees exactly the table the kernel gets.
-    try:
-        return backend._get_layer_page_table(layer, forward_batch)
-    except Exception:  # a mis-resolved backend can fail here; the pool check reported it
-        return getattr(metadata, "page_table", None)
+    table, seq_lens, page_size, virtual = read
+    return table, seq_lens, page_size, is_swa, virtual
 
 
 def _device_assert_only(table: Any) -> bool:

@@ -1,6 +1,6 @@
 """``poolguard guard-status``: what the installed SGLang gets guarded and fixed, per backend.
 
-Reads the same table and the same hook plan the plugin uses (``plugin.coverage``), so what it
+Reads the same table and the same hook plan the plugin uses (``plugin.plan``), so what it
 prints is what ``SGLANG_POOLGUARD=1`` / ``SGLANG_POOLGUARD_FIX=1`` would do on this host, and
 the same switches through the same parser (``runtime_guard.config``), so it says what this
 environment would do and refuses what the plugin refuses. It imports the backend modules (as
@@ -18,7 +18,7 @@ import sys
 from importlib import metadata
 from typing import List, NamedTuple
 
-from runtime_guard.backends import BACKENDS, BackendSpec
+from runtime_guard.backends import BackendSpec
 from runtime_guard.config import (
     PLUGIN_NAME,
     PLUGINS_VAR,
@@ -37,19 +37,23 @@ class StatusRow(NamedTuple):
 
 
 def rows() -> List[StatusRow]:
-    """One row per backend class of the table, as this host's SGLang has it, then one per
-    installed backend class only the generic check covers."""
+    """One row per backend class of the table, then one per subclass SGLang ships of one
+    that overrides a hooked method, as this host's SGLang has them, then one per installed
+    backend class only the generic check covers."""
     from runtime_guard import plugin
 
     logging.getLogger("sglang").setLevel(logging.ERROR)  # import-time chatter of kernel modules
+    with contextlib.redirect_stdout(sys.stderr):  # some kernel modules print on import
+        covers = plugin.plan(GuardConfig(mode="check", fix=True))
     found = []
-    for spec in BACKENDS:
-        with contextlib.redirect_stdout(sys.stderr):  # some kernel modules print on import
-            cover = plugin.coverage(spec, GuardConfig(mode="check", fix=True))
+    for cover in covers:
+        name = cover.target.rsplit(".", 1)[-1]
+        if cover.target != cover.spec.target:
+            name += f" (subclass of {cover.spec.name})"
         if cover.cls is None:
-            found.append(StatusRow(spec.name, "-", "no", cover.reason))
+            found.append(StatusRow(name, "-", "no", cover.reason))
             continue
-        found.append(StatusRow(spec.name, _methods(cover.hooks), *_fix(spec, cover)))
+        found.append(StatusRow(name, _methods(cover.hooks), *_fix(cover.spec, cover)))
     from runtime_guard import generic  # classes no row names: the generic check's
 
     with contextlib.redirect_stdout(sys.stderr):
@@ -64,12 +68,12 @@ def _methods(hooks: tuple) -> str:
 
 
 def _fix(spec: BackendSpec, cover) -> tuple:
-    from runtime_guard import plugin
-
-    if spec.children is None and not any(init_assigns(cover.cls, a) for a in spec.state_attrs):
+    held = spec.state_attrs + tuple(path.split(".")[0] for path in spec.pool_copies) + tuple(
+        path.split(".")[0] for path, _ in spec.bound_copies) + spec.pool_aliases
+    if not (spec.children or spec.inner) and not any(init_assigns(cover.cls, a) for a in held):
         why = "keeps no SWA state on this release: nothing can go stale"
         return "n/a", "; ".join(filter(None, [cover.reason, why]))
-    return ("yes (fixed class)" if spec.name in plugin.FIXED_CLASSES else "yes"), cover.reason
+    return ("yes (fixed class)" if spec.fixed else "yes"), cover.reason
 
 
 def init_assigns(cls: type, attr: str) -> bool:

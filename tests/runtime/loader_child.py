@@ -170,7 +170,7 @@ def fix_every_backend(sg) -> dict:
     seen = {}
     for name, cls in described_classes().items():
         spec = spec_for(cls)
-        if not spec.launch:
+        if not (spec.launches and spec.state_attrs):
             continue
         runner, target = sc.configuration("FROZEN_KV draft")
         backend = sc.any_backend(cls, runner)
@@ -200,7 +200,7 @@ def degraded(sg) -> dict:
     sg.load_plugins()
     sys.modules[module.__name__] = module
     upstream = module.TRTLLMHAAttnBackend
-    for name in plugin.BACKENDS[0].metadata:
+    for name in plugin.METADATA:
         for cls in upstream.__mro__:
             if name in vars(cls):
                 delattr(cls, name)
@@ -222,6 +222,102 @@ def announce(sg) -> dict:
         logging.getLogger("runtime_guard").warning("load %d", number)
         _reload(sg)
     return {"loads": 3}
+
+
+PROBE_MODULE = "sglang.srt.layers.attention.poolguard_probe_backend"
+
+
+def _probe_subclass():
+    """A subclass of SGLang's Triton backend, as a new SGLang module would ship one: it
+    overrides ``forward_decode`` and has the ``forward_mixed`` launch the base dispatches."""
+    import types
+
+    from sglang.srt.layers.attention.triton_backend import TritonAttnBackend
+
+    module = types.ModuleType(PROBE_MODULE)
+    sys.modules[PROBE_MODULE] = module
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        return "probe decode"
+
+    def forward_mixed(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return "probe mixed"
+
+    cls = type("ProbeTritonAttnBackend", (TritonAttnBackend,), {
+        "__module__": PROBE_MODULE, "forward_decode": forward_decode,
+        "forward_mixed": forward_mixed})
+    module.ProbeTritonAttnBackend = cls
+    return cls
+
+
+def subclass(sg) -> dict:
+    """A subclass overriding launch methods is found at load, hooked on what it overrides
+    (each launch checked once), listed by guard-status, and its stale launches refused."""
+    from runtime_guard import status
+    from runtime_guard.errors import SWAPoolMismatchError
+
+    cls = _probe_subclass()
+    base = cls.__mro__[1]
+    sg.load_plugins()
+    wrapped = sorted(name for name in ("forward_decode", "forward_mixed", "forward_extend")
+                     if hasattr(vars(cls).get(name), "__wrapped__"))
+    runner, target = sc.configuration("FROZEN_KV draft")
+    backend = sc.any_backend(cls, runner)
+    refused = {}
+    for name in ("forward_decode", "forward_mixed", "forward_extend"):
+        batch = sc.decode_batch(runner.token_to_kv_pool, [5, 9])
+        try:
+            with sc.frozen_kv_view(batch, target, backend):
+                getattr(backend, name)(*sc.decode_args(batch, 0))
+            refused[name] = None
+        except SWAPoolMismatchError as err:
+            refused[name] = str(err)
+        except Exception as err:  # noqa: BLE001 - the kernel beyond the guard on a CPU
+            refused[name] = f"ran: {type(err).__name__}"
+    listed = [row.backend for row in status.rows() if "Probe" in row.backend]
+    return {"wrapped": wrapped, "base_decode_once": not hasattr(
+        base.forward_decode.__wrapped__, "__wrapped__"), "refused": refused, "listed": listed,
+        "keeps_state": "use_sliding_window_kv_pool" in vars(backend)}
+
+
+def _chain(fn) -> list:
+    """The hooks in a method's wrapper chain, outermost first (by their closures)."""
+    found = []
+    while fn is not None:
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                content = cell.cell_contents
+            except ValueError:
+                continue
+            if callable(content) and getattr(content, "__module__", "") in (
+                    "runtime_guard.hooks", "__main__"):
+                found.append(content.__name__)
+        fn = getattr(fn, "__wrapped__", None)
+    return found
+
+
+def idempotent(sg) -> dict:
+    """install() twice before the hooks are applied, with another plugin wrapping the same
+    method; then a fresh registry and a plugin that forgot what it registered: each guard hook
+    sits once in the chain, found through the other plugin's wrapper."""
+    from runtime_guard import plugin
+    from runtime_guard.config import read_config
+
+    upstream = sg.TRTLLMHAAttnBackend
+    target = f"{upstream.__module__}.TRTLLMHAAttnBackend.forward_decode"
+
+    def other_plugin(original, *args, **kwargs):
+        return original(*args, **kwargs)
+
+    plugin.install(read_config())
+    plugin.install(read_config())
+    sg.HookRegistry.register(target, other_plugin, sg.HookType.AROUND)
+    sg.HookRegistry.apply_hooks()
+    first = _chain(vars(upstream)["forward_decode"])
+    sg.HookRegistry.reset()
+    plugin._registered.clear()
+    _reload(sg)
+    return {"first": first, "after": _chain(vars(upstream)["forward_decode"])}
 
 
 def bad(sg) -> dict:

@@ -26,7 +26,7 @@ from runtime_guard.backends import BACKENDS, spec_for  # noqa: E402
 from runtime_guard.checks import is_swa_pool  # noqa: E402
 from runtime_guard.demo import scenarios as sc  # noqa: E402
 
-LAUNCHING = [spec for spec in BACKENDS if spec.launch]
+LAUNCHING = [spec for spec in BACKENDS if spec.launches and spec.state_attrs]
 SEQ = [5, 9]
 
 

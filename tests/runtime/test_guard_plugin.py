@@ -135,3 +135,19 @@ def test_bad_value_stops_at_load_with_one_clear_line():
         "poolguard: SGLANG_POOLGUARD='yes please' is not valid; "
         "accepted values: unset, 0, off, false, no, 1, on, true, yes, check, bounds"
     )
+
+
+def test_a_subclass_shipping_its_own_launches_is_found_hooked_and_listed():
+    seen = observed(run_child("subclass", SGLANG_POOLGUARD="check"))
+    assert seen["wrapped"] == ["forward_decode", "forward_mixed"]  # extend: the base's hook
+    assert seen["base_decode_once"]
+    assert seen["listed"] == ["ProbeTritonAttnBackend (subclass of TritonAttnBackend)"]
+    if seen["keeps_state"]:  # 0.5.23 Triton keeps an SWA flag; 0.5.12 computes none
+        for name, error in seen["refused"].items():
+            assert error and "ProbeTritonAttnBackend (draft" in error, (name, error)
+
+
+def test_hooks_are_registered_once_through_repeated_installs_and_other_plugins():
+    seen = observed(run_child("idempotent", SGLANG_POOLGUARD="check"))
+    assert seen["first"] == ["other_plugin", "guard_launch"]
+    assert seen["after"] == seen["first"]
