@@ -24,7 +24,7 @@ SAME_KINDS = ("SWA target", "non-SWA model", "EAGLE draft, own pool")
 def _classes() -> dict:
     found = {}
     for spec in BACKENDS:
-        if not spec.launch:
+        if not (spec.launches and spec.state_attrs):
             continue
         try:
             found[spec.name] = getattr(importlib.import_module(spec.module), spec.name)

@@ -43,14 +43,16 @@ def _multi_step(module, container, step, steps=3):
 ])
 def test_the_fix_reaches_every_step_backend_of_a_multi_step_draft(module, container, step,
                                                                   guard):
-    hooks = guard("check", fix=True)
+    guard("check")  # built stale, as without the fix
     backend, target = _multi_step(module, container, step)
+    hooks = guard("check", fix=True)
     from runtime_guard.backends import spec_for
 
     spec = spec_for(type(backend.attn_backends[0]))
     if not any(attr in vars(backend.attn_backends[0]) for attr in spec.state_attrs):
         pytest.skip(f"{step} keeps no SWA state on this release")
     batch = sc.decode_batch(target, SEQ)
+    assert not any(getattr(child, spec.flag_attrs[0], True) for child in backend.attn_backends)
     hooks.guard_metadata(lambda *a: None, backend, batch)  # the container's metadata path
     for child in backend.attn_backends:
         assert all(getattr(child, attr) for attr in spec.flag_attrs if attr in vars(child))
