@@ -62,12 +62,14 @@ class StalePoolState(Rule):
         No safe fix: what a launch should read instead depends on the backend.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
-        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
-        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
-        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
-        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
-        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
-        cannot prove compiles and re-lints clean is left as it is.
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern (see KVP002
+        and KVP003 for the flag and the gates). It clears a KVP001 in one shape: state read from
+        the active pool inside a branch that the SWA flag guards (FlashAttention's local-attention
+        builder bound to ``self.token_to_kv_pool.translate_loc_from_full_to_swa``) then reads the
+        resolved pool, ``self.<pool_attr>.<x>``, which is the pool the launches read. A cached
+        pool, mapping or bound method outside such a branch (MiniMax's ``self.kv_pool``) has no
+        such rewrite: the class is declined and the finding stays. Every rewrite must compile and
+        re-lint without KVP001-KVP003 in the class, or it is not applied.
     """
 
     VALID = (

@@ -46,13 +46,20 @@ class SwaTypeFlag(Rule):
         name is beyond one file's sight.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
-        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
-        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
-        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
-        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
-        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
-        cannot prove compiles and re-lints clean is left as it is. With ``--unsafe-fixes`` that
-        rewrite wins over the safe fix in its class.
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern, and changes
+        behaviour on purpose (a FROZEN_KV MTP draft becomes SWA-aware): the store becomes
+        ``self.<pool_attr> = self._resolve_swa_kv_pool(model_runner)``, placed before the first
+        statement that needs the pool; a static ``_resolve_swa_kv_pool`` is added when the class
+        has none (the active pool when the flag's own test accepts it, that test lifted from the
+        flag with conditions such as ``swa_layer_nums > 0``; ``None`` for a draft that is not
+        FROZEN_KV MTP; else the allocator's ``get_kvcache()`` pool, tolerating allocators without
+        it); a flag that tested the allocator's type uses ``isinstance(pool, SWAKVPool)``, its
+        import added. The flag becomes a read-only property of the pool without a setter (a write
+        from another module would raise). Declined, finding kept: a flag that also depends on a
+        local, a parameter or ``self``; set twice, deleted, in a nested block or beside another
+        statement on its line; ``__slots__`` or a class attribute of its name; a helper without
+        the model runner, or one that rebinds it; an existing resolver whose pool is not kept.
+        With ``--unsafe-fixes`` that rewrite wins over the safe fix in its class.
     """
 
     VALID = (

@@ -40,13 +40,20 @@ class SwaFlagGate(Rule):
         flag's name or an attribute hook).
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
-        hidden fix) rewrites the whole backend class to the #27491 resolver pattern: a
-        ``_resolve_swa_kv_pool`` taking the active pool when it is an SWA pool, ``None`` for a draft
-        that is not FROZEN_KV MTP, else the allocator's SWA pool, with the flag as a read-only
-        property and the gates on the pool. It changes behaviour on purpose (that is the bug fix),
-        so review it; it is offered once per class with KVP001-KVP003 findings, and a class it
-        cannot prove compiles and re-lints clean is left as it is. It resolves every other gate too
-        and, with ``--unsafe-fixes``, wins over the safe fixes in its class.
+        hidden fix) rewrites the whole backend class to the #27491 resolver pattern (the flag's
+        store and the resolver: KVP002), and changes behaviour on purpose: every gate on a flag
+        becomes ``self.<pool_attr> is not None`` (``is None`` when negated), and in the branch a
+        gate guards, ``self.token_to_kv_pool.<x>`` reads the resolved pool's ``<x>``. A runner
+        flag copied onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``)
+        becomes a read-only view of the pool like the type flag, so its meaning changes from "the
+        runner's model is hybrid" to "this backend translates against an SWA pool". A gate on a
+        flag defined in a same-file base rewrites that base too; a gate in a subclass of a patched
+        class in another module keeps working through the property. Declined, finding kept: a
+        flag that is neither a type flag, a runner copy, exactly the pool test nor set in another
+        module (aiter's flag is the pool test and a layer count), and a gate that runs before the
+        pool can be resolved. It is offered once per class with KVP001-KVP003 findings, applied
+        only if the class compiles and re-lints without them, and with ``--unsafe-fixes`` wins
+        over the safe fixes in its class.
     """
 
     VALID = (
