@@ -50,6 +50,12 @@ def _plant_bad_entries(folder: Path, rng: random.Random) -> dict:
     return planted
 
 
+def _rows(stdout: str) -> set:
+    """The JSON report as hashable (path, line, col, code, message) rows; fixes aside."""
+    return {(r["path"], r["line"], r["column"], r["code"], r["message"])
+            for r in json.loads(stdout)}
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 @pytest.mark.parametrize("seed", [10])
 def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
@@ -57,8 +63,7 @@ def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
     root = tmp_path / "tree"
     shutil.copytree(source, root / ATTENTION, copy_function=os.link)
     args = ("lint", "--isolated", "--no-cache", "--format", "json", "sglang")
-    clean = {tuple(row.values()) for row in json.loads(
-        poolguard(*args, cwd=root, expect=1).stdout)}
+    clean = _rows(poolguard(*args, cwd=root, expect=1).stdout)
     assert clean  # the release has findings: the test would prove nothing on a clean tree
     planted = _plant_bad_entries(root / ATTENTION, random.Random(seed))
     try:
@@ -67,7 +72,7 @@ def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
         for name, kind in planted.items():
             if kind == "unreadable":
                 (root / name).chmod(0o644)  # let pytest clean up
-    rows = {tuple(row.values()) for row in json.loads(done.stdout)}
+    rows = _rows(done.stdout)
     bad = {row for row in rows if row[0] in planted}
     assert rows - bad == clean  # every other file: exactly its findings
     kvp900 = {row[0] for row in bad if row[3] == "KVP900"}
