@@ -145,21 +145,41 @@ def find_backend_problem(
     if active is None:
         return None
     active_is_swa = spec.is_swa(active)
-    expected = active if active_is_swa else None
-    for path, value in held(backend, spec.pool_attrs + spec.pool_copies):
-        if value is not expected and not _frozen_draft_outside_view(backend, active_is_swa, value):
-            return Problem("pool", _pool_message(backend, layer_id, active, path, value,
-                                                 active_is_swa))
-    problem = (_bound_problem(backend, spec, layer_id, active)
-               or _alias_problem(backend, spec, layer_id, active)
-               or _first(_flag_problem(backend, spec, attr, layer_id, active, active_is_swa)
-                         for attr in spec.flag_attrs)
-               or translator_problem(backend, active, layer_id)
-               or _inner_problem(backend, spec, layer_id, forward_batch, active))
+    problem = _pool_problem(backend, spec, layer_id, active, active_is_swa)
+    if problem is None:
+        for attr in spec.flag_attrs:  # a plain loop: this runs before every launch
+            problem = _flag_problem(backend, spec, attr, layer_id, active, active_is_swa)
+            if problem is not None:
+                return problem
+    # Each further check only where the row names such state (the common rows name none).
+    if problem is None and spec.bound_copies:
+        problem = _bound_problem(backend, spec, layer_id, active)
+    if problem is None and spec.pool_aliases:
+        problem = _alias_problem(backend, spec, layer_id, active)
+    if problem is None and getattr(backend, "kv_index_translator", None) is not None:
+        problem = translator_problem(backend, active, layer_id)
+    if problem is None and spec.inner:
+        problem = _inner_problem(backend, spec, layer_id, forward_batch, active)
     if problem is None and active_is_swa:
         return _mapping_problem(backend, spec, layer_id, active) or _route_problem(
             backend, spec, layer_id, active)
     return problem
+
+
+def _pool_problem(backend, spec, layer_id, active, active_is_swa) -> Optional[Problem]:
+    """The resolved SWA pool, and helpers' copies of it, must be ``active`` or None."""
+    expected = active if active_is_swa else None
+    state = getattr(backend, "__dict__", None) or {}
+    for attr in spec.pool_attrs:
+        value = state.get(attr, expected)
+        if value is not expected and not _frozen_draft_outside_view(backend, active_is_swa, value):
+            return Problem("pool", _pool_message(backend, layer_id, active, attr, value,
+                                                 active_is_swa))
+    for path, value in held(backend, spec.pool_copies) if spec.pool_copies else ():
+        if value is not expected and not _frozen_draft_outside_view(backend, active_is_swa, value):
+            return Problem("pool", _pool_message(backend, layer_id, active, path, value,
+                                                 active_is_swa))
+    return None
 
 
 def _first(problems) -> Optional[Problem]:

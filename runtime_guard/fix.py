@@ -52,7 +52,7 @@ def follow_active_pool(backend: Any, forward_batch: Any = None,
             follow_active_pool(child, forward_batch)
         return
     active = active_pool(backend, forward_batch)
-    for _, inner in inner_backends(backend, spec):
+    for _, inner in inner_backends(backend, spec) if spec.inner else ():
         if active is not None and "token_to_kv_pool" in vars(inner):
             inner.token_to_kv_pool = active  # what the wrapper's swap did not propagate
         follow_active_pool(inner, forward_batch)
