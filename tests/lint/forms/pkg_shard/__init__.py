@@ -1,0 +1,1 @@
+"""A backend package whose pool-detection helper lives in a module of its own."""

@@ -1,0 +1,1 @@
+"""Correct package: the resolver, a live base-class property and the gates in other modules."""
