@@ -90,11 +90,19 @@ def _well_formed_row(row) -> bool:
 
 
 def _well_formed(entry) -> bool:
-    """``[last used (ns), [finding row, ...]]`` (rows: ``_well_formed_row``)."""
+    """``[last used (ns), [finding row, ...]]`` (rows: ``_well_formed_row``), optionally with
+    ``{path: digest or null}`` of the other modules the package-wide analysis read."""
     return (
-        isinstance(entry, list) and len(entry) == 2 and _is_int(entry[0])
+        isinstance(entry, list) and len(entry) in (2, 3) and _is_int(entry[0])
         and isinstance(entry[1], list) and all(_well_formed_row(row) for row in entry[1])
+        and (len(entry) == 2 or _well_formed_deps(entry[2]))
     )
+
+
+def _well_formed_deps(deps) -> bool:
+    return isinstance(deps, dict) and all(
+        isinstance(path, str) and (digest is None or isinstance(digest, str))
+        for path, digest in deps.items())
 
 
 class ResultCache:
@@ -142,14 +150,21 @@ class ResultCache:
         entry = self.entries.get(key)
         return entry[1] if entry else None
 
-    def store(self, key: str, findings: list) -> None:
-        """Record (or refresh) the findings of one ``content_key``."""
+    def deps_of(self, key: str) -> dict:
+        """The package modules (path -> digest, None: absent) a cached result depended on."""
+        entry = self.entries.get(key)
+        return entry[2] if entry and len(entry) == 3 else {}
+
+    def store(self, key: str, findings: list, deps: Optional[dict] = None) -> None:
+        """Record (or refresh) the findings of one ``content_key`` (and what they depend on)."""
         if self.path is None:
             return
         known = self.entries.get(key)
-        if known and known[1] == findings and self.started_ns - known[0] < REFRESH_NS:
+        if known and known[1] == findings and self.started_ns - known[0] < REFRESH_NS and (
+                self.deps_of(key) == (deps or {})):
             return  # a warm run that changes nothing writes nothing
-        self.entries[key] = self.changed[key] = [self.started_ns, findings]
+        entry = [self.started_ns, findings] + ([deps] if deps else [])
+        self.entries[key] = self.changed[key] = entry
 
     def save(self) -> None:
         """Write the cache atomically once per run; a read-only home just means no cache."""

@@ -78,12 +78,16 @@ def lint_source(
     options: Options = Options(),
     honor_noqa: bool = False,
     tree: Optional[ast.AST] = None,
+    package=None,
+    path: str = "",
 ) -> List[Finding]:
     """Findings for ``source`` sorted by position; never raises on unparsable input (KVP900).
 
-    ``tree`` is an ``ast`` of the same source when the caller has one (flake8 does).
+    ``tree`` is an ``ast`` of the same source when the caller has one (flake8 does);
+    ``package`` (``lint_rules.package.PackageIndex``) and the file's ``path`` let the analysis
+    follow bases, mixins and helpers of the other modules of the package (the CLI does).
     """
-    return _Run(source, codes, options, honor_noqa, tree).findings()
+    return _Run(source, codes, options, honor_noqa, tree, package=package, path=path).findings()
 
 
 def lint_source_ungated(source: str, codes: Collection[str] = DEFAULT_CODES) -> List[Finding]:
@@ -98,6 +102,8 @@ def fix_source(
     options: Options = Options(),
     honor_noqa: bool = True,
     unsafe: bool = False,
+    package=None,
+    path: str = "",
 ) -> tuple:
     """Apply every safe fix (and with ``unsafe`` every unsafe one); return
     ``(new_source, findings_left)``.
@@ -108,7 +114,7 @@ def fix_source(
     unchanged. A class the resolver codemod declined no longer offers its unsafe fix in the
     findings left.
     """
-    run = _Run(source, codes, options, honor_noqa)
+    run = _Run(source, codes, options, honor_noqa, package=package, path=path)
     plan = run.fix_plan(unsafe)
     if not plan:
         return source, run.findings()
@@ -124,7 +130,7 @@ def fix_source(
         run.declined = declined
         return source, run.findings()  # a fix that does not round-trip is dropped
     new_source = run.bom + fixed
-    left = _Run(new_source, codes, options, honor_noqa)
+    left = _Run(new_source, codes, options, honor_noqa, package=package, path=path)
     left.declined = declined
     return new_source, left.findings()
 
@@ -160,8 +166,10 @@ class _Run:
     """One file: pre-filter, one ``ast`` parse, the shared facts, every enabled rule."""
 
     def __init__(
-        self, source, codes, options: Options, honor_noqa: bool, tree=None, prefilter=True
+        self, source, codes, options: Options, honor_noqa: bool, tree=None, prefilter=True,
+        package=None, path: str = "",
     ) -> None:
+        self.package, self.path = package, path
         # a byte order mark is encoding, not code: Python's parser rejects it inside a str
         self.bom = "\ufeff" if source.startswith("\ufeff") else ""
         self.source = source[len(self.bom):]
@@ -172,6 +180,8 @@ class _Run:
         self.lines: List[str] = []
         self.noqa = NoqaMap([])
         self.declined: frozenset = frozenset()  # classes the resolver codemod would not rewrite
+        # with a package index the caller has filtered (a mixin may lack the vocabulary)
+        prefilter = prefilter and package is None
         if self.rules and (not prefilter or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
             self.noqa = NoqaMap(self.lines)
@@ -190,7 +200,8 @@ class _Run:
             except (SyntaxError, ValueError, OverflowError) as error:
                 return self._libcst_decides(error)
         try:
-            facts = _deep(analyse, tree, self.options)
+            module = self.package.begin(self.path) if self.package is not None else ""
+            facts = _deep(analyse, tree, self.options, self.package, module, None, self.path)
             if facts.classes:
                 self.reports = _deep(self._check, facts)
         except RecursionError:  # deeper than even the raised limit: say so, never stay silent

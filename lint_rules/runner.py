@@ -185,22 +185,42 @@ class _Job:
 
 # ---------------------------------------------------------------- analysis (workers)
 
+_PACKAGE = None  # the run's package index (lint_rules.package), set before workers start
+
+
+def use_package(index) -> None:
+    """Worker initializer: the package index every file of this run is analysed against."""
+    global _PACKAGE
+    _PACKAGE = index
+
+
 def analyse(mode: str, options, job: _Job) -> tuple:
-    """``(findings, new_text, error)`` for one file; ``new_text`` is None in lint mode.
+    """``(findings, new_text, error, deps)`` for one file; ``new_text`` is None in lint mode;
+    ``deps`` are the other modules of the package its analysis read (``{path: digest}``).
 
     The engine promises not to raise; if it does anyway, that file becomes a one-line error
     (exit 2) naming it, instead of a traceback that loses every other file's findings.
     """
     from lint_rules.engine import fix_source, lint_source
 
-    kwargs = {"codes": job.codes, "options": options, "honor_noqa": True}
+    kwargs = {"codes": job.codes, "options": options, "honor_noqa": True,
+              "package": _PACKAGE, "path": job.path}
     try:
         if mode == "lint":
-            return lint_source(job.text, **kwargs), None, None
+            found = lint_source(job.text, **kwargs)
+            return found, None, None, _deps_of(job.path)
         new_text, remaining = fix_source(job.text, unsafe=job.unsafe, **kwargs)
-        return remaining, new_text, None
+        return remaining, new_text, None, _deps_of(job.path)
     except Exception as exc:  # reported per file, see the docstring
         return [], None, f"{job.path}: internal error, please report: {type(exc).__name__}: {exc}"
+
+
+def _deps_of(path: str) -> Optional[dict]:
+    if _PACKAGE is None:
+        return None
+    deps = _PACKAGE.deps()
+    deps.pop(os.path.abspath(path), None)
+    return deps or None
 
 
 def _pool_size(jobs: Optional[int], to_read: int) -> int:
@@ -250,13 +270,16 @@ class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
-                 unsafe: bool = False) -> None:
+                 unsafe: bool = False, package=None, headers=None) -> None:
         from lint_rules.engine import Finding, may_match
 
         self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
         self.finding, self.may_match = Finding, may_match
         self.results: dict = {}
         self.errors: list = []
+        self.digests: dict = {}  # path -> digest of the files read for cached deps
+        self.package, self.headers = package, headers  # the package index, its header cache
+        self.texts: dict = {}  # path -> (text, encoding) decoded while reading class headers
 
     def _reusable(self, cached: Optional[list]) -> bool:
         """Cached findings answer a lint; a fix/diff only when none of them has a fix to apply
@@ -272,12 +295,14 @@ class _TreeRun:
         """Read every file; answer from the cache or the pre-filter where possible; yield the
         files to parse, largest first so the longest parses start earliest (longest-
         processing-time order)."""
-        for path, _size in sorted(files, key=lambda item: -item[1]):
-            job = self._read(path)
+        read = [(path, self._bytes(path)) for path, _ in sorted(files, key=lambda i: -i[1])]
+        promoted = self._connect(read)
+        for path, data in read:
+            job = self._read(path, data, promoted) if data is not None else None
             if job is not None:
                 yield job
 
-    def _read(self, path: str) -> Optional[_Job]:
+    def _bytes(self, path: str) -> Optional[bytes]:
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
@@ -285,24 +310,66 @@ class _TreeRun:
             self.errors.append(f"{path}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])
             return None
-        job = _Job(path, self.config.codes_for(os.path.abspath(path)), digest_bytes(data),
-                   unsafe=self.unsafe)
+        self.digests[os.path.abspath(path)] = digest_bytes(data)
+        return data
+
+    def _connect(self, read: list) -> frozenset:
+        """The package's class graph from every file's class headers (cached by digest):
+        which files hold backend code by inheritance alone, text pre-filter or not."""
+        from lint_rules.package import class_headers
+        from lint_rules.rules._vocab import mentions_vocabulary
+
+        headers, mention = {}, {}
+        for path, data in read:
+            if data is None:
+                continue
+            digest = self.digests[os.path.abspath(path)]
+            found = self.headers.get(digest)
+            if found is None:
+                try:
+                    self.texts[path] = _decode(data)
+                    text = self.texts[path][0]
+                    found = [mentions_vocabulary(text, self.config.options), class_headers(text)]
+                except (SyntaxError, UnicodeDecodeError, LookupError):
+                    found = [False, []]
+                self.headers.put(digest, found)
+            mention[path], headers[path] = found
+        return self.package.connect(headers, mention)
+
+    def _read(self, path: str, data: bytes, promoted: frozenset) -> Optional[_Job]:
+        job = _Job(path, self.config.codes_for(os.path.abspath(path)),
+                   self.digests[os.path.abspath(path)], unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
-        if self._reusable(cached):
-            return self._store(job, cached)
+        if self._reusable(cached) and self._deps_hold(self.cache.deps_of(job.key)):
+            return self._store(job, cached, self.cache.deps_of(job.key))
         try:
-            job.text, job.encoding = _decode(data)
+            job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
-        if not self.may_match(job.text, self.config.options):  # the engine skips it too
+        if not self.may_match(job.text, self.config.options) and (  # the engine skips it too
+                os.path.abspath(path) not in promoted):  # unless a package backend inherits it
             return self._store(job, [])
         return job
 
-    def _store(self, job: _Job, rows: list, **extra) -> None:
-        self.cache.store(job.key, rows)
+    def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, **extra) -> None:
+        self.cache.store(job.key, rows, deps)
         self._done(job.path, rows, **extra)
 
-    def complete(self, job: _Job, findings: list, new_text: Optional[str], error=None) -> None:
+    def _deps_hold(self, deps: dict) -> bool:
+        """Every other module a cached result read is as it was (package-wide analysis)."""
+        for path, digest in deps.items():
+            if path not in self.digests:
+                try:
+                    with open(path, "rb") as handle:
+                        self.digests[path] = digest_bytes(handle.read())
+                except OSError:
+                    self.digests[path] = None
+            if self.digests[path] != digest:
+                return False
+        return True
+
+    def complete(self, job: _Job, findings: list, new_text: Optional[str], error=None,
+                 deps: Optional[dict] = None) -> None:
         """Record one analysed file: write the fix or keep the diff, and update the cache."""
         if error:
             self.errors.append(error)
@@ -310,7 +377,7 @@ class _TreeRun:
             return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
-            self._store(job, rows)
+            self._store(job, rows, deps)
         elif self.mode == "diff":
             old, fixed = job.text.encode(job.encoding), new_text.encode(job.encoding)
             self._done(job.path, rows, diff=_unified_diff(job.path, old, fixed))
@@ -322,7 +389,7 @@ class _TreeRun:
                 reason = getattr(exc, "strerror", None) or exc
                 self.errors.append(f"{job.path}: cannot write the fix: {reason}")
                 # the file keeps its findings: report them as a lint of what is on disk would
-                before, _, _ = analyse("lint", self.config.options, job)
+                before = analyse("lint", self.config.options, job)[0]
                 self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
                 return
             fixed = _Job(job.path, job.codes, digest_bytes(data))
@@ -342,9 +409,15 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     files, errors = discover(paths, config)
     if mode == "fix":
         _clean_strays_beside(paths)
-    state = _TreeRun(config, mode, cache, unsafe)
+    from lint_rules.package import HeaderCache, PackageIndex  # one index of the run's modules
+
+    package = PackageIndex([path for path, _ in files], config.options)
+    headers = HeaderCache(config.options, enabled=cache.path is not None)
+    state = _TreeRun(config, mode, cache, unsafe, package, headers)
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
+    use_package(package)
+    headers.save(state.digests.values())
     if to_parse:
         _analyse_all(state, to_parse, _pool_size(jobs, len(to_parse)), mode, config.options)
     cache.save()
@@ -375,7 +448,7 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
     """
     orphans = []
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                               initializer=_ignore_interrupts)
+                               initializer=_start_worker, initargs=(_PACKAGE,))
     try:
         submitted = []
         for job in jobs:
@@ -397,6 +470,11 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
     pool.shutdown(wait=True)
     for job in orphans:
         state.complete(job, *analyse_isolated(mode, options, job, parse_timeout()))
+
+
+def _start_worker(package) -> None:
+    _ignore_interrupts()
+    use_package(package)
 
 
 def _ignore_interrupts() -> None:

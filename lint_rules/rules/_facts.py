@@ -21,15 +21,18 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._flow import (
+    CHOICE,
     CLEAN,
     DECISION,
     MIRROR,
+    RECORD,
     RUNNER,
     STALE,
     TYPE,
     MethodFlow,
     Taint,
     const_str,
+    getter_path,
     is_self,
     last_name,
     params_of,
@@ -107,6 +110,7 @@ class ClassFacts:
     runner_reads: List[ast.Attribute] = field(default_factory=list)
     family: List["ClassFacts"] = field(default_factory=list)  # self, then same-file relatives
     foreign: tuple = ()  # summaries of bases defined in other modules (package mode)
+    heirs: tuple = ()  # summaries of backends of other modules inheriting this mixin
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
@@ -160,14 +164,17 @@ class ModuleScope:
     """What a module-level name means in this file: its functions (and which of them resolve
     through the allocator or are cached), record types, names bound to type tuples, imports."""
 
-    def __init__(self, tree: ast.AST, package=None, module: str = "") -> None:
-        self.package, self.module = package, module
+    def __init__(self, tree: ast.AST, package=None, module: str = "", path: str = "") -> None:
+        self.package, self.module, self.tree, self.path = package, module, tree, path
+        self.digest: Optional[str] = None
         body = list(_module_statements(getattr(tree, "body", ())))
         self.functions: Dict[str, ast.AST] = {}
+        self.classes: Dict[str, ast.ClassDef] = {}
         self._resolver: Dict[str, bool] = {}
         self.cached: set = set()
         self.records: set = set()
         self.type_aliases: Dict[str, bool] = {}
+        self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.globals: set = set()
         self.imports: Dict[str, str] = {}
         for statement in body:
@@ -181,6 +188,7 @@ class ModuleScope:
                 self.cached.add(statement.name)
         elif isinstance(statement, ast.ClassDef):
             self.globals.add(statement.name)
+            self.classes.setdefault(statement.name, statement)
             marks = _decorator_names(statement) | {last_name(b) for b in statement.bases}
             if {"dataclass", "NamedTuple", "TypedDict"} & marks:
                 self.records.add(statement.name)
@@ -190,7 +198,9 @@ class ModuleScope:
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             self.globals.update(names)
             value = statement.value
-            if isinstance(value, ast.Call) and last_name(value.func) in (
+            if getter_path(value) is not None:
+                self.getters.update((name, getter_path(value)) for name in names)
+            elif isinstance(value, ast.Call) and last_name(value.func) in (
                 "namedtuple", "make_dataclass"
             ):
                 self.records.update(names)
@@ -279,10 +289,11 @@ class AttrEnv:
     forward: Dict[str, Taint] = field(default_factory=dict)  # stored per forward
     globals: Dict[str, Taint] = field(default_factory=dict)  # module globals the class stored
     returns: Dict[str, Taint] = field(default_factory=dict)  # what each method returns
+    params: Dict[str, Dict[str, Taint]] = field(default_factory=dict)  # what callers pass
 
     def copy(self) -> "AttrEnv":
         return AttrEnv(dict(self.sinks), dict(self.forward), dict(self.globals),
-                       dict(self.returns))
+                       dict(self.returns), {k: dict(v) for k, v in self.params.items()})
 
 
 @dataclass
@@ -330,7 +341,8 @@ class _Pass:
         stores, gates, reads, returns = [], [], [], {}
         for name in self.flow.order:
             function = self.facts.methods[name]
-            flow = MethodFlow(self, function, name).run(function.body)
+            passed = dict(self.env.params.get(name, {}))  # what its callers in the class pass
+            flow = MethodFlow(self, function, name, env=passed).run(function.body)
             method_stores = [self._store(event, flow) for event in flow.stores]
             stores.extend(method_stores)
             for store in method_stores:
@@ -338,13 +350,15 @@ class _Pass:
             gates.extend(_gates_of(flow, name))
             reads.extend(flow.runner_reads)
             if name not in self.flow.resolvers:
-                returns[name] = self.method_returns(name, ()) if name in self.facts.properties \
+                returned = self.method_returns(name, ()) if name in self.facts.properties \
                     else flow.returned
-                self.env.returns[name] = returns[name]
-        for name, cached in self.facts.properties.items():
-            if cached:
-                stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
-                    name, CLEAN), name, True, False, name in self.flow.resolvers))
+                if name in self.facts.cached_methods and returned:
+                    returned |= STALE  # functools.cache keeps the first call's answer
+                returns[name] = self.env.returns[name] = returned
+        cached = [n for n, kind in self.facts.properties.items() if kind]
+        for name in (*cached, *sorted(self.facts.cached_methods)):
+            stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
+                name, CLEAN), name, True, False, name in self.flow.resolvers))
         return PassResult(self.env, stores, gates, reads, returns)
 
     def _store(self, event, flow: MethodFlow) -> Store:
@@ -378,11 +392,11 @@ class _Pass:
                 return Taint(summary.properties[path])
         bits = self.env.sinks.get(path, CLEAN)
         stale_forward = self.env.forward.get(path, CLEAN)
-        if stale_forward & STALE:
+        if stale_forward & STALE and not stale_forward & RECORD:  # (a record is rebuilt)
             bits |= stale_forward
         for cls in self.facts.family[1:]:
             bits |= _sink_of(cls, path)
-        for summary in self.facts.foreign:
+        for summary in (*self.facts.foreign, *self.facts.heirs):
             bits |= Taint(summary.stores.get(path, 0))
         return bits | STALE if bits else CLEAN
 
@@ -452,6 +466,20 @@ class _Pass:
 
     def is_module_global(self, name: str) -> bool:
         return name in self.scope.globals
+
+    def getter(self, func: ast.AST) -> Optional[str]:
+        return self.scope.getters.get(func.id) if isinstance(func, ast.Name) else None
+
+    def note_call(self, name: str, arguments: tuple, keywords: dict) -> None:
+        """``self.<name>(...)`` passes these taints: the method runs with them next pass."""
+        function = self.facts.methods.get(name)
+        if function is None:
+            return
+        params = params_of(function)
+        passed = self.env.params.setdefault(name, {})
+        for param, value in [*zip(params, arguments), *keywords.items()]:
+            if value and param in params:
+                passed[param] = passed.get(param, CLEAN) | value
 
 
 def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
@@ -539,12 +567,13 @@ class FileFacts:
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
 
     def relatives(self, cls: ClassFacts) -> List[ClassFacts]:
-        """The class, its same-file bases and its same-file subclasses."""
+        """The class, its same-file bases, its same-file subclasses and what those inherit
+        (a mixin's code reads what its sibling bases store)."""
         if cls.name not in self._relatives:
             found = list(cls.family)
             for other in self.classes:
-                if other not in found and cls in other.family:
-                    found.append(other)
+                if cls in other.family:
+                    found.extend(c for c in other.family if c not in found)
             self._relatives[cls.name] = found
         return self._relatives[cls.name]
 
@@ -600,10 +629,10 @@ class FileFacts:
             return Flag(name) if stale else None
         foreign = _foreign_flag(cls, name)
         if foreign is not None:
-            return foreign
+            return foreign if foreign.name else None
         stores = self.stores_of(cls, name)
         sinks = [s for s in stores if s.sink]
-        decisive = TYPE | RUNNER  # a stored mirror alone is KVP004's (opt-in) business
+        decisive = TYPE | RUNNER | CHOICE  # a stored mirror alone is KVP004's (opt-in) business
         if any(s.bits & decisive for s in sinks) or any(
             s.bits & decisive and s.bits & STALE for s in stores if not s.sink
         ):
@@ -644,11 +673,14 @@ class FileFacts:
 
 
 def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
-    """A stale flag a base class of another module defines: never rewritable from here."""
+    """What a base class of another module says ``name`` is: a stale flag (never rewritable
+    from here), a live property (``Flag("")``: not a flag), or nothing (None)."""
     for relative in cls.family:
-        for summary in relative.foreign:
+        for summary in (*relative.foreign, *relative.heirs):
             if name in summary.flags:
                 return Flag(name)
+            if name in summary.properties:
+                return Flag("")
     return None
 
 
@@ -669,13 +701,22 @@ def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:
     return None
 
 
-def analyse(tree: ast.AST, options: Options, package=None, module: str = "") -> FileFacts:
+def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
+            only: Optional[frozenset] = None, path: str = "", scope=None) -> FileFacts:
     """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
-    (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules."""
+    (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules;
+    ``only`` names the classes to analyse instead (a base another module inherits from)."""
     facts = FileFacts(tree, options)
-    scope = ModuleScope(tree, package, module) if package is not None else None
-    foreign_backends = package.backend_names(scope) if package is not None else frozenset()
-    nodes = backend_classes(tree, options, foreign_backends)
+    if package is not None and scope is None:
+        scope = ModuleScope(tree, package, module, path)
+    if only is not None:
+        nodes = [node for node in _class_defs(getattr(tree, "body", ())) if node.name in only]
+    else:
+        foreign = package.backend_names(scope) if package is not None else frozenset()
+        nodes = backend_classes(tree, options, foreign)
+        if package is not None:  # classes package backends of other modules inherit
+            nodes += [node for node in _class_defs(getattr(tree, "body", ()))
+                      if node.name in package.mixins and node not in nodes]
     if not nodes:
         return facts
     scope = scope or ModuleScope(tree)
@@ -687,6 +728,8 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "") -> 
         cls.family = _family(cls, facts.by_name)
         if package is not None:
             cls.foreign = package.foreign_bases(scope, cls.node)
+            if cls.name in package.mixins:  # a mixin's self is the backend that inherits it
+                cls.heirs = package.subclass_summaries(scope, cls.name)
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
         ClassFlow(cls, options, scope).run()
     return facts
@@ -700,3 +743,38 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
             found.append(base)
             todo.extend(base.bases)
     return found
+
+
+def module_function_returns(scope: ModuleScope, name: str, arguments: tuple,
+                            options: Options) -> Taint:
+    """What function ``name`` of another module returns for arguments holding these taints."""
+    if scope.is_resolver(name):
+        return CLEAN
+    holder = ClassFacts("<module>", None, ())
+    holder.family = [holder]
+    owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
+    returned = owner.function_returns(ast.Name(id=name, ctx=ast.Load()), tuple(arguments))
+    return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN)
+
+
+def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Options):
+    """``package.ClassSummary`` of class ``name`` of another module, as subclasses see it."""
+    from lint_rules.package import ClassSummary, merged
+
+    facts = analyse(tree, options, scope.package, scope.module, only=frozenset({name}),
+                    scope=scope)
+    cls = facts.by_name.get(name)
+    if cls is None:
+        return None
+    stores: Dict[str, Taint] = {}
+    for relative in cls.family:
+        for store in relative.stores:
+            if store.sink and store.scope in ("self", "class"):
+                stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | STALE
+    properties = {p: c.returns.get(p, CLEAN) for c in cls.family for p in c.properties}
+    returns = {m: c.returns.get(m, CLEAN) for c in cls.family for m in c.methods}
+    flags = frozenset(attr for attr in (*stores, *properties) if facts.flag(cls, attr))
+    backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
+                  for c in cls.family for base in c.bases)
+    own = ClassSummary(name, backend, stores, properties, returns, flags)
+    return merged([own, *cls.foreign], name, backend)

@@ -30,6 +30,7 @@ from lint_rules.rules._vocab import (
     REDUCERS,
     TYPE_PROBES,
     is_flag_like,
+    is_geometry,
     is_flag_name,
     is_swa_word,
     reads_pool_state,
@@ -48,10 +49,12 @@ class Taint(enum.Flag):
     MIRROR = enum.auto()  # a test of the resolved pool attribute (``self._swa_kv_pool``)
     STALE = enum.auto()   # persisted: the per-forward pool swap does not update it
     RECORD = enum.auto()  # a container / closure / record around state: its shell is not state
+    CHOICE = enum.auto()  # a non-boolean value picked by a pool decision ("swa" / "full")
 
 
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
+CHOICE = Taint.CHOICE
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR
 
@@ -83,15 +86,31 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
         func, args = node.func, node.args
         if last_name(func) == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
             return args[0], const_str(args[1])
-        if isinstance(func, ast.Call) and last_name(func.func) == "attrgetter" and len(args) == 1:
-            name = const_str(func.args[0]) if len(func.args) == 1 else None
-            if name is not None and name.isidentifier():
-                return args[0], name
+        path = getter_path(func)
+        if path is not None and len(args) == 1:
+            read = _chain(args[0], path, node)
+            return read.value, read.attr
     if isinstance(node, ast.Subscript) and const_str(node.slice) is not None:
         holder = _namespace_of(node.value)
         if holder is not None:
             return holder, const_str(node.slice)
     return None
+
+
+def getter_path(node: ast.AST) -> Optional[str]:
+    """``"a.b"`` for ``operator.attrgetter("a.b")``."""
+    if isinstance(node, ast.Call) and last_name(node.func) == "attrgetter" and len(node.args) == 1:
+        path = const_str(node.args[0])
+        if path and all(part.isidentifier() for part in path.split(".")):
+            return path
+    return None
+
+
+def _chain(holder: ast.AST, path: str, at: ast.AST) -> ast.AST:
+    """``holder.a.b`` as attribute nodes placed at ``at`` (what ``attrgetter("a.b")`` reads)."""
+    for part in path.split("."):
+        holder = ast.copy_location(ast.Attribute(value=holder, attr=part, ctx=ast.Load()), at)
+    return holder
 
 
 def _namespace_of(node: ast.AST) -> Optional[ast.AST]:
@@ -249,6 +268,10 @@ class FlowOwner(Protocol):
 
     def is_module_global(self, name: str) -> bool: ...
 
+    def getter(self, func: ast.AST) -> Optional[str]: ...
+
+    def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -275,12 +298,16 @@ class MethodFlow(ast.NodeVisitor):
         self.aliases: Dict[str, Tuple[ast.AST, ...]] = {}  # local -> the self reads it holds
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
+        self.getters: Dict[str, str] = {}  # local -> the path of the attrgetter it holds
+        self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
+        self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
         self.returned = CLEAN
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
         self.deciding = 0  # > 0 while a condition is evaluated
+        self.read_flag = False  # the condition being evaluated read a stored flag
         self.alone = False
         self.stores: List[StoreEvent] = []
         self.gates: Dict[int, GateEvent] = {}
@@ -338,12 +365,12 @@ class MethodFlow(ast.NodeVisitor):
             self.gate(node, node, False, "read")
         if path == ACTIVE_POOL:
             return CLEAN if self.deferred else self.source(POOL)
-        if "." in path:
-            stored = self.owner.attr_value(path)
-            if stored:
-                return stored
-            return self.source(self.derived(self.visit(holder), name))
-        return self.source(self.owner.attr_value(path))
+        stored = self.owner.attr_value(path)
+        if self.deciding and stored & (DECISION | CHOICE):
+            self.read_flag = True  # the decision reads a stored flag: the gate is the finding
+        if stored or "." not in path:
+            return self.source(stored)
+        return self.source(self.derived(self.visit(holder), name))
 
     def source(self, value: Taint) -> Taint:
         """Every pool-derived read inside an open ``try`` decides what its handlers do."""
@@ -371,8 +398,8 @@ class MethodFlow(ast.NodeVisitor):
         if base & POOL and not base & RECORD:
             if is_flag_like(attr):  # pool.is_swa: the pool's own answer to a type question
                 return TYPE | stale if is_swa_word(attr) else CLEAN
-            if "pool" in attr.lower() and reads_pool_state(attr):
-                return POOL | stale
+            if "pool" in attr.lower() and not is_geometry(attr):
+                return POOL | stale  # .main_pool, .swa_kv_pool, .get_pool_for_ratio(r)
             if reads_pool_state(attr):
                 return SWA | stale
             return CLEAN
@@ -382,6 +409,11 @@ class MethodFlow(ast.NodeVisitor):
         alias = attribute_alias(node)
         if alias is not None:  # self.__dict__["x"], vars(runner)["token_to_kv_pool"]
             return self.attribute(node, *alias)
+        holder = self.namespaces.get(last_name(node.value)) if isinstance(
+            node.value, ast.Name) else None
+        if holder is not None and const_str(node.slice) is not None:  # state = vars(runner)
+            read = _chain(holder, const_str(node.slice), node)
+            return self.attribute(node, read.value, read.attr)
         self.visit(node.slice)
         return self.visit(node.value) & (STATE | STALE)  # an element of a record is the state
 
@@ -394,6 +426,10 @@ class MethodFlow(ast.NodeVisitor):
             return self.attribute(node, *alias)
         func, args = node.func, node.args
         name = func.id if isinstance(func, ast.Name) else ""
+        path = self.getters.get(name) or self.owner.getter(func)
+        if path is not None and len(args) == 1:  # fetch = attrgetter("token_to_kv_pool")
+            read = _chain(args[0], path, node)
+            return self.attribute(node, read.value, read.attr)
         if name in REDUCERS and len(args) == 1 and not node.keywords:
             return self.reduced(args[0])
         values = tuple(self.visit(a) for a in args) + tuple(
@@ -414,7 +450,8 @@ class MethodFlow(ast.NodeVisitor):
         returned = self.owner.function_returns(func, values[: len(args)])
         if returned is not None:  # a function of this module or of the package
             return self.cached(node, func, returned)
-        if name in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(func):
+        if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
+                func):
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if isinstance(func, ast.Attribute):
             return self.method_call(node, func, values)
@@ -437,6 +474,9 @@ class MethodFlow(ast.NodeVisitor):
         if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
             if self.deciding and is_self(owner):
                 self.gate(node, node, False, "call")
+            if self.record and not self.deferred:
+                self.owner.note_call(func.attr, values[: len(node.args)], {
+                    k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
             return self.owner.method_returns(func.attr, values[: len(node.args)])
         if func.attr == "partial":
             return container(union(values))
@@ -475,6 +515,8 @@ class MethodFlow(ast.NodeVisitor):
     def type_test(self, subject_node: ast.AST, subject: Taint, swa: bool) -> Taint:
         """``isinstance(x, SWAKVPool)`` and duck tests: a decision; a non-SWA type test of
         pool state (``isinstance(pool, MLAPool)``): pool state."""
+        if subject & RECORD:
+            return CLEAN  # the type of a record built around state is not the pool's
         if swa:
             return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
                 subject & STALE
@@ -501,7 +543,8 @@ class MethodFlow(ast.NodeVisitor):
             other = 1 - nones[0]
             return self.truth(parts[other], values[other])
         joined = union(values)
-        return (SWA if joined & STATE else CLEAN) | (joined & (DECISION | STALE))
+        decided = TYPE if joined & CHOICE else CLEAN  # layout == "swa": the choice, tested
+        return (SWA if joined & STATE else decided) | (joined & (DECISION | STALE))
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Taint:
         # an operand of and/or decides what the expression evaluates, wherever it stands
@@ -524,10 +567,10 @@ class MethodFlow(ast.NodeVisitor):
         body, orelse = self.visit(node.body), self.visit(node.orelse)
         if not test & (STATE | TYPE):
             return body | orelse
-        # "swa" if <type test> else "full" is that decision; pool if <test> else None, state
-        picked = TYPE if _is_choice(node.body, self.owner) and _is_choice(
-            node.orelse, self.owner) else SWA
-        return picked | (test & STALE) | body | orelse
+        # True if <type test> else False is that decision, "swa" if ... else "full" a choice
+        # made by it; pool if <test> else None is pool state
+        picked = _choice_kind(node.body, self.owner) & _choice_kind(node.orelse, self.owner)
+        return (picked or SWA) | (test & STALE) | body | orelse
 
     def visit_Tuple(self, node) -> Taint:
         return container(union(self.visit(el) for el in node.elts))
@@ -618,8 +661,9 @@ class MethodFlow(ast.NodeVisitor):
         """What a value chosen under ``test`` carries (control dependence)."""
         if test is None:
             return CLEAN
+        self.read_flag = False
         value = self.condition(test)
-        if is_flag_read(test):
+        if is_flag_read(test) or self.read_flag:
             return CLEAN  # branching on a stored flag is the gate's finding, not a new flag
         return (TYPE if value & STATE else CLEAN) | (value & (DECISION | STALE))
 
@@ -633,8 +677,11 @@ class MethodFlow(ast.NodeVisitor):
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
 
     def bind(self, target, value_node, value: Taint, statement) -> None:
-        if not value and _is_choice(value_node, self.owner):
-            value = self.control[-1]  # a value chosen under a decision carries it
+        decided = self.control[-1]
+        if not value and decided:
+            kind = _choice_kind(value_node, self.owner)  # a value picked under a decision
+            if kind:
+                value = (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -644,7 +691,10 @@ class MethodFlow(ast.NodeVisitor):
         if isinstance(target, ast.Name):
             self.bind_local(target.id, value_node, value, statement, target)
             return
-        path = self_path(target) if isinstance(target, ast.Attribute) else None
+        path = self_path(target) if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+        if path is None and isinstance(target, ast.Attribute) and isinstance(
+                target.value, ast.Name) and target.value.id in self.instances:
+            path = target.attr
         if path is not None:
             return self.store(path, target, statement, value_node, value)
         attr = class_target(target, self.owner.class_names)
@@ -672,6 +722,17 @@ class MethodFlow(ast.NodeVisitor):
             self.allocators.discard(name)
         if isinstance(value_node, (ast.Tuple, ast.Name, ast.Attribute)) and not value:
             self.type_locals[name] = self.owner.type_names_swa(value_node)
+        self.getters.pop(name, None)
+        self.namespaces.pop(name, None)
+        self.instances.discard(name)
+        if getter_path(value_node) is not None:
+            self.getters[name] = getter_path(value_node)
+        elif _namespace_of(value_node) is not None:
+            self.namespaces[name] = _namespace_of(value_node)
+        elif isinstance(value_node, ast.Call) and (last_name(value_node.func) == "cls" or (
+                isinstance(value_node.func, ast.Name)
+                and value_node.func.id in self.owner.class_names)):
+            self.instances.add(name)  # backend = cls(model_runner): its attributes are ours
 
     def alias_reads(self, value_node) -> Tuple[ast.AST, ...]:
         if value_node is not None and self_attr(value_node) is not None:
@@ -916,22 +977,25 @@ def _is_super(node: ast.AST) -> bool:
 
 def _is_class_name(func: ast.AST) -> bool:
     """``SwaState(...)`` / ``mod.SwaState(...)``: a constructor, by the CapWords convention."""
-    name = last_name(func)
+    name = last_name(func).lstrip("_")
     return name[:1].isupper() and not name.isupper()
 
 
-def _is_choice(node: Optional[ast.AST], owner: FlowOwner) -> bool:
-    """A value picked rather than computed: a literal other than None (or a tuple of them),
-    a class or a function of the module. Under a pool decision it is that decision."""
+def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
+    """What a value picked (not computed) under a pool decision carries: ``True``/``False``
+    are that decision (``TYPE``); another literal (but None), a tuple of them, a class or a
+    function of the module is a choice made by it (``CHOICE``); anything else, nothing."""
     if isinstance(node, ast.Constant):
-        return node.value is not None
+        if isinstance(node.value, bool):
+            return TYPE
+        return CHOICE if node.value is not None else CLEAN
     if isinstance(node, (ast.Tuple, ast.List)):
-        return bool(node.elts) and all(_is_choice(el, owner) for el in node.elts)
+        return CHOICE if node.elts and all(_choice_kind(el, owner) for el in node.elts) else CLEAN
     if isinstance(node, ast.UnaryOp):
-        return _is_choice(node.operand, owner)
-    if isinstance(node, ast.Name):
-        return _is_class_name(node) or owner.is_module_global(node.id)
-    return False
+        return _choice_kind(node.operand, owner) and CHOICE
+    if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
+        return CHOICE
+    return CLEAN
 
 
 def _pattern_tests_type(pattern: ast.AST, owner: FlowOwner) -> bool:

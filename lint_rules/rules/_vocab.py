@@ -38,7 +38,8 @@ SHAPE_WORDS = ("size", "num", "count", "len", "dim", "head", "layer", "rank", "s
 # container in place, accessors that hand back what it holds, reductions of tests.
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
                         "partial", "OrderedDict", "MappingProxyType", "deque", "defaultdict",
-                        "ChainMap", "namedtuple"})
+                        "ChainMap", "namedtuple", "map", "filter", "zip", "sorted", "reversed",
+                        "enumerate", "iter", "ref", "proxy", "WeakMethod", "chain"})
 FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault",
                      "appendleft", "__setitem__"})
 ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",
@@ -95,12 +96,17 @@ def may_match(source: str, options: Options = Options()) -> bool:
     bases = (BACKEND_SUFFIX, *options.backend_bases)
     if not any(base in source for base in bases):
         return False
-    lowered = source.lower()
-    if not (ACTIVE_POOL in source or any(word in lowered for word in SWA_WORDS)) and not any(
-        name in source for name in (*options.swa_flags, options.pool_attr)
-    ):
+    if not mentions_vocabulary(source, options):
         return False
     return any(_header_names(source, start, bases) for start in _class_starts(source))
+
+
+def mentions_vocabulary(source: str, options: Options = Options()) -> bool:
+    """The text names a source of SWA state (or a configured flag or pool attribute)."""
+    lowered = source.lower()
+    return ACTIVE_POOL in source or any(word in lowered for word in SWA_WORDS) or any(
+        name in source for name in (*options.swa_flags, options.pool_attr)
+    )
 
 
 def _class_starts(source: str):

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._flow import POOL, STATE, TYPE
+from lint_rules.rules._flow import CHOICE, POOL, STATE, TYPE
 from lint_rules.rules._vocab import ACTIVE_POOL
 
 
@@ -266,7 +266,7 @@ class StalePoolState(Rule):
             for store in cls.stores:
                 if not store.sink or store.resolver or _is_swap_point(store):
                     continue
-                if store.bits & STATE and not store.bits & TYPE:  # a type flag is KVP002's
+                if store.bits & (STATE | CHOICE) and not store.bits & TYPE:  # a flag: KVP002's
                     subject = f"{_shown(store)} caches pool state in {store.method}()"
                     yield self.report(store.node, scope=cls.node, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}

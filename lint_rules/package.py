@@ -1,0 +1,335 @@
+"""The package index: what the other modules of a linted package define, for ``poolguard lint``.
+
+flake8 sees one file at a time; ``poolguard lint DIR`` sees the package. The index maps module
+names to the run's files (by every dotted suffix of their paths, so ``from
+sglang.srt.layers.attention.kv_shard_hooks import f`` finds ``kv_shard_hooks.py`` of a vendored
+copy too; relative imports resolve from the importer). Modules are parsed on demand and
+summarised once per process: a class's stored state, properties, method results and stale
+flags (``ClassSummary``, its own bases in other modules folded in), and what a function returns
+for arguments holding given taints. Every file a summary read is recorded with its digest
+(``deps``): a cached result is reused only while those files are unchanged (``runner``).
+"""
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import tempfile
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from lint_rules.cache import cache_dir, digest_bytes, fingerprint
+from lint_rules.options import Options
+from lint_rules.rules._flow import CLEAN, Taint, last_name
+from lint_rules.rules._vocab import BACKEND_SUFFIX
+
+MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
+# A class statement's name and base list, read from the text (nested parentheses are rare in
+# base lists; a header this misses only costs a file the package view, never a crash).
+CLASS_HEADER = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:", re.M)
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def class_headers(source: str) -> list:
+    """``[[name, [base identifiers]], ...]`` for every class statement of ``source``."""
+    if "class" not in source:
+        return []
+    return [[m.group(1), IDENTIFIER.findall(m.group(2) or "")]
+            for m in CLASS_HEADER.finditer(source)]
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    """A class of another module as its subclasses see it."""
+
+    name: str
+    backend: bool
+    stores: Dict[str, Taint] = field(default_factory=dict)  # attr -> what it holds, kept
+    properties: Dict[str, Taint] = field(default_factory=dict)  # property -> its value
+    returns: Dict[str, Taint] = field(default_factory=dict)  # method -> what it returns
+    flags: frozenset = frozenset()  # attributes that are stale SWA flags
+
+
+@dataclass
+class _Module:
+    path: str
+    name: str
+    tree: ast.AST
+    scope: object  # rules._facts.ModuleScope
+
+
+class PackageIndex:
+    """Module names of one run's files, and their summaries computed on demand."""
+
+    def __init__(self, files: Iterable[str], options: Options = Options()) -> None:
+        self.options = options
+        paths = sorted({os.path.abspath(path) for path in files})
+        root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
+        self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
+        self.by_key: Dict[str, List[str]] = {}  # every dotted suffix -> paths
+        for path in paths:
+            parts = os.path.relpath(path, root).split(os.sep)
+            parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
+            if parts[-1] == "__init__" and len(parts) > 1:
+                parts.pop()
+            self.names[path] = ".".join(parts)
+            for start in range(len(parts)):
+                self.by_key.setdefault(".".join(parts[start:]), []).append(path)
+        self.headers: Dict[str, list] = {}  # path -> class_headers() of its text
+        self.mixins: frozenset = frozenset()  # classes package backends inherit, by name
+        self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
+        self._modules: Dict[str, Optional[_Module]] = {}
+        self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
+        self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
+
+    # -- the class graph, from every file's class headers ---------------------------------------
+    def connect(self, headers: Dict[str, list], mention: Dict[str, bool]) -> frozenset:
+        """Record every file's class headers; return the files that hold package backend code
+        by inheritance alone: subclasses of a package backend (whatever their text says) and
+        the modules of the classes backends inherit from (mixins, bases) that ``mention`` the
+        rules' vocabulary."""
+        self.headers = {os.path.abspath(p): h for p, h in headers.items()}
+        backends, grew = set(), True
+        while grew:  # a class is a backend if a base is one, in whichever file
+            grew = False
+            for rows in self.headers.values():
+                for name, bases in rows:
+                    if name not in backends and any(
+                            b.endswith(BACKEND_SUFFIX) or b in self.options.backend_bases
+                            or b in backends for b in bases):
+                        backends.add(name)
+                        grew = True
+        inherited, holders = set(), set()
+        for path, rows in self.headers.items():
+            for name, bases in rows:
+                if name in backends:
+                    if backends.intersection(bases):  # inherits a backend of the package
+                        holders.add(path)
+                    inherited.update(bases)
+                    for base in bases:
+                        self.subclassed_in.setdefault(base, []).append(path)
+        defined = {name for rows in self.headers.values() for name, _ in rows}
+        self.mixins = frozenset((inherited & defined) - backends)
+        holders.update(path for path, rows in self.headers.items()
+                       if mention.get(path) and any(name in self.mixins for name, _ in rows))
+        return frozenset(holders)
+
+    def subclass_summaries(self, scope, name: str) -> tuple:
+        """Summaries of the package backends (in other modules) that inherit class ``name``:
+        what a mixin's code sees ``self`` hold."""
+        found = []
+        for path in self.subclassed_in.get(name, ()):
+            if path == os.path.abspath(getattr(scope, "path", "") or ""):
+                continue
+            for sub, bases in self.headers.get(path, ()):
+                if name in bases:
+                    summary = self.class_summary(f"{self.names.get(path, '')}.{sub}")
+                    if summary is not None:
+                        found.append(summary)
+        return tuple(found)
+
+    # -- the file being linted ------------------------------------------------------------------
+    def begin(self, path: str) -> str:
+        """Start collecting what the analysis of ``path`` reads; its dotted module name."""
+        self._open = [{}]
+        return self.names.get(os.path.abspath(path), "")
+
+    def deps(self) -> Dict[str, Optional[str]]:
+        """``{path: digest}`` of every module the current file's analysis read."""
+        return dict(self._open[0])
+
+    # -- modules ----------------------------------------------------------------------------------
+    def find(self, dotted: str, near: str = "") -> Optional[str]:
+        """The run's file for a module name: the longest matching suffix, nearest first."""
+        parts = dotted.split(".")
+        for start in range(len(parts)):
+            found = self.by_key.get(".".join(parts[start:]))
+            if found:
+                return max(found, key=lambda p: len(os.path.commonprefix([p, near])))
+        return None
+
+    def module(self, dotted: str, near: str = "") -> Optional[_Module]:
+        path = self.find(dotted, near)
+        if path is None:
+            return None
+        if path not in self._modules:
+            self._modules[path] = self._parse(path)
+        module = self._modules[path]
+        self._touch(path, module.scope.digest if module is not None else None)
+        return module
+
+    def _parse(self, path: str) -> Optional[_Module]:
+        from lint_rules.rules._facts import ModuleScope
+
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
+                tree = ast.parse(data.decode(encoding))
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError,
+                RecursionError, MemoryError):
+            return None  # an unreadable module answers nothing; its own lint says why
+        name = self.names.get(path, "")
+        scope = ModuleScope(tree, self, name, path)
+        scope.digest = digest_bytes(data)
+        return _Module(path, name, tree, scope)
+
+    def _touch(self, path: str, digest: Optional[str]) -> None:
+        for deps in self._open:
+            deps[path] = digest
+
+    def _remembered(self, key: tuple, compute):
+        """``compute()`` once per key; a later use still records the files it read."""
+        if key in self._memo:
+            value, deps = self._memo[key]
+            for path, digest in deps.items():
+                self._touch(path, digest)
+            return value
+        self._memo[key] = (None, {})  # a cycle sees nothing
+        self._open.append({})
+        try:
+            value = compute()
+        finally:
+            deps = self._open.pop()
+        self._memo[key] = (value, deps)
+        for path, digest in deps.items():
+            self._touch(path, digest)
+        return value
+
+    def _split(self, qualified: str, scope, hops: int = 0):
+        """``(module, name)`` defining ``pkg.mod.name``, following re-exports."""
+        dotted, _, name = qualified.rpartition(".")
+        if not dotted or hops > MAX_HOPS:
+            return None
+        module = self.module(dotted, near=getattr(scope, "path", ""))
+        if module is None:
+            return None
+        if name in module.scope.functions or name in module.scope.classes:
+            return module, name
+        target = module.scope.imports.get(name)
+        return self._split(target, module.scope, hops + 1) if target else None
+
+    # -- what _facts asks -------------------------------------------------------------------------
+    def function_returns(self, qualified: str, arguments: Tuple[Taint, ...]) -> Optional[Taint]:
+        """What ``pkg.mod.f(...)`` returns for arguments holding these taints (None: unknown)."""
+        from lint_rules.rules._facts import module_function_returns
+
+        def compute():
+            found = self._split(qualified, None)
+            if found is None or found[1] not in found[0].scope.functions:
+                return None
+            module, name = found
+            return module_function_returns(module.scope, name, arguments, self.options)
+
+        return self._remembered(("function", qualified, arguments), compute)
+
+    def class_summary(self, qualified: str) -> Optional[ClassSummary]:
+        from lint_rules.rules._facts import summarise_class
+
+        def compute():
+            found = self._split(qualified, None)
+            if found is None or found[1] not in found[0].scope.classes:
+                return None
+            module, name = found
+            return summarise_class(module.tree, module.scope, name, self.options)
+
+        return self._remembered(("class", qualified), compute)
+
+    def foreign_bases(self, scope, node: ast.ClassDef) -> tuple:
+        """Summaries of ``node``'s bases defined in other modules of the package."""
+        found = []
+        for base in node.bases:
+            qualified = scope.qualified(base)
+            summary = self.class_summary(qualified) if qualified else None
+            if summary is not None:
+                found.append(summary)
+        return tuple(found)
+
+    def backend_names(self, scope) -> frozenset:
+        """Names this module imports that are attention backends of the package."""
+        names = set()
+        for node in ast.walk(scope.tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                if last_name(base).endswith(BACKEND_SUFFIX):
+                    continue
+                qualified = scope.qualified(base)
+                summary = self.class_summary(qualified) if qualified else None
+                if summary is not None and summary.backend:
+                    names.add(last_name(base))
+        return frozenset(names)
+
+
+def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> ClassSummary:
+    """One summary for a class from its own and its bases' (own entries win)."""
+    stores: Dict[str, Taint] = {}
+    properties: Dict[str, Taint] = {}
+    returns: Dict[str, Taint] = {}
+    flags: set = set()
+    for summary in summaries:
+        for attr, value in summary.stores.items():
+            stores[attr] = stores.get(attr, CLEAN) | value
+        for table, mine in ((summary.properties, properties), (summary.returns, returns)):
+            for key, value in table.items():
+                mine.setdefault(key, value)
+        flags |= summary.flags
+        backend = backend or summary.backend
+    return ClassSummary(name, backend, stores, properties, returns, frozenset(flags))
+
+
+class HeaderCache:
+    """Every file's class headers by content digest, one JSON file per configuration: a warm
+    run builds the class graph without decoding a file."""
+
+    def __init__(self, options: Options, enabled: bool = True) -> None:
+        name = f"index-{fingerprint((), options, ())}.json"
+        self.path = cache_dir() / name if enabled else None
+        self.known: Dict[str, list] = {}
+        self.changed = False
+        if self.path is not None:
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                if isinstance(data, dict):
+                    self.known = {k: v for k, v in data.items() if _well_formed(v)}
+            except (OSError, ValueError, RecursionError, MemoryError):
+                self.known = {}
+
+    def get(self, digest: str) -> Optional[list]:
+        """``[mentions the vocabulary, class headers]`` of the file with this digest."""
+        return self.known.get(digest)
+
+    def put(self, digest: str, entry: list) -> None:
+        if self.known.get(digest) != entry:
+            self.known[digest] = entry
+            self.changed = True
+
+    def save(self, digests: Iterable[str]) -> None:
+        """Write the entries of this run's files (others are dropped: one tree per config)."""
+        if self.path is None or not self.changed:
+            return
+        keep = {d: self.known[d] for d in digests if d in self.known}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".index-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(keep, handle)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
+def _well_formed(entry) -> bool:
+    """``[mentions the vocabulary, class_headers()]``."""
+    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bool)):
+        return False
+    headers = entry[1]
+    return isinstance(headers, list) and all(
+        isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)
+        and isinstance(row[1], list) and all(isinstance(b, str) for b in row[1])
+        for row in headers)
