@@ -27,6 +27,8 @@ import pytest
 
 from clirun import load_wheels_helper
 from lint_rules.engine import ALL_CODES, Finding, fix_source, lint_source
+from lint_rules.package import PackageIndex, class_headers
+from lint_rules.rules._vocab import mentions_vocabulary
 
 # 0.5.10/0.5.11 hold the original bug (SWA state cached at __init__, gates on a flag);
 # 0.5.13 has the upstream resolver in the TRTLLM backend, 0.5.18+ also in FlashInfer.
@@ -408,4 +410,56 @@ def test_flake8_plugin_and_cli_agree_with_the_engine():
         cwd=tree, capture_output=True, text=True,
     )
     assert cli.returncode == (1 if expected else 0), cli.stderr
-    assert sorted((r["path"], r["line"], r["code"]) for r in json.loads(cli.stdout)) == expected
+    # the CLI sees the package: every per-file finding, and the reviewed cross-module ones
+    found = sorted((r["path"], r["line"], r["code"]) for r in json.loads(cli.stdout))
+    assert found == sorted({*expected, *PACKAGE_ONLY[NEWEST]})
+
+
+# Findings only the package-wide analysis of ``poolguard lint DIR`` makes, each read: the
+# isinstance-or-None helper ``get_kv_shard_pool`` of ``kv_shard_hooks.py`` stored in __init__
+# (the KVP001), the flags decided from it (``needs_cpu_seq_lens``, ``supports_mha_one_shot``:
+# KVP002) and the gates on those flags and on ``use_mha`` derived from them (KVP003).
+PACKAGE_ONLY = {
+    "0.5.22": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
+        ("flashattention_backend.py", 217, "KVP001"),
+        ("flashattention_backend.py", 221, "KVP002"),
+        ("flashattention_backend.py", 692, "KVP003"),
+        ("trtllm_mla_backend.py", 254, "KVP001"),
+        ("trtllm_mla_backend.py", 255, "KVP002"),
+    )],
+    "0.5.23": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
+        ("dsa_backend.py", 561, "KVP001"),
+        ("dsa_backend.py", 568, "KVP002"),
+        ("dsa_backend.py", 1140, "KVP003"),
+        ("dsa_backend.py", 1303, "KVP003"),
+        ("dsa_backend.py", 2210, "KVP003"),
+        ("dsa_backend.py", 2244, "KVP003"),
+        ("dsa_backend.py", 2899, "KVP003"),
+        ("dsa_backend.py", 4065, "KVP003"),
+        ("dsa_backend.py", 4083, "KVP003"),
+        ("flashattention_backend.py", 217, "KVP001"),
+        ("flashattention_backend.py", 221, "KVP002"),
+        ("flashattention_backend.py", 741, "KVP003"),
+        ("trtllm_mla_backend.py", 254, "KVP001"),
+        ("trtllm_mla_backend.py", 255, "KVP002"),
+    )],
+}
+
+
+@pytest.mark.parametrize("version", (VERSIONS[0], NEWEST))  # the oldest and the newest
+def test_package_mode_keeps_every_finding_and_adds_only_reviewed_ones(version):
+    """The engine with the package index (what ``poolguard lint DIR`` runs) on the release's
+    attention package: the per-file findings, plus exactly the reviewed cross-module ones."""
+    tree = sglang_wheels.source_tree(version)
+    sources = scoped_sources(version)
+    index = PackageIndex([str(tree / relpath) for relpath in sources])
+    index.connect({str(tree / r): class_headers(s) for r, s in sources.items()},
+                  {str(tree / r): mentions_vocabulary(s) for r, s in sources.items()})
+    found = Counter(
+        (relpath, finding.line, finding.code)
+        for relpath, source in sources.items()
+        for finding in lint_source(source, codes=CODES, package=index, path=str(tree / relpath))
+    )
+    per_file = Counter(tuple(row) for row in finding_rows(version))
+    assert not per_file - found, f"package mode lost {sorted((per_file - found).elements())}"
+    assert sorted((found - per_file).elements()) == sorted(PACKAGE_ONLY.get(version, []))
