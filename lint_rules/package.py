@@ -21,7 +21,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.cache import cache_dir, digest_bytes, fingerprint
+from lint_rules.cache import cache_dir, fingerprint
+from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import BACKEND_SUFFIX
