@@ -259,7 +259,7 @@ class StalePoolState(Rule):
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
-    MESSAGE = "{subject}; FROZEN_KV MTP rebinds backend.token_to_kv_pool, so it goes stale"
+    MESSAGE = "{subject}; FROZEN_KV MTP swaps token_to_kv_pool per forward: read the pool there"
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:

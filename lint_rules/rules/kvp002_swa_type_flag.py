@@ -170,8 +170,8 @@ class SwaTypeFlag(Rule):
     CODE = "KVP002"
     NAME = "swa-type-flag"
     MESSAGE = (
-        "self.{attr} decides SWA once from a pool/allocator type; the pool is swapped per "
-        "forward (FROZEN_KV MTP, EAGLE drafts)"
+        "self.{attr} decides SWA once from a pool type; FROZEN_KV MTP swaps pools: test "
+        "self.{pool_attr} is not None"
     )
 
     def check(self) -> Iterator[Report]:

@@ -240,8 +240,8 @@ class SwaFlagGate(Rule):
     CODE = "KVP003"
     NAME = "swa-flag-gate"
     MESSAGE = (
-        "gate on SWA flag {attr}, not self.{pool_attr}: FROZEN_KV MTP rebinds "
-        "backend.token_to_kv_pool under it"
+        "gate on SWA flag {attr} goes stale as FROZEN_KV MTP swaps pools: test "
+        "self.{pool_attr} is not None"
     )
 
     def check(self) -> Iterator[Report]:

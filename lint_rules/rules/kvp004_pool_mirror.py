@@ -131,8 +131,8 @@ class PoolMirror(Rule):
     NAME = "pool-mirror"
     DEFAULT = False
     MESSAGE = (
-        "self.{attr} mirrors self.{pool_attr} and goes stale when the pool is re-resolved "
-        "(FROZEN_KV MTP target view)"
+        "self.{attr} copies self.{pool_attr}, stale once FROZEN_KV MTP re-resolves it: make "
+        "it a property"
     )
 
     def check(self) -> Iterator[Report]:

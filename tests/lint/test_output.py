@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lint_rules.engine import ALL_CODES, Finding
+from lint_rules.engine import ALL_CODES, Finding, lint_source
+from lint_rules.rules import RULES
 from lint_rules.output import (
     render_explain, render_github, render_json, render_sarif, render_text, rule_docs,
 )
@@ -119,3 +120,15 @@ def test_explain_text_shows_documentation_and_examples(doc):
     for source, _, lines in doc.invalid:  # every flagged line is marked
         for number in lines:
             assert "  > " + source.splitlines()[number - 1] in text.splitlines()
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.INVALID], ids=lambda r: r.CODE)
+def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(rule):
+    """Each rule's message, filled in on its own examples, ends with the remedy after ``:``
+    or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
+    remedies = ("read the pool", "test self.", "make it a property", "fix that", "run poolguard")
+    for example in rule.INVALID:
+        for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
+            assert len(finding.message) <= 130, finding.message
+            remedy = finding.message.replace(";", ":").rsplit(":", 1)[-1]
+            assert remedy.strip().startswith(remedies), finding.message
