@@ -20,7 +20,7 @@ class PageTables:
     swa_page_table: Optional[torch.Tensor] = None
 
 
-class FixedTRTLLMHAAttnBackend(FlashInferAttnBackend):
+class ResolvedPoolTRTLLMHAAttnBackend(FlashInferAttnBackend):
     """Decode/extend through trtllm kernels; SWA layers read a translated page table."""
 
     def __init__(self, model_runner, skip_prefill: bool = False):
