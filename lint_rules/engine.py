@@ -87,12 +87,8 @@ def lint_source(
     ``package`` (``lint_rules.package.PackageIndex``) and the file's ``path`` let the analysis
     follow bases, mixins and helpers of the other modules of the package (the CLI does).
     """
-    return _Run(source, codes, options, honor_noqa, tree, package=package, path=path).findings()
-
-
-def lint_source_ungated(source: str, codes: Collection[str] = DEFAULT_CODES) -> List[Finding]:
-    """``lint_source`` without the text pre-filter: tests use it to prove the filter sound."""
-    return _Run(source, codes, Options(), False, prefilter=False).findings()
+    analysis = _FileAnalysis(source, codes, options, honor_noqa, tree, package=package, path=path)
+    return analysis.findings()
 
 
 def fix_source(
@@ -114,7 +110,7 @@ def fix_source(
     unchanged. A class the resolver codemod declined no longer offers its unsafe fix in the
     findings left.
     """
-    run = _Run(source, codes, options, honor_noqa, package=package, path=path)
+    run = _FileAnalysis(source, codes, options, honor_noqa, package=package, path=path)
     plan = run.fix_plan(unsafe)
     if not plan:
         return source, run.findings()
@@ -130,7 +126,7 @@ def fix_source(
         run.declined = declined
         return source, run.findings()  # a fix that does not round-trip is dropped
     new_source = run.bom + fixed
-    left = _Run(new_source, codes, options, honor_noqa, package=package, path=path)
+    left = _FileAnalysis(new_source, codes, options, honor_noqa, package=package, path=path)
     left.declined = declined
     return new_source, left.findings()
 
@@ -144,7 +140,7 @@ def offered_fixes(
 ) -> tuple:
     """``(source without a BOM, {(line, col, code): [Fix, ...]})``: the fixes each finding
     offers, as ``findings()`` lists them (SARIF shows each one's replacements)."""
-    run = _Run(source, codes, options, honor_noqa)
+    run = _FileAnalysis(source, codes, options, honor_noqa)
     offered = run._offered()
     return run.source, {
         (*run._start(report), report.code): offered[id(report)]
@@ -162,11 +158,11 @@ def _parses(source: str) -> bool:
     return True
 
 
-class _Run:
+class _FileAnalysis:
     """One file: pre-filter, one ``ast`` parse, the shared facts, every enabled rule."""
 
     def __init__(
-        self, source, codes, options: Options, honor_noqa: bool, tree=None, prefilter=True,
+        self, source, codes, options: Options, honor_noqa: bool, tree=None,
         package=None, path: str = "",
     ) -> None:
         self.package, self.path = package, path
@@ -181,8 +177,7 @@ class _Run:
         self.noqa = NoqaMap([])
         self.declined: frozenset = frozenset()  # classes the resolver codemod would not rewrite
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
-        prefilter = prefilter and package is None
-        if self.rules and (not prefilter or may_match(self.source, options)):
+        if self.rules and (package is not None or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
             self.noqa = NoqaMap(self.lines)
             if not (honor_noqa and self.noqa.skips_file):  # `# flake8: noqa`: nothing to say

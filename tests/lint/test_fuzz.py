@@ -5,13 +5,13 @@ from pathlib import Path
 import hypothesmith
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from ungated import lint_source_ungated
 
 from lint_rules.engine import (
     ALL_CODES,
     fix_source,
     has_backend_class_text,
     lint_source,
-    lint_source_ungated,
 )
 from lint_rules.options import Options
 from lint_rules.rules import RULES

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from ungated import lint_source_ungated
 
 import lint_rules.rules as rules_pkg
 from lint_rules.engine import (
@@ -18,7 +19,6 @@ from lint_rules.engine import (
     Finding,
     fix_source,
     lint_source,
-    lint_source_ungated,
     may_match,
 )
 from lint_rules.options import Options
