@@ -86,8 +86,9 @@ def render_rule(code: str, heading: str = "###") -> str:
 INTRO = """\
 The rules look only at attention backends: classes with a base whose name ends in `Backend`
 (`FlashInferAttnBackend`, `mod.TritonAttnBackend`...), a base named with `--kvp-backend-bases`,
-or a class of the same file that is one. They read one file at a time, by syntax, and share one
-per-class data-flow analysis: sources are the active pool (`model_runner.token_to_kv_pool`,
+or a class of the same file that is one (with `poolguard lint DIR`, of any module of the
+package, and the mixins such classes inherit). They read Python's `ast` and share one taint
+analysis per class: sources are the active pool (`model_runner.token_to_kv_pool`,
 `self.token_to_kv_pool`, under any runner parameter name), the runner's pool read at call time,
 type and duck tests on pools, and runner-level SWA flags (`model_runner.is_hybrid_swa`); values
 are followed through assignments, unpacking, the walrus operator, `typing.cast`, containers,

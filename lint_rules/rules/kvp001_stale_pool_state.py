@@ -144,6 +144,29 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: geometry, configuration, a re-resolved dict, a helper reading geometry
+            dedent(
+                """\
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.token_to_kv_pool = pool
+                        self.page_size, self.layer_num = pool.page_size, pool.layer_num
+                        self.quant_method = pool.get_kv_cache_quant_method()
+                        self.meta.sliding_window_size = model_runner.sliding_window_size
+                        self._init_geometry(pool)
+                        self.layout = "paged" if model_runner.page_size > 1 else "flat"
+
+                    def _init_geometry(self, pool):
+                        self.head_num = pool.head_num
+
+                    def init_forward_metadata(self, forward_batch):
+                        pool = self.token_to_kv_pool  # re-resolved per forward
+                        self.ratio_pools = {r: pool.get_pool_for_ratio(r) for r in (4, 128)}
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -255,6 +278,42 @@ class StalePoolState(Rule):
             ),
             expected=((3, "KVP001"),),
             options=Options(backend_bases=("PoolUser",)),
+        ),
+        Invalid(
+            # sources in any spelling (attrgetter, vars(), sub-pools, per-ratio pools, bound
+            # methods);
+            # sinks at any depth, class attributes, module containers, __dict__.update, a helper
+            # given the pool, a choice made by a type test, a functools cache
+            dedent(
+                """\
+                _POOL_OF = operator.attrgetter("token_to_kv_pool")
+                _POOLS = {}
+
+
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = _POOL_OF(model_runner)
+                        self.sub_pool = vars(model_runner)["token_to_kv_pool"].main_pool
+                        self.ratio_pools = {r: pool.get_pool_for_ratio(r) for r in (4, 128)}
+                        self.k_buffer_of = pool.get_key_buffer
+                        self.meta.mapping = pool.full_to_swa_index_mapping
+                        type(self).shared_pool = pool
+                        _POOLS["active"] = pool
+                        self.__dict__.update(view=pool.swa_kv_pool)
+                        self._init_translation(pool)
+                        self.layout = "swa" if isinstance(pool, SWAKVPool) else "full"
+
+                    def _init_translation(self, pool):
+                        self.to_swa = pool.translate_loc_from_full_to_swa
+
+                    @functools.lru_cache(maxsize=None)
+                    def swa_mapping(self):
+                        return self.token_to_kv_pool.full_to_swa_index_mapping
+                """
+            ),
+            expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
+                      (12, "KVP001"), (13, "KVP001"), (14, "KVP001"), (16, "KVP001"),
+                      (19, "KVP001"), (22, "KVP001")),
         ),
     )
     CODE = "KVP001"

@@ -85,6 +85,32 @@ class SwaTypeFlag(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: type tests of non-pools, match/try on other things, a gate on the pool
+            # object, a test decided again per forward
+            dedent(
+                """\
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.is_module = isinstance(model_runner.model, torch.nn.Module)
+                        match model_runner.server_args.attention_backend:
+                            case "fa3":
+                                self.fast = True
+                        try:
+                            import flashinfer  # noqa: F401
+                        except ImportError:
+                            self.has_flashinfer = False
+                        else:
+                            self.has_flashinfer = True
+                        if self._swa_kv_pool is not None:
+                            self.swa_ready = True
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.swa_now = isinstance(self.token_to_kv_pool, SWAKVPool)
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -165,6 +191,40 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((7, "KVP002"), (10, "KVP002")),
+        ),
+        Invalid(
+            # type tests in any form: a name bound to a tuple, any(), type-name tests, __class__,
+            # match class patterns, try/except duck tests, loops over pool state
+            dedent(
+                """\
+                SWA_POOLS = (SWAKVPool,)
+
+
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.by_tuple = isinstance(pool, SWA_POOLS)
+                        self.by_any = any(isinstance(pool, t) for t in SWA_POOLS)
+                        self.by_name = type(pool).__name__.startswith("SWA")
+                        self.by_class = pool.__class__ is SWAKVPool
+                        match pool:
+                            case SWAKVPool():
+                                self.matched = True
+                            case _:
+                                self.matched = False
+                        try:
+                            pool.translate_loc_from_full_to_swa
+                        except AttributeError:
+                            self.duck = False
+                        else:
+                            self.duck = True
+                        for _, (_, is_swa) in pool.layers_mapping.items():
+                            if is_swa:
+                                self.has_swa_layers = True
+                """
+            ),
+            expected=((7, "KVP002"), (8, "KVP002"), (9, "KVP002"), (10, "KVP002"), (13, "KVP002"),
+                      (15, "KVP002"), (19, "KVP002"), (21, "KVP002"), (24, "KVP002")),
         ),
     )
     CODE = "KVP002"

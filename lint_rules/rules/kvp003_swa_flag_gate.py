@@ -104,6 +104,29 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: getattr of a live property, gates on the pool object, a non-pool choice
+            dedent(
+                """\
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.layout = "paged" if model_runner.page_size > 1 else "flat"
+
+                    @property
+                    def use_sliding_window_kv_pool(self):
+                        return self._swa_kv_pool is not None
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        paged = self.layout == "paged"
+                        if getattr(self, "use_sliding_window_kv_pool", False) and paged:
+                            return self._swa_decode(q, k, v, layer, forward_batch)
+                        if isinstance(self._swa_kv_pool, SWAKVPool):
+                            return self._swa_decode(q, k, v, layer, forward_batch)
+                        return [lid for lid in range(4) if self._swa_kv_pool is not None]
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -235,6 +258,33 @@ class SwaFlagGate(Rule):
                 """
             ),
             options=Options(swa_flags=("has_swa",), pool_attr="pool_ref"),
+        ),
+        Invalid(
+            # gates in any form: getattr(self, flag, default), a nested flag, a choice compared, a
+            # comprehension filter, match
+            dedent(
+                """\
+                class FormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.meta.is_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                        self.is_hybrid_swa = model_runner.is_hybrid_swa
+                        pool = model_runner.token_to_kv_pool
+                        self.layout = "swa" if isinstance(pool, SWAKVPool) else "full"
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if getattr(self, "use_sliding_window_kv_pool", False):
+                            return self._swa_decode(q, k, v, layer, forward_batch)
+                        if self.meta.is_swa or self.layout == "swa":
+                            return self._swa_decode(q, k, v, layer, forward_batch)
+                        layers = [lid for lid in range(4) if self.is_hybrid_swa]
+                        match self.is_hybrid_swa:
+                            case True:
+                                return layers
+                        return self._decode(q, k, v, layer, forward_batch)
+                """
+            ),
+            expected=((3, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"), (11, "KVP003"),
+                      (13, "KVP003"), (14, "KVP003")),
         ),
     )
     CODE = "KVP003"
