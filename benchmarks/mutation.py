@@ -189,6 +189,23 @@ MUTANTS = (
     Mutant("crash-loses-files", "lint_rules/runner.py",
            "    for job in orphans:\n", "    for job in orphans[:0]:\n",
            ("tests/lint/test_crash_isolation.py",), "a dead worker's other files are lost"),
+    # -- fixes on libcst: what a safe fix must prove, where it lands, what --unsafe-fixes skips
+    Mutant("fix-beside-class-default", "lint_rules/rules/_fixes.py",
+           "if ATTRIBUTE_HOOKS & bound or (name in bound and relative not in ancestors):",
+           "if ATTRIBUTE_HOOKS & bound:", ("tests/lint/test_fix_breakers.py",),
+           "the property fix is offered beside a class attribute that shadows it"),
+    Mutant("fix-ignores-dynamic-access", "lint_rules/rules/_fixes.py",
+           "if uses.dynamic or name in uses.deleted | uses.probed | uses.class_reads:",
+           "if False:", ("tests/lint/test_fix_breakers.py",),
+           "the property fix ignores del, computed setattr, __dict__ and probes of the flag"),
+    Mutant("unsafe-rewrites-noqa-class", "lint_rules/engine.py",
+           "if not self._protected(fix):  # a noqa anywhere", "if True:  # a noqa anywhere",
+           ("tests/lint/test_unsafe_fixes.py",),
+           "--unsafe-fixes rewrites a class that carries a KVP noqa"),
+    Mutant("fix-byte-columns", "lint_rules/fixes/apply.py",
+           "return line, char_col(text, byte_col)", "return line, byte_col",
+           ("tests/lint/test_fix_positions.py",),
+           "ast's UTF-8 byte columns taken as libcst's character columns"),
 )
 
 

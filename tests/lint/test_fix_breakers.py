@@ -194,10 +194,9 @@ def observe(path):
     except Exception as exc:
         return f"import: {type(exc).__name__}: {exc}"
     found = {}
+    base = next(v for k, v in vars(module).items() if k.endswith("AttentionBackend"))
     for name, cls in sorted(vars(module).items()):
-        if not (isinstance(cls, type) and issubclass(cls, module.AttentionBackend)):
-            continue
-        if cls is module.AttentionBackend:
+        if not (isinstance(cls, type) and issubclass(cls, base)) or cls is base:
             continue
         for swa in (True, False):
             key = f"{name}/{'swa' if swa else 'full'}"
@@ -226,6 +225,22 @@ def _build(plain: str, replacements: list) -> str:
     return source
 
 
+def _named(source: str, case: str) -> str:
+    """Backend classes named after the case: ``poolguard lint .`` reads the folder as one
+    package, where same-named classes of sibling modules would be one another's relatives."""
+    prefix = "".join(part.title() for part in case.split("_"))
+    return source.replace("DemoAttnBackend", f"{prefix}AttnBackend").replace(
+        "DraftAttnBackend", f"{prefix}DraftAttnBackend").replace(
+        "AttentionBackend", f"{prefix}AttentionBackend")
+
+
+def _unnamed(source: str, case: str) -> str:
+    prefix = "".join(part.title() for part in case.split("_"))
+    return source.replace(f"{prefix}AttentionBackend", "AttentionBackend").replace(
+        f"{prefix}DraftAttnBackend", "DraftAttnBackend").replace(
+        f"{prefix}AttnBackend", "DemoAttnBackend")
+
+
 def _observe(folder: Path) -> dict:
     done = subprocess.run([sys.executable, "-c", HARNESS, str(folder)], capture_output=True,
                           text=True, timeout=120, check=True)
@@ -237,7 +252,7 @@ def fixed_trees(tmp_path_factory):
     """Every case linted (json) and fixed through the real CLI, and observed before and after."""
     root = tmp_path_factory.mktemp("breakers")
     cases = {**BREAKERS, **SAFE_SHAPES}
-    before = write(root / "before", {f"{n}.py": _build(*c) for n, c in cases.items()})
+    before = write(root / "before", {f"{n}.py": _named(_build(*c), n) for n, c in cases.items()})
     after = root / "after"
     shutil.copytree(before, after)
     listed = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=after)
@@ -274,11 +289,12 @@ def test_every_breaker_is_real(fixed_trees, tmp_path):
     """The case's change applied to the fixed plain module, as a fixer that did not look would
     have left it: each fails to import or answers differently from the unfixed module."""
     fixed_plain = {
-        FLAG: (fixed_trees["after"] / "flag.py").read_text(),
-        GATE: (fixed_trees["after"] / "gate.py").read_text(),
+        FLAG: _unnamed((fixed_trees["after"] / "flag.py").read_text(), "flag"),
+        GATE: _unnamed((fixed_trees["after"] / "gate.py").read_text(), "gate"),
     }
     naive = {  # the flag's statement is what the fix drops: its variants go with it
-        name: _build(fixed_plain[plain], [(old, new) for old, new in replacements if old != STORE])
+        name: _named(_build(fixed_plain[plain], [(o, n) for o, n in replacements if o != STORE]),
+                     name)
         for name, (plain, replacements) in BREAKERS.items()
     }
     observed = _observe(write(tmp_path / "naive", {f"{n}.py": s for n, s in naive.items()}))
