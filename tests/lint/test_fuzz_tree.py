@@ -9,10 +9,12 @@ findings for the untouched files, a KVP900 or an error line for each bad one, an
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,3 +89,59 @@ def test_bad_files_in_a_real_tree_cost_only_themselves(tmp_path, seed):
         elif kind == "cr-only":
             assert (name, 3, 9, "KVP001") in {row[:4] for row in bad}, (name, bad)
     assert done.returncode == 2  # the FIFOs and dangling links are error lines
+
+
+def _report_rows(done) -> list:
+    return sorted(tuple(row.values())[:4] for row in json.loads(done.stdout))
+
+
+def test_aliases_swaps_diffs_and_noqa_on_a_real_tree(tmp_path):
+    """The other promises of issue 16 on the real release: aliases of real backends count
+    once (class 7), a real file swapped behind an equal size and mtime is linted afresh
+    (class 5), the tree's --diff git-applies to the --fix result (class 3), and --add-noqa
+    changes comments only and leaves lint and flake8 clean (class 2)."""
+    source = _sglang_tree() / ATTENTION
+    root = tmp_path / "tree"
+    shutil.copytree(source, root / ATTENTION)
+    folder = root / ATTENTION
+    args = ("lint", "--isolated", "--format", "json")
+    cache = tmp_path / "cache"
+    clean = _report_rows(poolguard(*args, "sglang", cwd=root, cache_dir=cache, expect=1))
+    flagged = sorted({row[0] for row in clean})
+    assert len(flagged) >= 2
+    first, second = (root / name for name in flagged[:2])
+    os.symlink(first, folder / "zz_alias.py")
+    os.link(second, folder / "zz_hard.py")
+    aliases = ("sglang", str(root / "sglang"), f"./{flagged[0]}", flagged[1], "sglang/srt")
+    assert _report_rows(poolguard(*args, *aliases, cwd=root, cache_dir=cache, expect=1)) == clean
+    os.unlink(folder / "zz_alias.py")
+    os.unlink(folder / "zz_hard.py")
+
+    st = first.stat()  # same size and mtime, content without a backend: no finding left
+    first.write_bytes(b"#" * (st.st_size - 1) + b"\n")
+    os.utime(first, ns=(st.st_atime_ns, st.st_mtime_ns))
+    swapped = _report_rows(poolguard(*args, "sglang", cwd=root, cache_dir=cache, expect=1))
+    assert swapped == [row for row in clean if row[0] != flagged[0]]
+
+    if shutil.which("git"):
+        fixed = tmp_path / "fixed"
+        shutil.copytree(root, fixed)
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        diff = poolguard("lint", "--isolated", "--no-cache", "--diff", "sglang", cwd=root,
+                         text=False).stdout
+        assert diff, "the release has fixable findings"
+        (tmp_path / "fix.patch").write_bytes(diff)
+        subprocess.run(["git", "apply", str(tmp_path / "fix.patch")], cwd=root, check=True)
+        poolguard("lint", "--isolated", "--no-cache", "--fix", "sglang", cwd=fixed)
+        for path in sorted(folder.rglob("*.py")):
+            assert path.read_bytes() == (fixed / path.relative_to(root)).read_bytes(), path
+
+    before = {path: ast.dump(ast.parse(path.read_bytes())) for path in folder.rglob("*.py")}
+    poolguard("lint", "--isolated", "--no-cache", "--add-noqa", "--extend-select", "KVP004",
+              "sglang", cwd=root, expect=0)
+    assert {path: ast.dump(ast.parse(path.read_bytes())) for path in before} == before
+    poolguard("lint", "--isolated", "--no-cache", "--extend-select", "KVP004", "sglang",
+              cwd=root, expect=0)
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                             "sglang"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert flake8.returncode == 0 and flake8.stdout == "", flake8.stdout + flake8.stderr
