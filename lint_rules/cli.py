@@ -114,8 +114,8 @@ def main(argv: Optional[list] = None) -> int:
         # `poolguard lint | head`: the reader left; stay quiet like other Unix tools
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:
+        return 128 + getattr(exc, "signum", 2)  # 130 for Ctrl-C, 143 for SIGTERM
     except Exception as exc:  # a bug must still exit 2 ("error"), never 1 ("findings")
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         error(f"internal error, please report: {reason[:300]}")

@@ -111,11 +111,35 @@ def _display(path: str) -> str:
     return path if relative.startswith(os.pardir) else relative
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stop like Ctrl-C (the workers are ended), exit 128 + the signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
 def _interrupt_once(signum, frame) -> None:
-    """The first Ctrl-C stops the run; later ones are ignored so they cannot interrupt the
-    cleanup that ends the workers (two at once used to leave the pool joined forever)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    """The first stop signal stops the run; later ones are ignored so they cannot interrupt
+    the cleanup that ends the workers (two at once used to leave the pool joined forever)."""
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_IGN)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def _stop_cleanly() -> None:
+    """Route Ctrl-C, SIGTERM and SIGHUP through ``_interrupt_once`` (not where an embedding
+    program installed its own handler): a killed run must end its workers with it."""
+    defaults = {signal.SIGINT: signal.default_int_handler}
+    for stop in STOP_SIGNALS:
+        if signal.getsignal(stop) is defaults.get(stop, signal.SIG_DFL):
+            signal.signal(stop, _interrupt_once)
 
 
 def lint(args: argparse.Namespace) -> int:
@@ -130,8 +154,7 @@ def lint(args: argparse.Namespace) -> int:
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     _raw_paths_on_stdout()
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if embedded
-        signal.signal(signal.SIGINT, _interrupt_once)
+    _stop_cleanly()
     config = resolve_config(args)
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))

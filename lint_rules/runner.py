@@ -480,8 +480,30 @@ def _start_worker(package) -> None:
 def _ignore_interrupts() -> None:
     """Workers leave Ctrl-C to the main process, which ends them: a terminal sends SIGINT to
     the whole process group, and a worker's own KeyboardInterrupt would only print a traceback
-    and keep the pool's shutdown waiting on it."""
+    and keep the pool's shutdown waiting on it. SIGTERM/SIGHUP end a worker at once (a forked
+    one inherits the main process's handlers), and a worker whose parent is gone ends too."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+    _exit_with_parent()
+
+
+def _exit_with_parent() -> None:
+    """A daemon thread that ends this worker once its parent is gone (killed with SIGKILL,
+    say): an orphan would otherwise wait on the task queue forever, holding the caller's
+    pipes open. Polling ``getppid`` is portable; Linux's PR_SET_PDEATHSIG is not."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.25)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="poolguard-parent-watch", daemon=True).start()
 
 
 def _kill_children() -> None:
