@@ -28,6 +28,7 @@ from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import BACKEND_SUFFIX
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
+MAX_HEIRS = 4  # a mixin is read with the backends inheriting it, when they are this few
 # A class statement's name and base list, read from the text (nested parentheses are rare in
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:", re.M)
@@ -81,6 +82,7 @@ class PackageIndex:
                 self.by_key.setdefault(".".join(parts[start:]), []).append(path)
         self.headers: Dict[str, list] = {}  # path -> class_headers() of its text
         self.mixins: frozenset = frozenset()  # classes package backends inherit, by name
+        self.backends: set = set()  # names of the package's attention backend classes
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
@@ -93,7 +95,8 @@ class PackageIndex:
         the modules of the classes backends inherit from (mixins, bases) that ``mention`` the
         rules' vocabulary."""
         self.headers = {os.path.abspath(p): h for p, h in headers.items()}
-        backends, grew = set(), True
+        self.backends = backends = set()
+        grew = True
         while grew:  # a class is a backend if a base is one, in whichever file
             grew = False
             for rows in self.headers.values():
@@ -122,7 +125,10 @@ class PackageIndex:
         """Summaries of the package backends (in other modules) that inherit class ``name``:
         what a mixin's code sees ``self`` hold."""
         found = []
-        for path in self.subclassed_in.get(name, ()):
+        heirs = self.subclassed_in.get(name, ())
+        if len(set(heirs)) > MAX_HEIRS:
+            return ()  # a framework base (AttentionBackend), not a mixin of a few backends
+        for path in heirs:
             if path == os.path.abspath(getattr(scope, "path", "") or ""):
                 continue
             for sub, bases in self.headers.get(path, ()):
@@ -252,19 +258,12 @@ class PackageIndex:
         return tuple(found)
 
     def backend_names(self, scope) -> frozenset:
-        """Names this module imports that are attention backends of the package."""
-        names = set()
-        for node in ast.walk(scope.tree):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            for base in node.bases:
-                if last_name(base).endswith(BACKEND_SUFFIX):
-                    continue
-                qualified = scope.qualified(base)
-                summary = self.class_summary(qualified) if qualified else None
-                if summary is not None and summary.backend:
-                    names.add(last_name(base))
-        return frozenset(names)
+        """Base names this module's classes use that are attention backends of the package
+        (from the class graph: no module is analysed to answer)."""
+        return frozenset(
+            last_name(base) for node in ast.walk(scope.tree) if isinstance(node, ast.ClassDef)
+            for base in node.bases if last_name(base) in self.backends
+        )
 
 
 def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> ClassSummary:

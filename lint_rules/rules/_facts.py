@@ -438,7 +438,10 @@ class _Pass:
                 return Taint(summary.returns[name])
         return CLEAN
 
-    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Optional[Taint]:
+    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                         follow: bool = True) -> Optional[Taint]:
+        """What a function of this module or (``follow``: some argument carries state or is a
+        runner) of another module of the package returns for these argument taints."""
         scope = self.scope
         if isinstance(func, ast.Name) and func.id in scope.functions:
             if scope.is_resolver(func.id):
@@ -449,7 +452,7 @@ class _Pass:
                     return CLEAN
                 self.memo[key] = self._evaluate(key, scope.functions[func.id], func.id)
             return self.memo[key]
-        qualified = scope.qualified(func)
+        qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
             returned = scope.package.function_returns(qualified, arguments)
             return Taint(returned) if returned is not None else None

@@ -258,7 +258,8 @@ class FlowOwner(Protocol):
 
     def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint: ...
 
-    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Optional[Taint]: ...
+    def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                         follow: bool = True) -> Optional[Taint]: ...
 
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
@@ -447,7 +448,8 @@ class MethodFlow(ast.NodeVisitor):
             return values[len(args) - 1]
         if name in self.env:  # a local function: what it captured, not what it is given
             return self.env[name]
-        returned = self.owner.function_returns(func, values[: len(args)])
+        follow = any(values) or any(self.is_runner(a) for a in args)  # else nothing to carry
+        returned = self.owner.function_returns(func, values[: len(args)], follow)
         if returned is not None:  # a function of this module or of the package
             return self.cached(node, func, returned)
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
