@@ -116,8 +116,10 @@ def _with_noqa(noqa: NoqaMap, first: int, last: int, codes: set) -> str:
 
 
 def _same_code(before: str, after: str) -> bool:
+    from lint_rules.engine import _deep  # ast.dump recurses: as deep as the lint's analysis
+
     try:
-        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
+        return _deep(lambda: ast.dump(ast.parse(before)) == ast.dump(ast.parse(after)))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
 

@@ -118,8 +118,11 @@ def fix_source(
 
     # libcst takes "\n" and "\r\n" files but not CR-only ones: fix those as "\n" and back
     cr_only = "\r" in run.source and "\n" not in run.source
-    fixed, declined = apply_fixes(run.source.replace("\r", "\n") if cr_only else run.source,
-                                  plan, options)
+    try:  # libcst recurses once per operand: as deep as the analysis, under the same limit
+        fixed, declined = _deep(apply_fixes, run.source.replace("\r", "\n") if cr_only
+                                else run.source, plan, options)
+    except RecursionError:  # deeper than even that: the findings stay, unfixed
+        return source, run.findings()
     if fixed is not None and cr_only:
         fixed = fixed.replace("\n", "\r")
     if fixed is None or fixed == run.source or not _parses(fixed):

@@ -16,9 +16,13 @@ from lint_rules.fixes import Fix
 def sarif_fix(source: str, fix: Fix, options) -> Optional[dict]:
     """SARIF ``fix`` object for ``fix`` applied alone to ``source``; None if it applies to
     nothing (the resolver declined, or libcst cannot take the file)."""
+    from lint_rules.engine import _deep
     from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
 
-    new, _ = apply_fixes(source, [fix], options)
+    try:  # libcst recurses once per operand: as deep as the analysis, under the same limit
+        new, _ = _deep(apply_fixes, source, [fix], options)
+    except RecursionError:
+        return None
     if new is None or new == source:
         return None
     return {"description": {"text": f"{fix.title} ({fix.applicability})"},

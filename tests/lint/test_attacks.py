@@ -3,15 +3,17 @@ fix path survives what the lint survives, baselines survive symlinked folders, a
 is never silently dropped, and an I/O problem is never reported as a poolguard bug."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from textwrap import dedent
 
 import pytest
-from clirun import load_wheels_helper
+from clirun import json_rows, load_wheels_helper, poolguard, write
 
 sglang_wheels = load_wheels_helper()
 
@@ -65,3 +67,43 @@ def test_a_terminated_run_takes_its_workers_with_it(big_tree, signum):
     assert b"Traceback" not in err, err
     time.sleep(0.5)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+GATED = dedent("""\
+    class DemoAttnBackend(FlashInferAttnBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+
+        def _maybe_translate(self, loc):
+            if not self.use_sliding_window_kv_pool:
+                return loc
+            return self._swa_kv_pool.translate_loc_from_full_to_swa(loc)
+
+        def long(self, layer):
+            return {terms}
+""")
+
+
+def test_the_fix_paths_survive_a_long_expression_the_lint_survives(tmp_path):
+    """400 terms broke libcst's fix and the SARIF fixes (RecursionError: every finding lost);
+    1500 broke --add-noqa's same-code check. Each path does what it does on short code."""
+    sources = {f"c{n}.py": GATED.format(terms=" + ".join(["layer.x"] * n)) for n in (400, 1500)}
+    tree = write(tmp_path / "t", sources)
+    names = sorted(sources)
+    lint = poolguard("lint", "--no-cache", "--isolated", "--format", "json", *names, cwd=tree,
+                     expect=1)
+    assert json_rows(lint.stdout) == [(name, 7, "KVP003") for name in names]
+    noqa = poolguard("lint", "--no-cache", "--isolated", "--add-noqa", *names, cwd=tree,
+                     expect=0)
+    assert "added noqa to 2 lines in 2 files" in noqa.stderr, noqa.stderr
+    poolguard("lint", "--no-cache", "--isolated", *names, cwd=tree, expect=0)
+    (tree / "c400.py").write_text(sources["c400.py"])
+    diff = poolguard("lint", "--no-cache", "--isolated", "--diff", "c400.py", cwd=tree, expect=1)
+    assert "+        if self._swa_kv_pool is None:" in diff.stdout, diff.stderr
+    sarif = poolguard("lint", "--no-cache", "--isolated", "--format", "sarif", "c400.py",
+                      cwd=tree, expect=1)
+    (result,) = json.loads(sarif.stdout)["runs"][0]["results"]
+    assert result.get("fixes"), result
+    poolguard("lint", "--no-cache", "--isolated", "--fix", "c400.py", cwd=tree, expect=0)
+    assert "if self._swa_kv_pool is None:" in (tree / "c400.py").read_text()
