@@ -258,7 +258,8 @@ def _summarise_diff(result, findings: list) -> None:
 
 
 def explain(args: argparse.Namespace) -> int:
-    from lint_rules.output import render_explain, rule_docs
+    from lint_rules.output import render_explain
+    from lint_rules.rules import rule_docs
 
     docs = {doc.code: doc for doc in rule_docs()}
     doc = docs.get(args.code.strip().upper())

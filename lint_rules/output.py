@@ -2,63 +2,24 @@
 
 Every renderer takes ``[(path, Finding)]`` (engine findings: 1-based line, 0-based column)
 and returns a string. Columns are shown 1-based everywhere users see them, as flake8 does.
-Rule metadata for SARIF and ``poolguard explain`` comes from the rule registry, never from a
-copy kept here.
+Rule metadata for SARIF and ``poolguard explain`` is each rule's ``RuleDoc``
+(``lint_rules.rules._doc``), never a copy kept here.
 """
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 from urllib.parse import quote
 
 FORMATS = ("text", "json", "sarif", "github")
 TOOL_NAME = "poolguard"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
-
-@dataclass(frozen=True)
-class RuleDoc:
-    """Documentation of one code, taken from its rule class."""
-
-    code: str
-    name: str
-    summary: str
-    doc: str
-    valid: tuple = ()
-    invalid: tuple = ()  # (source, fixed source or None, flagged line numbers) triples
-
-
-def _example_pair(example) -> tuple:
-    """``(source, fixed or None, lines)`` of a rule example (``Valid``/``Invalid`` or a string)."""
-    if isinstance(example, str):
-        return example, None, ()
-    lines = tuple(sorted({line for line, _code in getattr(example, "expected", ())}))
-    return str(getattr(example, "source", example)), getattr(example, "fixed", None), lines
-
-
-def _doc_of(rule) -> RuleDoc:
-    doc = inspect.cleandoc(rule.__doc__ or "")
-    summary = doc.splitlines()[0] if doc else rule.CODE
-    return RuleDoc(
-        code=rule.CODE,
-        name=getattr(rule, "NAME", rule.CODE),
-        summary=summary,
-        doc=doc,
-        valid=tuple(_example_pair(e)[0] for e in getattr(rule, "VALID", ())),
-        invalid=tuple(_example_pair(e) for e in getattr(rule, "INVALID", ())),
-    )
-
-
-def rule_docs() -> list:
-    """One ``RuleDoc`` per known code, in code order, from ``lint_rules.rules.RULES``."""
-    from lint_rules.rules import RULES
-
-    return sorted((_doc_of(rule) for rule in RULES), key=lambda d: d.code)
+if TYPE_CHECKING:  # the registry is imported only where rule metadata is rendered
+    from lint_rules.rules._doc import RuleDoc
 
 
 # ---------------------------------------------------------------- text / json / github
@@ -149,7 +110,7 @@ def _artifact_location(path: str, root: Path) -> dict:
     return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": "%SRCROOT%"}
 
 
-def _sarif_rule(doc: RuleDoc) -> dict:
+def _sarif_rule(doc: "RuleDoc") -> dict:
     full = doc.doc
     return {
         "id": doc.code,
@@ -166,6 +127,8 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
                  fixes: Optional[dict] = None) -> str:
     """SARIF 2.1.0; ``fixes`` maps ``(path, line, col, code)`` to a result's SARIF ``fixes``
     (``lint_rules.fixes.preview.sarif_fixes``)."""
+    from lint_rules.rules import rule_docs
+
     root = Path(os.path.abspath(root or os.getcwd()))
     docs = rule_docs()
     index = {doc.code: i for i, doc in enumerate(docs)}
@@ -223,18 +186,18 @@ def render(findings: list, fmt: str, *, version: str = "0", unsafe: bool = False
 
 # ---------------------------------------------------------------- explain
 
-def render_explain(doc: RuleDoc) -> str:
+def render_explain(doc: "RuleDoc") -> str:
     """A rule's documentation with its examples, for ``poolguard explain``."""
     out = [f"{doc.code} ({doc.name})", ""]
     if doc.doc:
         out += [doc.doc, ""]
-    for number, source in enumerate(doc.valid, 1):
-        out += [f"Valid example {number} (no finding):", _indent(source), ""]
-    for number, (source, fixed, lines) in enumerate(doc.invalid, 1):
-        note = " (flagged lines marked >)" if lines else " (flagged)"
-        out += [f"Invalid example {number}{note}:", _indent(source, lines), ""]
-        if fixed:
-            out += ["  after `poolguard lint --fix`:", _indent(fixed), ""]
+    for number, example in enumerate(doc.valid, 1):
+        out += [f"Valid example {number} (no finding):", _indent(example.source), ""]
+    for number, example in enumerate(doc.invalid, 1):
+        note = " (flagged lines marked >)" if example.lines else " (flagged)"
+        out += [f"Invalid example {number}{note}:", _indent(example.source, example.lines), ""]
+        if example.fixed:
+            out += ["  after `poolguard lint --fix`:", _indent(example.fixed), ""]
     return "\n".join(out).rstrip() + "\n"
 
 

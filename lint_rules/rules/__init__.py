@@ -1,16 +1,16 @@
 """Registry of lint rules: one module per code, listed once in ``RULES`` (codes never change).
 
 ``ALL_CODES``, ``DEFAULT_CODES`` and ``FIXABLE`` are derived from the rule classes, and
-``render_markdown()`` generates the README rule reference from them, so documentation,
-``poolguard explain`` and the tests share one source.
+``render_markdown()`` generates the README rule reference from each rule's ``RuleDoc``
+(``_doc.py``), the record ``poolguard explain`` and SARIF render too.
 """
 from __future__ import annotations
 
-import inspect
-from typing import Dict, Optional
+from typing import Optional
 
 from lint_rules.fixes import RESOLVED_CODES, UNSAFE_FIXES
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
+from lint_rules.rules._doc import FIX_SAFETY, SECTIONS, rule_doc, rule_docs
 from lint_rules.rules.kvp001_stale_pool_state import StalePoolState
 from lint_rules.rules.kvp002_swa_type_flag import SwaTypeFlag
 from lint_rules.rules.kvp003_swa_flag_gate import SwaFlagGate
@@ -22,27 +22,9 @@ RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 ALL_CODES: tuple = tuple(rule.CODE for rule in RULES)
 DEFAULT_CODES: frozenset = frozenset(rule.CODE for rule in RULES if rule.DEFAULT)
 FIXABLE: frozenset = frozenset(rule.CODE for rule in RULES if rule.fixable())
-SECTIONS = ("What it does", "Why is this bad?")
-FIX_SAFETY = "Fix safety"  # ruff's section: which fixes are safe, and why; after the examples
 
 __all__ = ["RULES", "RULES_BY_CODE", "ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Rule", "Valid",
-           "Invalid", "Report", "render_markdown", "render_rule", "doc_sections"]
-
-
-def doc_sections(rule) -> Dict[str, str]:
-    """The docstring's summary and its ``What it does`` / ``Why is this bad?`` / ``Fix safety``
-    sections."""
-    lines = inspect.cleandoc(rule.__doc__ or "").splitlines()
-    found: Dict[str, list] = {"summary": [lines[0]] if lines else []}
-    current = None
-    for line in lines[1:]:
-        heading = line.strip().rstrip(":")
-        if heading in (*SECTIONS, FIX_SAFETY) and not line.startswith(" "):
-            current = heading
-            found[current] = []
-        elif current is not None:
-            found[current].append(line[4:] if line.startswith("    ") else line.strip())
-    return {key: "\n".join(value).strip() for key, value in found.items()}
+           "Invalid", "Report", "render_markdown", "render_rule", "rule_doc", "rule_docs"]
 
 
 def _markdown(text: str) -> str:
@@ -53,33 +35,28 @@ def _fence(source: str) -> str:
     return "```python\n" + source.rstrip("\n") + "\n```"
 
 
-def _options_note(options) -> str:
-    changed = {k: v for k, v in vars(options).items() if v != getattr(type(options)(), k)}
-    return f" (with options {changed})" if changed else ""
+def _options_note(options: dict) -> str:
+    return f" (with options {options})" if options else ""
 
 
 def render_rule(code: str, heading: str = "###") -> str:
-    """Markdown for one rule in ruff's sections: What it does, Why is this bad?, Example (the
-    first INVALID example), Use instead (its fix, else the first VALID example), Fix safety."""
-    rule = RULES_BY_CODE[code.upper()]
-    sections = doc_sections(rule)
-    parts = [f"{heading} {rule.CODE} `{rule.NAME}` — {_markdown(sections['summary'])}"]
-    for title in SECTIONS:
-        parts.append(f"**{title}**\n\n{_markdown(sections.get(title, ''))}")
-    if rule.INVALID:
-        bad = rule.INVALID[0]
+    """Markdown for one rule in ruff's sections: What it does, Why is this bad?, Example,
+    Use instead, Fix safety (all from its ``RuleDoc``)."""
+    doc = rule_doc(RULES_BY_CODE[code.upper()])
+    parts = [f"{heading} {doc.code} `{doc.name}` — {_markdown(doc.summary)}"]
+    for title, text in zip(SECTIONS, (doc.what, doc.why)):
+        parts.append(f"**{title}**\n\n{_markdown(text)}")
+    bad = doc.example
+    if bad is not None:
         where = ", ".join(f"{code} line {line}" for line, code in bad.expected)
         parts.append(f"**Example** ({where}){_options_note(bad.options)}:\n\n{_fence(bad.source)}")
-        good = bad.fixed if bad.fixed is not None else (
-            rule.VALID[0].source if rule.VALID else None
-        )
-        if good is not None:
+        if doc.use_instead is not None:
             how = " (what `--fix` writes)" if bad.fixed is not None else ""
-            parts.append(f"**Use instead**{how}:\n\n{_fence(good)}")
-    if sections.get(FIX_SAFETY):
-        parts.append(f"**{FIX_SAFETY}**\n\n{_markdown(sections[FIX_SAFETY])}")
-    more = len(rule.VALID) + len(rule.INVALID) - 1
-    parts.append(f"`poolguard explain {rule.CODE}` shows all {more + 1} examples.")
+            parts.append(f"**Use instead**{how}:\n\n{_fence(doc.use_instead)}")
+    if doc.fix_safety:
+        parts.append(f"**{FIX_SAFETY}**\n\n{_markdown(doc.fix_safety)}")
+    count = len(doc.valid) + len(doc.invalid)
+    parts.append(f"`poolguard explain {doc.code}` shows all {count} examples.")
     return "\n\n".join(parts) + "\n"
 
 
@@ -125,10 +102,10 @@ def render_markdown(code: Optional[str] = None) -> str:
     if code is not None:
         return render_rule(code)
     table = ["| code | name | default | autofix | what |", "| --- | --- | --- | --- | --- |"]
-    for rule in RULES:
+    for doc in map(rule_doc, RULES):
         table.append(
-            f"| {rule.CODE} | `{rule.NAME}` | {'on' if rule.DEFAULT else 'off (opt-in)'} "
-            f"| {_autofix(rule.CODE)} | {_markdown(rule.summary())} |"
+            f"| {doc.code} | `{doc.name}` | {'on' if doc.default else 'off (opt-in)'} "
+            f"| {_autofix(doc.code)} | {_markdown(doc.summary)} |"
         )
     sections = [render_rule(rule.CODE) for rule in RULES]
     return "## Lint rules\n\n" + INTRO + "\n" + "\n".join(table) + "\n\n" + "\n".join(sections)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from lint_rules.engine import ALL_CODES, Finding, lint_source
-from lint_rules.rules import RULES
+from lint_rules.rules import RULES, rule_docs
 from lint_rules.output import (
-    render_explain, render_github, render_json, render_sarif, render_text, rule_docs,
+    render_explain, render_github, render_json, render_sarif, render_text,
 )
 
 FINDINGS = [
@@ -106,20 +106,41 @@ def test_rule_docs_cover_every_code_from_the_registry():
 
 
 @pytest.mark.parametrize("doc", rule_docs(), ids=lambda d: d.code)
+def test_readme_explain_and_sarif_render_one_record(doc):
+    """The README section, ``explain`` and SARIF all show the record's sections and examples."""
+    from lint_rules.rules import render_rule
+
+    readme = render_rule(doc.code).replace("`", "")
+    explain = render_explain(doc)
+    sarif = next(r for r in json.loads(render_sarif([]))["runs"][0]["tool"]["driver"]["rules"]
+                 if r["id"] == doc.code)
+    assert sarif["shortDescription"]["text"] == doc.summary
+    assert sarif["fullDescription"]["text"] == doc.doc
+    for section in (doc.what, doc.why, doc.fix_safety):
+        assert section.replace("`", "") in readme
+        assert section.splitlines()[0] in explain if section else True
+    assert doc.what and doc.why and doc.what not in doc.why
+    if doc.example is not None:
+        assert doc.example.source.rstrip("\n") in readme
+    if doc.use_instead is not None:
+        assert doc.use_instead.rstrip("\n") in readme
+
+
+@pytest.mark.parametrize("doc", rule_docs(), ids=lambda d: d.code)
 def test_explain_text_shows_documentation_and_examples(doc):
     text = render_explain(doc)
     assert text.startswith(f"{doc.code} ({doc.name})")
     assert doc.summary in text
-    for source in doc.valid:
+    for source, *_ in doc.valid:
         assert source.strip().splitlines()[0].strip() in text
-    for source, fixed, _ in doc.invalid:
+    for source, fixed, *_ in doc.invalid:
         assert source.strip().splitlines()[0].strip() in text
         shown = [line.replace("  > ", "    ", 1) for line in text.splitlines()]
         for line in (fixed or source).strip("\n").splitlines():
             assert ("    " + line).rstrip() in shown  # indentation kept
-    for source, _, lines in doc.invalid:  # every flagged line is marked
-        for number in lines:
-            assert "  > " + source.splitlines()[number - 1] in text.splitlines()
+    for example in doc.invalid:  # every flagged line is marked
+        for number in example.lines:
+            assert "  > " + example.source.splitlines()[number - 1] in text.splitlines()
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.INVALID], ids=lambda r: r.CODE)

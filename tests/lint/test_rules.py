@@ -22,7 +22,7 @@ from lint_rules.engine import (
     may_match,
 )
 from lint_rules.options import Options
-from lint_rules.rules import RULES, doc_sections, render_markdown
+from lint_rules.rules import RULES, render_markdown, rule_doc
 from lint_rules.rules._vocab import ACTIVE_POOL, SWA_WORDS
 
 
@@ -603,8 +603,8 @@ def test_rules_never_import_each_other():
 
 def test_rule_docs_have_the_four_sections_and_short_messages():
     for rule in RULES:
-        sections = doc_sections(rule)
-        assert sections["What it does"] and sections["Why is this bad?"], rule.CODE
+        doc = rule_doc(rule)
+        assert doc.what and doc.why, rule.CODE
         rendered = render_markdown(rule.CODE)
         assert "**Example**" in rendered
         for example in rule.INVALID:
