@@ -167,16 +167,22 @@ def _keys(findings: list, root: Path) -> list:
                 texts[path] = []
         lines = texts[path]
         line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-        relative = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+        relative = os.path.relpath(os.path.realpath(path), root).replace(os.sep, "/")
         base = (valid_unicode(relative), finding.code, fingerprint(line))
         seen[base] += 1
         keys.append(((*base, seen[base]), (path, finding)))
     return keys
 
 
+def _baseline_root(baseline: str) -> Path:
+    """The baseline's folder with every symlink resolved, as each file's path is: a folder
+    reached through a link (macOS ``/tmp``, CI workspaces) still matches the same rows."""
+    return Path(os.path.realpath(os.path.dirname(os.path.abspath(baseline))))
+
+
 def write_baseline(target: str, findings: list) -> int:
     """Write every finding to ``target``; returns how many."""
-    root = Path(os.path.abspath(target)).parent
+    root = _baseline_root(target)
     rows = [{"path": key[0], "code": key[1], "fingerprint": key[2], "occurrence": key[3],
              "line": item[1].line, "message": valid_unicode(item[1].message)}
             for key, item in _keys(findings, root)]
@@ -214,7 +220,7 @@ def _baseline_row(row) -> bool:
 
 def new_findings(findings: list, known: set, baseline_path: str) -> list:
     """The findings a baseline does not list."""
-    root = Path(os.path.abspath(baseline_path)).parent
+    root = _baseline_root(baseline_path)
     return [item for key, item in _keys(findings, root) if key not in known]
 
 

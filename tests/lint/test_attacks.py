@@ -13,7 +13,7 @@ import time
 from textwrap import dedent
 
 import pytest
-from clirun import json_rows, load_wheels_helper, poolguard, write
+from clirun import STALE, json_rows, load_wheels_helper, poolguard, write
 
 sglang_wheels = load_wheels_helper()
 
@@ -107,3 +107,16 @@ def test_the_fix_paths_survive_a_long_expression_the_lint_survives(tmp_path):
     assert result.get("fixes"), result
     poolguard("lint", "--no-cache", "--isolated", "--fix", "c400.py", cwd=tree, expect=0)
     assert "if self._swa_kv_pool is None:" in (tree / "c400.py").read_text()
+
+
+def test_a_baseline_matches_through_a_symlinked_folder(tmp_path):
+    real = write(tmp_path / "real", {"pkg/m.py": STALE})
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    poolguard("lint", "--no-cache", "--isolated", "--write-baseline", "bl.json", "pkg",
+              cwd=real, expect=0)
+    for baseline, path in [(link / "bl.json", "pkg/m.py"), ("bl.json", link / "pkg" / "m.py"),
+                           (link / "bl.json", link / "pkg")]:
+        done = poolguard("lint", "--no-cache", "--isolated", "--baseline", str(baseline),
+                         str(path), cwd=real, expect=0)
+        assert "1 finding hidden by the baseline" in done.stderr, done.stderr
