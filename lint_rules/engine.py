@@ -275,8 +275,6 @@ class _FileAnalysis:
 
     def _class_rewrites(self) -> Dict[int, "fix_model.Fix"]:
         """One unsafe resolver rewrite per backend class with KVP001-KVP003 findings."""
-        if not fix_model.UNSAFE_FIXES:
-            return {}
         codes: Dict[int, set] = {}
         scopes = {}
         for report in self.reports:

@@ -93,7 +93,7 @@ def overlap(left: Tuple[Position, Position], right: Tuple[Position, Position]) -
 
 
 # The unsafe class-level fix is lint_rules.fixes.resolver.resolver_fix (the #27491 codemod);
-# the engine offers it at lint time without importing it (it needs libcst).
-UNSAFE_FIXES = True
+# the engine offers it at lint time without importing it (it needs libcst); it is applied only
+# under --unsafe-fixes, which the caller passes explicitly (no module-level switch).
 RESOLVED_CODES = frozenset({"KVP001", "KVP002", "KVP003"})  # the hazards the rewrite resolves
 RESOLVER_TITLE = "Resolve the SWA pool through token_to_kv_pool_allocator (#27491 resolver)"

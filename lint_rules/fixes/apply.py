@@ -12,7 +12,7 @@ safe fixes apply instead.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -27,9 +27,6 @@ from lint_rules.fixes import (
     char_col,
 )
 from lint_rules.fixes.resolver import resolver_fix
-
-Resolver = Callable[..., Optional[cst.Module]]
-RESOLVER: Resolver = resolver_fix
 
 # Contexts where a comparison needs no parentheses (it binds looser than everything else here).
 _LOOSE_PARENTS = (cst.BooleanOperation, cst.If, cst.While, cst.IfExp, cst.Assert, cst.Assign,
@@ -54,25 +51,22 @@ def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
         return None, frozenset(r.name for r in rewrites)
     if module.code != source:  # would not re-emit the untouched code byte for byte
         return None, frozenset(r.name for r in rewrites)
-    chained, rewritten = _rewrite_classes(module, rewrites, options, RESOLVER)
+    chained, rewritten = _rewrite_classes(module, rewrites, options)
     declined = frozenset(r.name for r in rewrites if r not in rewritten)
     local = [f for f in fixes if f.safe and not any(_inside(f, r) for r in rewritten)]
     fixed = _Transform.run(module, source, local) if local else None
     if fixed is None:
         return (chained.code if rewritten else None), declined
     if rewritten:  # the safe fixes moved other classes: rewrite again on the fixed module
-        fixed, _ = _rewrite_classes(fixed, rewritten, options, RESOLVER)
+        fixed, _ = _rewrite_classes(fixed, rewritten, options)
     return fixed.code, declined
 
 
-def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options,
-                     resolver: Optional[Resolver]) -> tuple:
+def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options) -> tuple:
     """The module after every class rewrite the resolver accepts, and those rewrites."""
     done = []
-    if resolver is None:
-        return module, done
     for rewrite in rewrites:
-        result = resolver(module, rewrite.name, rewrite.codes, options)
+        result = resolver_fix(module, rewrite.name, rewrite.codes, options)
         if result is not None:
             module = result
             done.append(rewrite)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from lint_rules.fixes import RESOLVED_CODES, UNSAFE_FIXES
+from lint_rules.fixes import RESOLVED_CODES
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._doc import FIX_SAFETY, SECTIONS, rule_doc, rule_docs
 from lint_rules.rules.kvp001_stale_pool_state import StalePoolState
@@ -92,7 +92,7 @@ Under flake8 a syntax error is flake8's own E999 and plugins do not run on that 
 
 def _autofix(code: str) -> str:
     kinds = ["safe"] if code in FIXABLE else []
-    if UNSAFE_FIXES and code in RESOLVED_CODES:
+    if code in RESOLVED_CODES:
         kinds.append("unsafe (`--unsafe-fixes`)")
     return ", ".join(kinds) or "no"
 
