@@ -108,12 +108,24 @@ def find_config_file(start: Path) -> Optional[Path]:
 
 
 def _has_section(path: Path) -> bool:
+    """The file has a section we read. One that does not parse counts when a line opens one
+    of them: it is picked, and ``read_config_file`` stops the run on it as ``--config`` does
+    (flake8 would drop the user's select silently); other broken files are not ours."""
     parser = configparser.RawConfigParser()
     try:
         parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError, OSError):
-        return False  # flake8 skips unparsable candidates too
+    except (configparser.Error, UnicodeDecodeError):
+        try:
+            return _OUR_HEADER.search(path.read_bytes()) is not None
+        except OSError:
+            return False
+    except OSError:
+        return False
     return any(parser.has_section(name) for name in SECTIONS)
+
+
+_OUR_HEADER = re.compile(rb"(?m)^[ \t]*\[[ \t]*(?:" + b"|".join(
+    re.escape(name.encode()) for name in SECTIONS) + rb")\b")
 
 
 def read_config_file(path: Optional[Path]) -> FileConfig:
@@ -125,7 +137,8 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         if not parser.read(path, encoding="utf-8"):
             raise ConfigError(f"cannot read config file {path}")
     except (configparser.Error, UnicodeDecodeError) as exc:
-        first_line = str(exc).splitlines()[0]
+        first_line = re.sub(r"^While reading from .*? \[line +(\d+)\]", r"line \1",
+                            str(exc).splitlines()[0])  # the path is named once, below
         raise ConfigError(f"cannot parse config file {path}: {first_line}") from None
     values: dict = {}
     for section in SECTIONS:

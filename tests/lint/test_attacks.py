@@ -120,3 +120,25 @@ def test_a_baseline_matches_through_a_symlinked_folder(tmp_path):
         done = poolguard("lint", "--no-cache", "--isolated", "--baseline", str(baseline),
                          str(path), cwd=real, expect=0)
         assert "1 finding hidden by the baseline" in done.stderr, done.stderr
+
+
+BROKEN_CONFIGS = {
+    "setup.cfg": b"[flake8\nselect = KVP001\n",  # unclosed section header
+    "tox.ini": b"[flake8]\nselect = KVP001\nselect = KVP002\n",  # duplicate key
+    ".flake8": b"[poolguard]\nselect = KVP001\n[poolguard]\nselect = KVP002\n",
+    "a/setup.cfg": b"[flake8]\nselect = KVP001 \xff\n",  # not UTF-8
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_CONFIGS))
+def test_a_broken_config_found_by_the_search_stops_the_run(tmp_path, name):
+    """As ``--config FILE`` does: exit 2, one line naming the file (never its select dropped)."""
+    tree = write(tmp_path / "t", {name: BROKEN_CONFIGS[name], "a/m.py": STALE})
+    done = poolguard("lint", "--no-cache", "m.py", cwd=tree / "a", expect=2)
+    assert f"cannot parse config file {tree / name}" in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def test_a_broken_file_with_none_of_our_sections_is_not_ours(tmp_path):
+    tree = write(tmp_path / "t", {"setup.cfg": b"[metadata\nname = x\n", "m.py": STALE})
+    poolguard("lint", "--no-cache", "m.py", cwd=tree, expect=1)

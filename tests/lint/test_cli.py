@@ -302,9 +302,10 @@ def test_per_file_ignores_and_exclude_from_config(tmp_path):
 ])
 def test_bad_config_exits_2(tmp_path, config):
     write(tmp_path, {"gated.py": GATED, "setup.cfg": config})
-    if config.startswith("[flake8\n"):  # unparsable: flake8 skips it when searching; so do we
-        poolguard("lint", cwd=tmp_path, expect=1)
+    if config.startswith("[flake8\n"):  # unparsable: flake8 skips it; its select would be lost
         done = poolguard("lint", "--config", "setup.cfg", cwd=tmp_path, expect=2)
+        searched = poolguard("lint", cwd=tmp_path, expect=2).stderr
+        assert f"cannot parse config file {tmp_path / 'setup.cfg'}" in searched, searched
     else:
         done = poolguard("lint", cwd=tmp_path, expect=2)
     assert done.stderr.startswith("poolguard: error: ") and len(done.stderr.splitlines()) == 1
