@@ -68,7 +68,19 @@ def layer_calls(backend, target, batch, q, geo: gs.Geometry, layer_id: int):
     def host_check():
         assert bounds.find_bounds_problem(table, seq_lens, geo.page, num_pages) is None
 
-    return step, device_check, host_check
+    import torch
+
+    rows, width = table.shape
+    state = torch.zeros(3, dtype=torch.int32, device=table.device)
+    block = min(1024, max(16, 1 << max(width - 1, 0).bit_length()))
+    triton_args = (table, seq_lens, state, min(rows, seq_lens.shape[0]), width, table.stride(0),
+                   table.stride(1), geo.page, num_pages, 0)
+
+    def triton_launch():  # the same kernel through Triton's kernel[grid](...), as before
+        bounds.fused_kernel()[(triton_args[3],)](*triton_args, BLOCK=block, ASSERT=True,
+                                                 MESSAGE=bounds.DEVICE_MESSAGE)
+
+    return step, device_check, host_check, triton_launch
 
 
 def captured(body):
@@ -89,7 +101,7 @@ def captured(body):
 
 
 def measure_layer(calls, device: str, iters: int, repeats: int) -> dict:
-    step, device_check, host_check = calls
+    step, device_check, host_check, triton_launch = calls
 
     def checked():
         device_check()
@@ -103,6 +115,8 @@ def measure_layer(calls, device: str, iters: int, repeats: int) -> dict:
     row["eager_step"], row["eager_checked"] = gs.paired_us(step, checked, device, iters, repeats)
     row["host_checked"] = gs.median_us(host_checked, device, iters, repeats)
     row["eager_check_alone"] = gs.median_us(device_check, device, iters, repeats)
+    if device == "cuda":
+        row["eager_triton_launch"] = gs.median_us(triton_launch, device, iters, repeats)
     if device == "cuda":
         plain, guarded = captured(step), captured(checked)
         row["graph_step"], row["graph_checked"] = gs.paired_us(
@@ -123,6 +137,33 @@ def measure(sg, head_dims, device: str, iters: int, repeats: int, smoke: bool) -
             rows.append(dict(row, head_dim=geo.head_dim, layer=kind))
         del target, backend, batch, q
     return rows
+
+
+def launcher_agreement(device: str, cases: int = 200) -> str:
+    """Verdicts of the fused kernel (direct launcher after the first launch of each variant)
+    against the host check, on random tables: int32/int64, contiguous and strided, in and out
+    of bounds, short rows, more requests than rows."""
+    import torch
+
+    from runtime_guard import bounds
+
+    generator = torch.Generator().manual_seed(0)
+    agree = 0
+    for case in range(cases):
+        rows, width = int(torch.randint(1, 40, (1,), generator=generator)), 1 + case % 70
+        pages = int(torch.randint(1, 5000, (1,), generator=generator))
+        table = torch.randint(0, pages, (rows, width), generator=generator)
+        table = table.to(torch.int32 if case % 3 else torch.int64)
+        lens = torch.randint(0, width * 16 + 1, (rows + (case % 11 == 0),), generator=generator)
+        if case % 2:
+            table[int(torch.randint(0, rows, (1,), generator=generator)), 0] = pages + case % 5
+        if case % 5 == 0:  # a strided view
+            table = torch.cat([table, table], 1)[:, ::2]
+        table, lens = table.to(device), lens.to(device=device, dtype=torch.int32)
+        verdict = int(bounds.launch_fused_check(table, lens, 16, pages)[0])
+        agree += verdict == (bounds.find_bounds_problem(table, lens, 16, pages) is None)
+    return (f"direct launcher: {agree} of {cases} random tables agree with the host check; "
+            f"{bounds.fused_check_status()}")
 
 
 def report(rows: list, title: str) -> None:
@@ -150,16 +191,18 @@ def _report_per_forward(rows: list) -> None:
         return
     print()
     print(f"| head_dim | check alone µs (graph of {CHECKS_PER_GRAPH}) | check alone µs (eager "
-          f"loop: host launch) | 2 checks per forward µs | {LAYERS}-layer step µs "
+          f"loop: host launch, direct launcher) | same kernel via Triton's kernel[grid] µs | "
+          f"2 checks per forward µs | {LAYERS}-layer step µs "
           f"({LAYERS // 2} full + {LAYERS // 2} SWA, graph) | per forward |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for head_dim in sorted({r["head_dim"] for r in rows}):
         pair = {r["layer"]: r for r in rows if r["head_dim"] == head_dim}
         check = max(r["check_alone"] for r in pair.values())
         forward = LAYERS // 2 * (pair["full"]["graph_step"] + pair["SWA"]["graph_step"])
         eager = max(r["eager_check_alone"] for r in pair.values())
-        print(f"| {head_dim} | {check:.2f} | {eager:.1f} | {2 * check:.2f} | {forward:.0f} | "
-              f"{2 * check / forward:.3%} |")
+        triton = max(r.get("eager_triton_launch", float("nan")) for r in pair.values())
+        print(f"| {head_dim} | {check:.2f} | {eager:.1f} | {triton:.1f} | {2 * check:.2f} | "
+              f"{forward:.0f} | {2 * check / forward:.3%} |")
 
 
 def sanitizer_probe(head_dim: int, steps: int) -> None:
@@ -238,6 +281,7 @@ def main(argv=None) -> int:
     rows = measure(sg, head_dims, "cuda", args.iters, args.repeats, smoke=False)
     report(rows, title)
     print(f"\nDevice check path: {bounds.fused_check_status()}")
+    print(launcher_agreement("cuda"))
     if args.sanitizer:
         base = next(r["eager_step"] for r in rows
                     if r["head_dim"] == head_dims[0] and r["layer"] == "full")

@@ -12,6 +12,9 @@ process, with the plugin loaded by SGLang's own ``load_plugins()`` from the envi
                  about pool identity, caught by SGLANG_POOLGUARD=bounds (host check:
                  SWAPoolMismatchError), and with SGLANG_ENABLE_ASYNC_ASSERT=1 by the fused
                  kernel's device assert (fatal to the CUDA context, as device asserts are)
+  SGLang's aids  the same launches under SGLANG_ENABLE_ASYNC_ASSERT=1 (its async out-of-
+                 bounds probes, on KV writes only), SGLANG_INVARIANT_CHECK=strict, and
+                 compute-sanitizer memcheck (the device's own view of each bad read)
 
 Setting: real SGLang 0.5.23 ``SWAKVPool`` + ``SWATokenToKVPoolAllocator`` on the device
 (target; layer 0 sliding-window, layer 1 full), the draft's own ``MHATokenToKVPool``, SGLang's
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -36,15 +40,26 @@ import gpu_sglang as gs
 
 FULL = gs.Geometry(batch=256, context=32 * 1024, page=64, window=4096, head_dim=128)
 SMOKE = gs.Geometry(batch=2, context=256, page=16, window=64, head_dim=16)
-CASES = {  # name -> (environment, backend kind, corrupt one page)
+MEMCHECK = ("compute-sanitizer", "--tool", "memcheck")
+CASES = {  # name -> (environment, backend kind, corrupt one page[, command prefix])
     "unguarded": ({}, "pre-fix", False),
+    # SGLang's own aids on the same launches (side by side with poolguard's modes)
+    "unguarded, SGLang async assert": ({"SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "pre-fix", False),
+    "unguarded, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "strict"}, "pre-fix",
+                                          False),
+    "unguarded, compute-sanitizer": ({}, "pre-fix", False, MEMCHECK),
     "bounds": ({"SGLANG_POOLGUARD": "bounds"}, "pre-fix", False),
     "fix": ({"SGLANG_POOLGUARD_FIX": "1"}, "pre-fix", False),
     "off-by-one, check": ({"SGLANG_POOLGUARD": "check"}, "correct", True),
     "off-by-one, bounds": ({"SGLANG_POOLGUARD": "bounds"}, "correct", True),
     "off-by-one, bounds, device assert": (
         {"SGLANG_POOLGUARD": "bounds", "SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "correct", True),
+    "off-by-one, SGLang async assert": ({"SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "correct", True),
+    "off-by-one, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "strict"}, "correct",
+                                           True),
+    "off-by-one, compute-sanitizer": ({}, "correct", True, MEMCHECK),
 }
+SGLANG_AIDS = ("SGLANG_ENABLE_ASYNC_ASSERT", "SGLANG_INVARIANT_CHECK")
 SWA_LAYER, FULL_LAYER = 0, 1
 BAD_ROW = 1  # the request whose last page is corrupted in the off-by-one cases
 
@@ -108,7 +123,7 @@ def run_case(name: str, geo: gs.Geometry, device: str) -> dict:
     import torch
 
     sg, kernel = gs.stack()
-    env, kind, corrupt = CASES[name]
+    env, kind, corrupt = CASES[name][:3]
     result = {"case": name, "kernel": kernel, "plugins": load_guard(sg)}
     target, backend, batch = build(sg, geo, device, kind, corrupt)
     result["backend"] = type(backend).__name__
@@ -213,9 +228,12 @@ def main(argv=None) -> int:
 
 def _child(name: str, smoke: bool) -> dict:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("SGLANG_POOLGUARD") and k != "SGLANG_ENABLE_ASYNC_ASSERT"}
+           if not k.startswith("SGLANG_POOLGUARD") and k not in SGLANG_AIDS}
     env.update(CASES[name][0])
-    command = [sys.executable, __file__, "--case", name] + (["--smoke"] if smoke else [])
+    prefix = list(CASES[name][3]) if len(CASES[name]) > 3 else []
+    if prefix and (smoke or shutil.which(prefix[0]) is None):
+        return {"case": name, "outcome": "not run", "message": f"{prefix[0]} not used here"}
+    command = prefix + [sys.executable, __file__, "--case", name] + (["--smoke"] if smoke else [])
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
@@ -223,9 +241,22 @@ def _child(name: str, smoke: bool) -> dict:
         return {"case": name, "outcome": f"process exit {done.returncode}",
                 "message": " | ".join(tail)[:400]}
     result = json.loads(lines[-1])
+    if prefix:  # what memcheck itself reported, before the program's own outcome
+        result["message"] = _memcheck_summary(done.stdout + done.stderr) + " / " + (
+            result.get("message") or result["outcome"])
     if done.returncode != 0:  # e.g. a CUDA error reported again at interpreter exit
         result["after"] = f"{result.get('after', '')} (process exit {done.returncode})".strip()
     return result
+
+
+def _memcheck_summary(text: str) -> str:
+    """compute-sanitizer's first error line, how many it printed, and its summary line."""
+    errors = [line.strip("= ").strip() for line in text.splitlines()
+              if line.startswith("========= ") and ("Invalid" in line or "Error" in line)]
+    summary = next((line.strip("= ") for line in text.splitlines() if "ERROR SUMMARY" in line),
+                   "no summary")
+    first = errors[0] if errors else "no memcheck error"
+    return f"memcheck: {first} ({len(errors)} such lines; {summary})"
 
 
 def report(results: list, geo: gs.Geometry, device: str) -> None:
@@ -236,7 +267,9 @@ def report(results: list, geo: gs.Geometry, device: str) -> None:
     print("| case | env | backend | outcome | detail | afterwards |")
     print("| --- | --- | --- | --- | --- | --- |")
     for r in results:
-        env = " ".join(f"{k}={v}" for k, v in CASES[r["case"]][0].items()) or "(none)"
+        case = CASES[r["case"]]
+        tool = [case[3][0]] if len(case) > 3 else []
+        env = " ".join([f"{k}={v}" for k, v in case[0].items()] + tool) or "(none)"
         detail = r.get("message") or (
             f"{r.get('requests_differing')} of {geo.batch} requests differ, max abs diff "
             f"{r.get('max_abs_diff', 0):.3g}, bitwise equal: {r.get('bitwise_equal')}"

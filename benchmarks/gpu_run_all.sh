@@ -3,13 +3,15 @@
 #   benchmarks/gpu_run_all.sh [DIR] [RESULTS]
 # DIR: the carried folder (benchmarks/gpu_build_carry.sh; default .gpu_carry). RESULTS: where
 # the raw outputs go (default $OUT if set, else benchmarks/results). Stages (GPU_STAGES, default
-# all): replay (gpu_bug_replay.py), bounds (gpu_bounds.py), sanitizer (compute-sanitizer
-# memcheck on the same step). Each stage runs even if an earlier one failed, under a time limit
-# (220 + 180 + 160 s by default: the whole run fits the device tool's 10-minute call).
+# all): replay (gpu_bug_replay.py), bounds (gpu_bounds.py), launch (gpu_launch_cost.py: the
+# bounds kernel's host launch, broken down), sanitizer (compute-sanitizer memcheck on the same
+# step). Each stage runs even if an earlier one failed, under a time limit
+# (220 + 180 + 60 + 160 s by default; with the compute-sanitizer replay cases the replay needs
+# more: run it in a call of its own, TIMEOUT_REPLAY=540).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu_carry}; results=${2:-${OUT:-benchmarks/results}}
-stages=${GPU_STAGES:-replay bounds sanitizer}
+stages=${GPU_STAGES:-replay bounds launch sanitizer}
 mkdir -p "$results"
 . benchmarks/gpu_env.sh "$carry" || { echo "gpu_env.sh failed"; exit 2; }
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -21,6 +23,7 @@ for stage in $stages; do
   case $stage in
     replay) timeout ${TIMEOUT_REPLAY:-220} python3 benchmarks/gpu_bug_replay.py 2>&1 | tee "$results/gpu_bug_replay.txt" ;;
     bounds) timeout ${TIMEOUT_BOUNDS:-180} python3 benchmarks/gpu_bounds.py 2>&1 | tee "$results/gpu_bounds.txt" ;;
+    launch) timeout ${TIMEOUT_LAUNCH:-60} python3 benchmarks/gpu_launch_cost.py 2>&1 | tee "$results/gpu_launch_cost.txt" ;;
     sanitizer) timeout ${TIMEOUT_SANITIZER:-160} python3 benchmarks/gpu_bounds.py --sanitizer-only --head-dim 64 \
       --sanitizer-timeout 140 2>&1 | tee "$results/gpu_sanitizer.txt" ;;
   esac
