@@ -86,6 +86,19 @@ MUTANTS = (
     Mutant("mask-off-by-one", "runtime_guard/bounds.py",
            "columns.unsqueeze(0) >= _pages_read", "columns.unsqueeze(0) > _pages_read",
            BOUNDS_TESTS, "one unread column treated as read (false alarms on padding)"),
+    # -- runtime guard: the bounds cache per forward (guardgen)
+    Mutant("bounds-key-without-table", "runtime_guard/hooks.py",
+           "key = (id(table), id(pool), is_swa)", "key = (id(pool), is_swa)", BOUNDS_TESTS,
+           "a new table over the same pool is not re-checked within one forward"),
+    Mutant("bounds-reset-skips-steps", "runtime_guard/hooks.py",
+           "    for child in (getattr(backend, children, None) or ()) if children else ():\n"
+           "        child.__dict__[_CHECKED] = set()",
+           "    for child in ():\n        child.__dict__[_CHECKED] = set()", BOUNDS_TESTS,
+           "a multi-step draft's per-step caches survive into the next forward"),
+    Mutant("bounds-cache-never-reset", "runtime_guard/hooks.py",
+           "    backend.__dict__[_CHECKED] = set()\n    children",
+           "    backend.__dict__.setdefault(_CHECKED, set())\n    children", BOUNDS_TESTS,
+           "a table checked once is never checked again"),
     # -- runtime guard: hooks and the fixed resolver
     Mutant("c", "runtime_guard/hooks.py",
            "    record_runner(backend, model_runner)\n    if _config.fix:",

@@ -250,3 +250,39 @@ def test_hook_catches_a_seq_len_longer_than_its_table_row(guard, swa_backend):
     batch = sc.decode_batch(target, seq)
     with pytest.raises(SWAPoolMismatchError, match="request 1 has seq_len 13, which needs 4"):
         _launch_all_layers(sc, hooks, backend, batch)
+
+
+def test_a_new_table_for_the_same_pool_is_checked_within_one_forward(guard, swa_backend):
+    """The per-forward cache is keyed on the table: a second table over the same pool (a
+    rebuilt page table, a draft step's own) is checked even if the first one passed."""
+    sc, target, backend = swa_backend
+    hooks = guard("bounds")
+    seq = [8, 5]
+    sc.metadata(backend, seq, sc.contiguous_page_table(seq, 2), _table([[0, 1], [2, 3]]))
+    batch = sc.decode_batch(target, seq)
+    hooks.guard_metadata(lambda *a, **k: None, backend, batch)
+    assert _launch_all_layers(sc, hooks, backend, batch) == [0, 1, 2, 3]
+    full_pages = target.get_kv_buffer(1)[0].shape[0] // sc.PAGE
+    backend.forward_metadata.page_table = _table([[1, 2], [full_pages, 0]])  # same forward
+    with pytest.raises(SWAPoolMismatchError, match=rf"layer 1 \(full\).*holds page {full_pages}"):
+        _launch_all_layers(sc, hooks, backend, batch)
+
+
+def test_per_step_backends_are_rechecked_at_every_new_forward(guard, swa_backend):
+    """A multi-step draft's metadata hook starts a new forward for each per-step backend: a
+    table changed in place since the last forward (CUDA-graph buffers are) is checked again."""
+    sc, target, step = swa_backend
+    hooks = guard("bounds")
+    multi_cls = sc.sglang().trtllm_mha_backend.TRTLLMHAAttnMultiStepDraftBackend
+    multi = multi_cls.__new__(multi_cls)
+    multi.attn_backends = [step]
+    seq = [8, 5]
+    swa_table = _table([[0, 1], [2, 3]])
+    sc.metadata(step, seq, sc.contiguous_page_table(seq, 2), swa_table)
+    batch = sc.decode_batch(target, seq)
+    hooks.guard_metadata(lambda *a, **k: None, multi, batch)
+    assert _launch_all_layers(sc, hooks, step, batch) == [0, 1, 2, 3]
+    swa_table[1, 1] = 9  # in place: one page past the SWA buffer's 9
+    hooks.guard_metadata(lambda *a, **k: None, multi, batch)  # the next forward
+    with pytest.raises(SWAPoolMismatchError, match=r"layer 0 \(SWA\).*holds page 9"):
+        _launch_all_layers(sc, hooks, step, batch)
