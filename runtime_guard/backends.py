@@ -63,6 +63,10 @@ class BackendSpec:
     reader: Optional[Callable] = None
     separate_swa_table: bool = False  # SWA layers must get their own page table
     fixed: Optional[str] = None  # the replacement class's name in runtime_guard.fixed_backend
+    # True where SGLang 0.5.23's launch and metadata paths read the SWA state only to write KV
+    # (``if flag and out_cache_loc is not None``) and re-check the pool where they read it:
+    # stale state is latent for a launch that writes none (a FROZEN_KV draft's). Else live.
+    state_read_only_to_write: bool = False
 
     @property
     def target(self) -> str:
@@ -114,12 +118,12 @@ BACKENDS: tuple = (
     _multi_step(ATTENTION + "flashattention_backend", "FlashAttentionMultiStepBackend"),
     BackendSpec(
         ATTENTION + "triton_backend", "TritonAttnBackend",
-        flag_attrs=_SWA_FLAG, reader=readers.write_locations,
+        flag_attrs=_SWA_FLAG, reader=readers.write_locations, state_read_only_to_write=True,
     ),
     _multi_step(ATTENTION + "triton_backend", "TritonMultiStepDraftBackend"),
     BackendSpec(
         ATTENTION + "torch_native_backend", "TorchNativeAttnBackend",
-        flag_attrs=_SWA_FLAG, reader=readers.write_locations,
+        flag_attrs=_SWA_FLAG, reader=readers.write_locations, state_read_only_to_write=True,
     ),
     BackendSpec(
         ATTENTION + "intel_amx_backend", "IntelAMXAttnBackend",

@@ -24,10 +24,12 @@ from runtime_guard.pools import (
 
 
 class Problem(NamedTuple):
-    """One violated invariant: a short ``kind`` (used as the log-once site) and the message."""
+    """One violated invariant: a short ``kind`` (used as the log-once site), the message, and
+    whether the launch reads the inconsistent state (``runtime_guard.liveness``)."""
 
     kind: str
     message: str
+    live: bool = True
 
 
 def is_swa_pool(pool: Any) -> bool:

@@ -20,6 +20,8 @@ ACTION_VAR = "SGLANG_POOLGUARD_ACTION"
 FIX_VAR = "SGLANG_POOLGUARD_FIX"
 PLUGINS_VAR = "SGLANG_PLUGINS"  # SGLang's allow-list of general plugins, comma-separated
 PLUGIN_NAME = "poolguard"  # our entry point's name in the group sglang.srt.plugins (setup.cfg)
+# SGLang's own invariant-check level (off/warn/strict): what a latent inconsistency does
+LATENT_VAR = "SGLANG_INVARIANT_CHECK"
 
 # Accepted spellings, in the order the error message lists them; "" stands for unset.
 _OFF, _ON = ("0", "off", "false", "no"), ("1", "on", "true", "yes")
@@ -27,6 +29,7 @@ _MODES = {"": "off", **dict.fromkeys(_OFF, "off"), **dict.fromkeys(_ON, "check")
           "check": "check", "bounds": "bounds"}
 _ACTIONS = {"": "raise", "raise": "raise", "log": "log"}
 _FIX = {"": False, **dict.fromkeys(_OFF, False), **dict.fromkeys(_ON, True)}
+_LATENT = {"": "warn", "off": "off", "warn": "warn", "strict": "strict"}  # unset: warn
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,7 @@ class GuardConfig:
     mode: str = "off"
     action: str = "raise"
     fix: bool = False
+    latent: str = "warn"  # a latent inconsistency: off (silent), warn (log once), strict (raise)
 
     @property
     def guarding(self) -> bool:
@@ -61,12 +65,13 @@ def _pick(environ: Mapping[str, str], name: str, table: dict):
 
 
 def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
-    """Parse the three variables; raise ``PoolGuardConfigError`` naming the accepted values."""
+    """Parse the variables; raise ``PoolGuardConfigError`` naming the accepted values."""
     env = os.environ if environ is None else environ
     return GuardConfig(
         mode=_pick(env, MODE_VAR, _MODES),
         action=_pick(env, ACTION_VAR, _ACTIONS),
         fix=_pick(env, FIX_VAR, _FIX),
+        latent=_pick(env, LATENT_VAR, _LATENT),
     )
 
 

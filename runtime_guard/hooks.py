@@ -17,6 +17,7 @@ import logging
 import os
 from typing import Any
 
+from runtime_guard import liveness
 from runtime_guard.backends import spec_for
 from runtime_guard.checks import (
     Problem,
@@ -47,13 +48,16 @@ def configure(config: GuardConfig) -> GuardConfig:
 
 
 def report(problem: Problem, site: tuple) -> None:
-    """Raise, or log the problem the first time it is seen at ``site``."""
-    if _config.action == "raise":
+    """Raise, or log the problem the first time it is seen at ``site``. A latent one (the
+    launch does not read the state) follows SGLANG_INVARIANT_CHECK: strict raises, warn (the
+    default) logs once, off is silent; a live one follows SGLANG_POOLGUARD_ACTION."""
+    action = _config.action if problem.live else {"strict": "raise"}.get(_config.latent, "log")
+    if action == "raise":
         raise SWAPoolMismatchError(problem.message)
     key = (problem.kind,) + site
-    if key not in _logged_sites:
+    if key not in _logged_sites and (problem.live or _config.latent != "off"):
         _logged_sites.add(key)
-        logger.error("%s", problem.message)
+        (logger.error if problem.live else logger.warning)("%s", problem.message)
 
 
 def guard_init(original, backend, model_runner, *args, **kwargs):
@@ -97,7 +101,8 @@ def guard_launch(original, backend, *args, **kwargs):
         follow_active_pool(backend, batch)
     if _config.guarding:
         layer_id = getattr(layer, "layer_id", None)
-        _check(backend, layer_id, batch, ("launch", type(backend).__name__, layer_id))
+        writes = kwargs.get("save_kv_cache", args[5] if len(args) > 5 else True)
+        _check(backend, layer_id, batch, ("launch", type(backend).__name__, layer_id), writes)
         if _config.bounds and layer is not None:
             check_launch_bounds(backend, layer, batch)
     return original(backend, *args, **kwargs)
@@ -130,13 +135,14 @@ def _check_write_slots(backend: Any, layer_id: Any, batch: Any, buffers: tuple) 
     problem = bounds.find_bounds_problem(row, row.new_full((1,), row.shape[1]), 1,
                                          k_buffer.shape[0], where)
     if problem is not None:
-        report(problem, ("write-bounds", type(backend).__name__, layer_id))
+        report(liveness.classify(problem, backend, batch),
+               ("write-bounds", type(backend).__name__, layer_id))
 
 
-def _check(backend: Any, layer_id: Any, batch: Any, site: tuple) -> None:
+def _check(backend: Any, layer_id: Any, batch: Any, site: tuple, save_kv_cache=True) -> None:
     problem = find_backend_problem(backend, layer_id, batch)
     if problem is not None:
-        report(problem, site)
+        report(liveness.classify(problem, backend, batch, save_kv_cache), site)
 
 
 def _new_forward(backend: Any) -> None:
@@ -173,7 +179,8 @@ def check_launch_bounds(backend: Any, layer: Any, forward_batch: Any) -> None:
         return
     problem = bounds.find_bounds_problem(table, seq_lens, page_size, num_pages, where)
     if problem is not None:
-        report(problem, ("bounds", type(backend).__name__, layer.layer_id))
+        report(liveness.classify(problem, backend, forward_batch),
+               ("bounds", type(backend).__name__, layer.layer_id))
 
 
 def _id_space_pages(backend: Any, pool: Any, layer_id: int, page_size: int, virtual: bool):

@@ -91,7 +91,7 @@ def test_check_mode_hooks_are_applied_once_and_stop_the_bug():
     replay_paths = {"init_forward_metadata_out_graph", "init_forward_metadata_replay_cuda_graph"}
     assert replay_paths & set(seen["wrapped"])
     assert seen["wraps_original"] and seen["idempotent"]
-    assert seen["replay"]["error"].startswith("SWAPoolMismatchError: poolguard: ")
+    assert seen["replay"]["error"].startswith("SWAPoolMismatchError: poolguard (live: ")
     assert "layer 0 (SWA)" in seen["replay"]["error"]
     assert seen["replay"]["kv_untouched"]
 
