@@ -91,9 +91,8 @@ MUTANTS = (
            "key = (id(table), id(pool), is_swa)", "key = (id(pool), is_swa)", BOUNDS_TESTS,
            "a new table over the same pool is not re-checked within one forward"),
     Mutant("bounds-reset-skips-steps", "runtime_guard/hooks.py",
-           "    for child in (getattr(backend, children, None) or ()) if children else ():\n"
-           "        child.__dict__[_CHECKED] = set()",
-           "    for child in ():\n        child.__dict__[_CHECKED] = set()", BOUNDS_TESTS,
+           "    for child in list(steps) + [inner for _, inner in inner_backends(backend, spec)]:",
+           "    for child in [inner for _, inner in inner_backends(backend, spec)]:", BOUNDS_TESTS,
            "a multi-step draft's per-step caches survive into the next forward"),
     Mutant("bounds-cache-never-reset", "runtime_guard/hooks.py",
            "    backend.__dict__[_CHECKED] = set()\n    children",
