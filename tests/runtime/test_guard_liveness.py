@@ -27,7 +27,7 @@ from runtime_guard.config import GuardConfig, read_config  # noqa: E402
 from runtime_guard.demo import scenarios as sc  # noqa: E402
 
 SEQ = [5, 9]
-LAUNCHING = [spec for spec in BACKENDS if spec.launch]
+LAUNCHING = [spec for spec in BACKENDS if spec.launches and spec.state_attrs]
 
 
 def _stale(spec):
