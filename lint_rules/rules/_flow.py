@@ -451,7 +451,7 @@ class MethodFlow(ast.NodeVisitor):
         follow = any(values) or any(self.is_runner(a) for a in args)  # else nothing to carry
         returned = self.owner.function_returns(func, values[: len(args)], follow)
         if returned is not None:  # a function of this module or of the package
-            return self.cached(node, func, returned)
+            return self.cached(node, func, returned, values[: len(args)])
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
                 func):
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
@@ -460,9 +460,11 @@ class MethodFlow(ast.NodeVisitor):
         self.visit(func)
         return CLEAN
 
-    def cached(self, node: ast.Call, func: ast.AST, returned: Taint) -> Taint:
-        """A ``functools.cache``d function keeps its first result: a sink of its own."""
-        if returned & (STATE | DECISION) and self.owner.is_cached_function(func):
+    def cached(self, node: ast.Call, func: ast.AST, returned: Taint, values=()) -> Taint:
+        """A ``functools.cache``d function keeps its first result: a sink of its own, unless
+        it is keyed on the live pool (given as an argument): each pool gets its own entry."""
+        keyed = any(v & POOL and not v & (STALE | RECORD) for v in values)
+        if returned & (STATE | DECISION) and not keyed and self.owner.is_cached_function(func):
             self.sink(StoreEvent(f"{last_name(func)}()", node, None, node, returned,
                                  self.alone, False, "cache"))
             return returned | STALE
@@ -517,13 +519,17 @@ class MethodFlow(ast.NodeVisitor):
     def type_test(self, subject_node: ast.AST, subject: Taint, swa: bool) -> Taint:
         """``isinstance(x, SWAKVPool)`` and duck tests: a decision; a non-SWA type test of
         pool state (``isinstance(pool, MLAPool)``): pool state."""
-        if subject & RECORD:
-            return CLEAN  # the type of a record built around state is not the pool's
+        if subject & RECORD or self.live_pool(subject_node):
+            return CLEAN  # a record's type is not the pool's; a closure tests the live pool
         if swa:
             return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
                 subject & STALE
             )
         return SWA | (subject & STALE) if subject & STATE else CLEAN
+
+    def live_pool(self, node: ast.AST) -> bool:
+        """``self.token_to_kv_pool`` read in a closure: the pool when it is called, never stale."""
+        return self.deferred and self_path(node) == ACTIVE_POOL
 
     def truth(self, node: ast.AST, value: Taint) -> Taint:
         """``bool(x)`` / ``not x`` / ``x is None``: a decision about whatever ``x`` holds."""
@@ -536,9 +542,12 @@ class MethodFlow(ast.NodeVisitor):
     def visit_Compare(self, node: ast.Compare) -> Taint:
         parts = [node.left, *node.comparators]
         values = [self.visit(p) for p in parts]
-        if any(is_type_probe(p) for p in parts) and any(
+        probes = [p for p in parts if is_type_probe(p)]
+        if probes and any(
             self.owner.type_names_swa(p) or is_swa_word(const_str(p) or "") for p in parts
         ):
+            if any(self.live_pool(n) for p in probes for n in ast.walk(p)):
+                return CLEAN  # type(self.token_to_kv_pool) in a closure: the live pool's
             return TYPE | (union(values) & STALE)
         nones = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is None]
         if len(parts) == 2 and nones:
@@ -619,15 +628,23 @@ class MethodFlow(ast.NodeVisitor):
         return container(self.closure(node, [node.body]))
 
     def closure(self, function: ast.AST, body: list) -> Taint:
-        """What a nested function or lambda captures: evaluated as if called later."""
+        """What a nested function or lambda captures: evaluated as if called later, but for
+        its defaults, evaluated now and bound to their parameters."""
+        env = {k: v for k, v in self.env.items() if k not in params_of(function)}
+        env.update(self.defaults(function.args))
         inner = MethodFlow(self.owner, function, self.name, deferred=True, record=self.record,
-                           runners=self.runners,
-                           env={k: v for k, v in self.env.items() if k not in params_of(function)})
+                           runners=self.runners, env=env)
         self.closures.append(inner)
         if isinstance(function, ast.Lambda):
             return inner.visit(body[0])
         inner.run(body)
         return inner.returned
+
+    def defaults(self, args: ast.arguments) -> Dict[str, Taint]:
+        positional = [*args.posonlyargs, *args.args]
+        pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+                 *zip(args.kwonlyargs, args.kw_defaults)]
+        return {a.arg: self.visit(d) for a, d in pairs if d is not None}
 
     # -- decisions (gates) --------------------------------------------------------------------
     def condition(self, test: ast.AST) -> Taint:

@@ -167,6 +167,47 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # closures that read self.token_to_kv_pool when called: the live pool, never stale
+            dedent(
+                """\
+                class LiveClosureBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._live = lambda loc: (
+                            self.token_to_kv_pool.translate_loc_from_full_to_swa(loc)
+                            if isinstance(self.token_to_kv_pool, SWAKVPool) else loc
+                        )
+                        self._is_swa_now = lambda: type(self.token_to_kv_pool) is SWAKVPool
+
+                        def _translate(loc):
+                            if isinstance(self.token_to_kv_pool, SWAKVPool):
+                                return self.token_to_kv_pool.translate_loc_from_full_to_swa(loc)
+                            return loc
+                        self._translate = _translate
+                """
+            )
+        ),
+        Valid(
+            # a cache keyed on the pool it is given per forward: each pool has its own entry
+            dedent(
+                """\
+                @functools.lru_cache(maxsize=None)
+                def _is_swa_pool(pool):
+                    return isinstance(pool, SWAKVPool)
+
+
+                class PoolKeyedCacheBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if _is_swa_pool(self.token_to_kv_pool):
+                            return q
+                        return k
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -314,6 +355,21 @@ class StalePoolState(Rule):
             expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
                       (12, "KVP001"), (13, "KVP001"), (14, "KVP001"), (16, "KVP001"),
                       (19, "KVP001"), (22, "KVP001")),
+        ),
+        Invalid(
+            # what a closure captures at store time is stale: a local pool, a default argument
+            dedent(
+                """\
+                class CapturedClosureBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        pool = model_runner.token_to_kv_pool
+                        self._a = lambda loc: pool.translate_loc_from_full_to_swa(loc)
+                        self._b = lambda: type(pool) is SWAKVPool
+                        self._c = lambda i, t=self.token_to_kv_pool.full_to_swa_index_mapping: t[i]
+                """
+            ),
+            expected=((5, "KVP001"), (6, "KVP001"), (7, "KVP001")),
         ),
     )
     CODE = "KVP001"

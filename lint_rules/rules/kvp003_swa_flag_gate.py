@@ -127,6 +127,25 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # a per-call type test of the live pool through a same-class helper persists nothing
+            dedent(
+                """\
+                class LiveHelperGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    @staticmethod
+                    def _is_swa(pool):
+                        return isinstance(pool, SWAKVPool)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self._is_swa(self.token_to_kv_pool):
+                            return q
+                        return k
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
