@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from lint_rules.fixes import DECLINED
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -226,13 +228,17 @@ def _plural(count: int, word: str) -> str:
 def _summarise(result, findings: list, unsafe: bool = False, baselined: int = 0) -> None:
     """ruff's one-line summary, on stderr so stdout stays flake8-shaped lines a problem matcher
     parses: "Found 3 findings (1 fixable with ...; 2 hidden by the baseline)." or "All checks
-    passed!", after "Fixed N files;" for ``--fix``, then the hidden unsafe fixes if any."""
+    passed!", after "Fixed N files;" for ``--fix``, then the hidden unsafe fixes if any. The
+    codemod is run only by ``--fix``/``--diff``: a plain lint says its fixes *may* apply."""
+    _say_declined(findings)
     fixed = sum(1 for r in result.files if r.fixed)
     notes = []
-    fixable = sum(1 for _, f in findings if f.fixable or (unsafe and f.unsafe_only))
+    fixable = sum(1 for _, f in findings if f.fixable)
     if fixable:
-        notes.append(f"{fixable} fixable with `poolguard lint --fix"
-                     f"{' --unsafe-fixes' if unsafe else ''}`")
+        notes.append(f"{fixable} fixable with `poolguard lint --fix`")
+    rewritable = sum(1 for _, f in findings if f.unsafe_only)
+    if unsafe and rewritable:
+        notes.append(f"{rewritable} may be fixed with `poolguard lint --fix --unsafe-fixes`")
     if baselined:
         notes.append(f"{_plural(baselined, 'finding')} hidden by the baseline" if not findings
                      else f"{baselined} hidden by the baseline")
@@ -243,14 +249,25 @@ def _summarise(result, findings: list, unsafe: bool = False, baselined: int = 0)
         line = f"All checks passed!{detail}"
     if fixed:
         line = f"Fixed {_plural(fixed, 'file')}; {line[0].lower()}{line[1:]}"
-    hidden = 0 if unsafe else sum(1 for _, f in findings if f.unsafe_only)
-    if hidden:  # ruff's wording
-        line += (f" {hidden} hidden fix{'' if hidden == 1 else 'es'} can be enabled with the "
-                 "`--unsafe-fixes` option.")
+    if rewritable and not unsafe:
+        line += (f" {rewritable} hidden fix{'' if rewritable == 1 else 'es'} can be tried with "
+                 "`--fix --unsafe-fixes` (it says why for each class it declines).")
     write_stderr(f"poolguard: {line}\n")
 
 
+def _say_declined(findings: list) -> None:
+    """One line per class ``--unsafe-fixes`` ran the codemod on and did not rewrite."""
+    seen = {}
+    for path, f in findings:
+        for title, applicability in f.fixes:
+            if applicability == DECLINED:
+                seen.setdefault((path, title), None)
+    for path, title in seen:
+        write_stderr(f"poolguard: {path}: {title}\n")
+
+
 def _summarise_diff(result, findings: list) -> None:
+    _say_declined(findings)
     would = sum(1 for r in result.files if r.diff)
     if would or findings:
         write_stderr(f"poolguard: --fix would change {_plural(would, 'file')}; "

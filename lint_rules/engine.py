@@ -178,7 +178,7 @@ class _FileAnalysis:
         self.reports: List[Report] = []
         self.lines: List[str] = []
         self.noqa = NoqaMap([])
-        self.declined: frozenset = frozenset()  # classes the resolver codemod would not rewrite
+        self.declined: dict = {}  # class the resolver codemod would not rewrite -> why
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
@@ -302,9 +302,17 @@ class _FileAnalysis:
             line, col = self._start(report)
             fixes = offered[id(report)]
             fixable = any(fix.safe for fix in fixes)
-            notes = tuple((fix.title, fix.applicability) for fix in fixes)
+            notes = tuple((fix.title, fix.applicability) for fix in fixes) + self._declined(report)
             found.append(Finding(line, col, report.code, report.message, fixable, notes))
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
+
+    def _declined(self, report: Report) -> tuple:
+        """``(why, DECLINED)`` when ``--unsafe-fixes`` did not rewrite the report's class."""
+        name = getattr(report.scope, "name", None)
+        if report.code not in fix_model.RESOLVED_CODES or name not in self.declined:
+            return ()
+        why = f"{name} not rewritten by --unsafe-fixes: {self.declined[name]}"
+        return ((why, fix_model.DECLINED),)
 
     def fix_plan(self, unsafe: bool) -> list:
         """The fixes to apply: with ``unsafe`` every class rewrite (they win over the safe

@@ -39,12 +39,16 @@ def valid_unicode(text: str) -> str:
 
 
 def applied_fix(finding, unsafe: bool = False) -> Optional[str]:
-    """The title of the fix ``--fix`` (with ``unsafe``: ``--fix --unsafe-fixes``) applies
-    for ``finding``: an unsafe class rewrite wins over the safe fix when it is enabled."""
+    """What the text output says ``--fix`` (with ``unsafe``: ``--fix --unsafe-fixes``) does for
+    ``finding``: the safe fix, and with ``unsafe`` the class rewrite, which wins where the
+    codemod takes the class and may decline it (only ``--fix`` runs it and says why)."""
     titles = {applicability: title for title, applicability in reversed(finding.fixes)}
-    if unsafe and "unsafe" in titles:
-        return titles["unsafe"]
-    return titles.get("safe")
+    safe, rewrite = titles.get("safe"), titles.get("unsafe") if unsafe else None
+    if safe and rewrite:
+        return f"{safe}; --unsafe-fixes may instead: {rewrite}"
+    if rewrite:
+        return f"unsafe, may be declined: {rewrite}"
+    return safe
 
 
 def render_text(findings: list, unsafe: bool = False) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator, Tuple
 
 SAFE, UNSAFE = "safe", "unsafe"
+DECLINED = "declined"  # a finding note, never a fix: the codemod was run and would not rewrite
 Position = Tuple[int, int]  # 1-based line, 0-based UTF-8 byte column (ast's convention)
 LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")  # physical lines as Python, flake8 and libcst count them
 

@@ -26,7 +26,7 @@ from lint_rules.fixes import (
     RewriteClass,
     char_col,
 )
-from lint_rules.fixes.resolver import resolver_fix
+from lint_rules.fixes.resolver import decline_reason, resolver_fix
 
 # Contexts where a comparison needs no parentheses (it binds looser than everything else here).
 _LOOSE_PARENTS = (cst.BooleanOperation, cst.If, cst.While, cst.IfExp, cst.Assert, cst.Assign,
@@ -38,7 +38,7 @@ _IGNORED = "pass  # code that still assigns the flag is ignored: the pool decide
 def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
     """``(new source or None, declined)``: ``source`` with ``fixes`` applied (non-overlapping,
     already vetted), None when libcst cannot take the module or no fix could be placed;
-    ``declined`` names the classes the resolver codemod would not rewrite."""
+    ``declined`` maps each class the resolver codemod would not rewrite to why."""
     rewrites = [c for f in fixes for c in f.changes if isinstance(c, RewriteClass)]
     if "\r" in source and "\n" not in source:
         # libcst does not re-emit CR-only newlines; Python reads every CR as a line break (in
@@ -48,11 +48,12 @@ def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
     try:
         module = cst.parse_module(source)
     except Exception:  # libcst rejects what ast accepted (or crashes on it): no fix, no harm
-        return None, frozenset(r.name for r in rewrites)
+        return None, {r.name: "libcst cannot parse the file" for r in rewrites}
     if module.code != source:  # would not re-emit the untouched code byte for byte
-        return None, frozenset(r.name for r in rewrites)
+        return None, {r.name: "libcst does not re-emit the file byte for byte" for r in rewrites}
     chained, rewritten = _rewrite_classes(module, rewrites, options)
-    declined = frozenset(r.name for r in rewrites if r not in rewritten)
+    declined = {r.name: decline_reason(module, r.name, r.codes, options)
+                for r in rewrites if r not in rewritten}
     local = [f for f in fixes if f.safe and not any(_inside(f, r) for r in rewritten)]
     fixed = _Transform.run(module, source, local) if local else None
     if fixed is None:

@@ -112,6 +112,18 @@ def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
         return None
 
 
+def decline_reason(module: cst.Module, class_name: str, codes: frozenset,
+                   options: Options) -> str:
+    """Why ``resolver_fix`` returned None for ``class_name`` (one line for the CLI)."""
+    if not HAZARDS & set(codes):
+        return "no KVP001-KVP003 hazard for the codemod to resolve"
+    try:
+        rewrite(module, class_name, options)
+    except Declined as why:
+        return str(why)
+    return "the rewrite did not verify"
+
+
 def rewrite(module: cst.Module, class_name: str, options: Options) -> cst.Module:
     """``resolver_fix`` that says why it declines (raises ``Declined``)."""
     try:

@@ -1,7 +1,7 @@
 """``--unsafe-fixes`` through the real CLI (issue 14): ruff's applicability on our fixes.
 
-Without the option the unsafe resolver rewrite is counted ("N hidden fixes can be enabled with
-the ``--unsafe-fixes`` option."), listed in JSON with its applicability, and never applied; with
+Without the option the unsafe resolver rewrite is counted ("N hidden fixes can be tried with
+``--fix --unsafe-fixes``"), listed in JSON with its applicability, and never applied; with
 it, ``--fix`` and ``--diff`` apply it, it wins over the safe fix inside its class, a class with
 a KVP ``noqa`` is never rewritten, a class the codemod declines keeps its findings (no longer
 offering the fix), and the diff applies with ``git apply`` to the ``--fix`` result.
@@ -72,7 +72,8 @@ def tree(tmp_path):
 def test_lint_counts_hidden_fixes_and_lists_their_applicability(tree):
     done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=tree, expect=1)
     assert done.stderr.rstrip().endswith(
-        "4 hidden fixes can be enabled with the `--unsafe-fixes` option.")
+        "4 hidden fixes can be tried with `--fix --unsafe-fixes` "
+        "(it says why for each class it declines).")
     assert "both.py:7:9: KVP002 [*]" in done.stdout and "mixed.py:7:9: KVP002 " in done.stdout
     rows = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".",
                                 cwd=tree, expect=1).stdout)
