@@ -82,7 +82,8 @@ def resolve_config(args: argparse.Namespace):
     elif args.config is not None:
         config_path = Path(_file_name(args.config, "--config"))
         if not config_path.is_file():
-            raise UsageError(f"config file {args.config} does not exist")
+            what = "is not a regular file" if config_path.exists() else "does not exist"
+            raise UsageError(f"config file {args.config} {what}")
     else:
         config_path = find_config_file(Path.cwd())
     return build_run_config(

@@ -151,7 +151,12 @@ def _decode(data: bytes) -> tuple[str, str]:
     if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
         return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding), encoding
+    text = data.decode(encoding)
+    if b"coding" in head and "coding" not in "".join(text.splitlines(True)[:2]):
+        # the cookie does not survive its own codec (utf-16 declared in an ASCII-based file):
+        # Python refuses the file ("encoding problem"), never a silent skip of garbage text
+        raise SyntaxError(f"encoding problem: {encoding}")
+    return text, encoding
 
 
 def _not_checked(reason: str):

@@ -142,3 +142,35 @@ def test_a_broken_config_found_by_the_search_stops_the_run(tmp_path, name):
 def test_a_broken_file_with_none_of_our_sections_is_not_ours(tmp_path):
     tree = write(tmp_path / "t", {"setup.cfg": b"[metadata\nname = x\n", "m.py": STALE})
     poolguard("lint", "--no-cache", "m.py", cwd=tree, expect=1)
+
+
+COOKIES = {  # a file its declared encoding cannot read: one KVP900 each, never a silent skip
+    "utf16.py": b"# -*- coding: utf-16 -*-\n",  # not ASCII-based: decodes to garbage
+    "unknown.py": b"# -*- coding: no-such-codec -*-\n",
+    "bom_latin1.py": b"\xef\xbb\xbf# -*- coding: latin-1 -*-\n",
+    "ascii.py": b"# -*- coding: ascii -*-\n# \xc3\xa9\n",
+}
+
+
+def test_an_encoding_cookie_that_cannot_read_its_file_is_one_kvp900(tmp_path):
+    fine = {"latin1.py": b"# -*- coding: latin-1 -*-\n# \xe9\n",
+            "bom_utf8.py": b"\xef\xbb\xbf# -*- coding: utf-8 -*-\n"}
+    tree = write(tmp_path / "t", {name: head + STALE.encode()
+                                  for name, head in {**COOKIES, **fine}.items()})
+    done = poolguard("lint", "--no-cache", "--isolated", "--format", "json", ".", cwd=tree,
+                     expect=1)
+    assert json_rows(done.stdout) == sorted(
+        [(name, 1, "KVP900") for name in COOKIES]
+        + [(name, head.count(b"\n") + 3, "KVP001") for name, head in fine.items()])
+    noqa = poolguard("lint", "--no-cache", "--isolated", "--add-noqa", ".", cwd=tree, expect=2)
+    for name in COOKIES:  # named, never "added noqa to 0 lines in 0 files" alone
+        assert f"{name}: cannot add noqa: the file was not checked (KVP900" in noqa.stderr
+    assert "added noqa to 2 lines in 2 files" in noqa.stderr, noqa.stderr
+
+
+def test_a_config_that_is_not_a_regular_file_is_named_as_such(tmp_path):
+    tree = write(tmp_path / "t", {"m.py": STALE})
+    done = poolguard("lint", "--config", os.devnull, "m.py", cwd=tree, expect=2)
+    assert done.stderr == f"poolguard: error: config file {os.devnull} is not a regular file\n"
+    done = poolguard("lint", "--config", "missing.cfg", "m.py", cwd=tree, expect=2)
+    assert "config file missing.cfg does not exist" in done.stderr
