@@ -744,9 +744,30 @@ class _ApplyTest(cst.CSTTransformer):
 
 
 def _add_import(module: cst.Module) -> cst.Module:
+    """The default SWA class imported, unless the module already binds its name (a try/except
+    fallback for older releases included): that binding is the file's import contract."""
+    if DEFAULT_SWA_CLASS[1] in _module_names(ast.parse(module.code).body):
+        return module
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, *DEFAULT_SWA_CLASS)
     return module.visit(AddImportsVisitor(context))
+
+
+def _module_names(body: list) -> set:
+    """Names module-level statements bind, through if/try/with blocks (not defs or classes)."""
+    names: set = set()
+    for statement in body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = getattr(statement, "targets", None) or [statement.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(statement, (ast.If, ast.Try, ast.With)):
+            blocks = [getattr(statement, key, []) for key in ("body", "orelse", "finalbody")]
+            blocks += [h.body for h in getattr(statement, "handlers", [])]
+            for block in blocks:
+                names |= _module_names(block)
+    return names
 
 
 # -- verification -------------------------------------------------------------------------------

@@ -93,3 +93,16 @@ def test_unsafe_fixes_without_fix_credits_safe_fixes_to_fix(tmp_path):
     both = [line for line in lines if "; --unsafe-fixes may instead: Resolve" in line]
     assert len(both) == 1 and not both[0].split("(fix: ")[1].startswith("Resolve the SWA")
     assert any("(fix: unsafe, may be declined: Resolve" in line for line in lines)
+
+
+def test_an_allocator_test_reuses_the_pool_name_bound_under_try(tmp_path):
+    # the flag tests the allocator: the default pool test stands in, under the file's own name
+    source = PLAIN.replace("    _SWA_TYPES = (SWAKVPool, BaseSWAKVPool)\n", "").replace(
+        "isinstance(pool, _SWA_TYPES)",
+        "isinstance(model_runner.token_to_kv_pool_allocator, SWATokenToKVPoolAllocator)")
+    source = "from sglang.srt.mem_cache.allocator import SWATokenToKVPoolAllocator\n" + source
+    tree = write(tmp_path / "tree", {"alloc.py": source})
+    poolguard(*LINT, "--fix", "--unsafe-fixes", "alloc.py", cwd=tree)
+    fixed = (tree / "alloc.py").read_text()
+    assert "isinstance(pool, SWAKVPool)" in fixed and fixed.count("import") == \
+        source.count("import")  # no unconditional import above the try/except fallback
