@@ -1002,8 +1002,9 @@ def _is_class_name(func: ast.AST) -> bool:
 
 def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
     """What a value picked (not computed) under a pool decision carries: ``True``/``False``
-    are that decision (``TYPE``); another literal (but None), a tuple of them, a class or a
-    function of the module is a choice made by it (``CHOICE``); anything else, nothing."""
+    are that decision (``TYPE``); another literal (but None), a tuple of them, a class, a
+    class's member or a function of the module is a choice made by it (``CHOICE``); anything
+    else, nothing."""
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool):
             return TYPE
@@ -1014,6 +1015,8 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
         return _choice_kind(node.operand, owner) and CHOICE
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
+    if isinstance(node, ast.Attribute) and _is_class_name(node.value):
+        return CHOICE  # an enum member or class constant: KVMode.SWA
     return CLEAN
 
 

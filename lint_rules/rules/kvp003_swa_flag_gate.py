@@ -305,6 +305,33 @@ class SwaFlagGate(Rule):
             expected=((3, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"), (11, "KVP003"),
                       (13, "KVP003"), (14, "KVP003")),
         ),
+        Invalid(
+            # a mode picked by a match on the pool's class: every case's store is that decision
+            dedent(
+                """\
+                class MatchModeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        match model_runner.token_to_kv_pool:
+                            case SWAKVPool(swa_kv_pool=inner):
+                                self.kv_mode = KVMode.SWA
+                                self._window_pool = inner
+                            case HybridLinearKVPool():
+                                self.kv_mode = KVMode.LINEAR
+                            case _:
+                                self.kv_mode = KVMode.FULL
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        match self.kv_mode:
+                            case KVMode.SWA:
+                                return q
+                        if self.kv_mode == KVMode.SWA:
+                            return k
+                        return v
+                """
+            ),
+            expected=((5, "KVP001"), (6, "KVP001"), (8, "KVP001"), (10, "KVP001"),
+                      (13, "KVP003"), (16, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
