@@ -332,6 +332,34 @@ class SwaFlagGate(Rule):
             expected=((5, "KVP001"), (6, "KVP001"), (8, "KVP001"), (10, "KVP001"),
                       (13, "KVP003"), (16, "KVP003")),
         ),
+        Invalid(
+            # a flag from a same-class helper given the pool, a runner flag copied onto self;
+            # gates in an if and a comprehension filter (logging under the runner flag persists
+            # nothing, and a window size is geometry)
+            dedent(
+                """\
+                class DetectHelperBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.model_runner = model_runner
+                        self.translating = self._detect_translation(model_runner.token_to_kv_pool)
+                        self.is_hybrid_swa = model_runner.is_hybrid_swa
+                        self.max_window = model_runner.sliding_window_size or 0
+                        if model_runner.is_hybrid_swa:
+                            logger.info("hybrid SWA model")
+
+                    def _detect_translation(self, pool):
+                        return isinstance(pool, SWAKVPool)
+
+                    def _live_ids(self, ids):
+                        return [i for i in ids if self.translating and i >= 0]
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        if self.is_hybrid_swa:
+                            self.cuda_graph_swa_page_table = torch.zeros(max_bs)
+                """
+            ),
+            expected=((4, "KVP002"), (14, "KVP003"), (17, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
