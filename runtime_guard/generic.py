@@ -82,8 +82,9 @@ def pool_of(value: Any) -> Any:
     if kind == _METHOD:
         owner = value.__self__
         return owner if _kind(owner) == _POOL else None
-    if kind == _PARTIAL:
-        return pool_of(value.func)
+    if kind == _PARTIAL:  # a method of a pool, or a function given a pool as an argument
+        return next((pool for pool in map(pool_of, (value.func, *value.args,
+                                                    *value.keywords.values())) if pool), None)
     return None
 
 
