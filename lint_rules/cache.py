@@ -11,6 +11,7 @@ linted afresh); equal files share one entry.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -43,6 +44,7 @@ def cache_dir() -> Path:
     return Path(base) / "sglang-poolguard"
 
 
+@functools.lru_cache(maxsize=None)  # the rules this process imported cannot change under it
 def _package_digest() -> str:
     """Digest of the lint package's own sources: a changed rule invalidates every entry."""
     package_dir = Path(lint_rules.__file__).parent
@@ -56,6 +58,7 @@ def _package_digest() -> str:
     return hasher.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)  # package metadata is read once (each lookup scans sys.path)
 def tool_version() -> str:
     try:
         from importlib.metadata import version

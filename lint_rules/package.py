@@ -72,8 +72,8 @@ class PackageIndex:
         root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
         self.by_key: Dict[str, List[str]] = {}  # every dotted suffix -> paths
-        for path in paths:
-            parts = os.path.relpath(path, root).split(os.sep)
+        for path in paths:  # absolute and normalised, so below root by plain slicing
+            parts = path[len(root):].lstrip(os.sep).split(os.sep)
             parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
             if parts[-1] == "__init__" and len(parts) > 1:
                 parts.pop()
@@ -226,26 +226,26 @@ class PackageIndex:
         """What ``pkg.mod.f(...)`` returns for arguments holding these taints (None: unknown)."""
         from lint_rules.rules._facts import module_function_returns
 
-        def compute():
-            found = self._split(qualified, None)
-            if found is None or found[1] not in found[0].scope.functions:
-                return None
-            module, name = found
-            return module_function_returns(module.scope, name, arguments, self.options)
-
-        return self._remembered(("function", qualified, arguments), compute)
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.functions:
+            return None
+        module, name = found
+        # keyed by the defining file, not the spelling: one function under two import paths
+        # (a vendored copy's suffix, a re-export) is analysed once
+        return self._remembered(
+            ("function", module.path, name, arguments),
+            lambda: module_function_returns(module.scope, name, arguments, self.options))
 
     def class_summary(self, qualified: str) -> Optional[ClassSummary]:
         from lint_rules.rules._facts import summarise_class
 
-        def compute():
-            found = self._split(qualified, None)
-            if found is None or found[1] not in found[0].scope.classes:
-                return None
-            module, name = found
-            return summarise_class(module.tree, module.scope, name, self.options)
-
-        return self._remembered(("class", qualified), compute)
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.classes:
+            return None
+        module, name = found
+        return self._remembered(  # by the defining file, as function_returns
+            ("class", module.path, name),
+            lambda: summarise_class(module.tree, module.scope, name, self.options))
 
     def foreign_bases(self, scope, node: ast.ClassDef) -> tuple:
         """Summaries of ``node``'s bases defined in other modules of the package."""

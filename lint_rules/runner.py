@@ -275,7 +275,7 @@ class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
-                 unsafe: bool = False, package=None, headers=None) -> None:
+                 unsafe: bool = False) -> None:
         from lint_rules.engine import Finding, may_match
 
         self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
@@ -283,7 +283,8 @@ class _TreeRun:
         self.results: dict = {}
         self.errors: list = []
         self.digests: dict = {}  # path -> digest of the files read for cached deps
-        self.package, self.headers = package, headers  # the package index, its header cache
+        self.package = self.headers = None  # the package index, its class headers' cache: built
+        # by _connect, only when some file needs analysing
         self.texts: dict = {}  # path -> (text, encoding) decoded while reading class headers
 
     def _reusable(self, cached: Optional[list]) -> bool:
@@ -301,9 +302,12 @@ class _TreeRun:
         files to parse, largest first so the longest parses start earliest (longest-
         processing-time order)."""
         read = [(path, self._bytes(path)) for path, _ in sorted(files, key=lambda i: -i[1])]
-        promoted = self._connect(read)
-        for path, data in read:
-            job = self._read(path, data, promoted) if data is not None else None
+        missed = [(job, data) for job, data in (
+            (self._cached(path), data) for path, data in read if data is not None) if job]
+        # the class graph only sorts files the cache cannot answer: a warm run never builds it
+        promoted = self._connect(read) if missed else frozenset()
+        for job, data in missed:
+            job = self._read(job, data, promoted)
             if job is not None:
                 yield job
 
@@ -321,9 +325,11 @@ class _TreeRun:
     def _connect(self, read: list) -> frozenset:
         """The package's class graph from every file's class headers (cached by digest):
         which files hold backend code by inheritance alone, text pre-filter or not."""
-        from lint_rules.package import class_headers
+        from lint_rules.package import HeaderCache, PackageIndex, class_headers
         from lint_rules.rules._vocab import mentions_vocabulary
 
+        self.package = PackageIndex([path for path, _ in read], self.config.options)
+        self.headers = HeaderCache(self.config.options, enabled=self.cache.path is not None)
         headers, mention = {}, {}
         for path, data in read:
             if data is None:
@@ -341,18 +347,23 @@ class _TreeRun:
             mention[path], headers[path] = found
         return self.package.connect(headers, mention)
 
-    def _read(self, path: str, data: bytes, promoted: frozenset) -> Optional[_Job]:
-        job = _Job(path, self.config.codes_for(os.path.abspath(path)),
-                   self.digests[os.path.abspath(path)], unsafe=self.unsafe)
+    def _cached(self, path: str) -> Optional[_Job]:
+        """The file's job, unless its cached result still answers (then it is recorded)."""
+        full = os.path.abspath(path)
+        job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
         if self._reusable(cached) and self._deps_hold(self.cache.deps_of(job.key)):
             return self._store(job, cached, self.cache.deps_of(job.key))
+        return job
+
+    def _read(self, job: _Job, data: bytes, promoted: frozenset) -> Optional[_Job]:
+        path, full = job.path, os.path.abspath(job.path)
         try:
             job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
         if not self.may_match(job.text, self.config.options) and (  # the engine skips it too
-                os.path.abspath(path) not in promoted):  # unless a package backend inherits it
+                full not in promoted):  # unless a package backend inherits it
             return self._store(job, [])
         return job
 
@@ -414,15 +425,12 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     files, errors = discover(paths, config)
     if mode == "fix":
         _clean_strays_beside(paths)
-    from lint_rules.package import HeaderCache, PackageIndex  # one index of the run's modules
-
-    package = PackageIndex([path for path, _ in files], config.options)
-    headers = HeaderCache(config.options, enabled=cache.path is not None)
-    state = _TreeRun(config, mode, cache, unsafe, package, headers)
+    state = _TreeRun(config, mode, cache, unsafe)
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
-    use_package(package)
-    headers.save(state.digests.values())
+    use_package(state.package)
+    if state.headers is not None:
+        state.headers.save(state.digests.values())
     if to_parse:
         _analyse_all(state, to_parse, _pool_size(jobs, len(to_parse)), mode, config.options)
     cache.save()
