@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from lint_rules.rules._vocab import is_swa_word
+
 SRT = "sglang/srt/"
 # The six 0.5.23 backends that decide SWA once in __init__ (the issue), and their classes.
 SIX = {
@@ -22,6 +24,7 @@ SIX = {
     "hardware_backend/npu/attention/ascend_backend.py": "AscendAttnBackend",
 }
 HAZARDS = {"KVP001", "KVP002", "KVP003"}
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @pytest.fixture(scope="module")
@@ -45,14 +48,21 @@ def test_every_changed_file_compiles(patch):
 
 def test_no_hazard_is_left_in_the_rewritten_classes(patch):
     """The lint of the fixed tree (package mode, as users run it) inside every class the patch
-    touched: no KVP001-KVP003."""
+    touched: no SWA hazard (KVP001-KVP003) is left. Package mode also sees pool state that is not
+    SWA state (FlashAttention's ``_kv_shard_pool`` from kv_shard_hooks.get_kv_shard_pool, a
+    page-interleave pool): the resolver does not claim it, so such a finding may stay, but only
+    on a line the patch left as it was and that names nothing SWA."""
     rows = json.loads(patch.second_run().stdout)
-    for path in patch.changed:
+    for path, (old, new) in patch.changed.items():
         classes = patch.class_spans(path)
+        lines, before = new.splitlines(), set(old.splitlines())
         left = [row for row in rows if row["code"] in HAZARDS and row["path"].endswith(path)
                 and any(a <= row["line"] <= b for name, (a, b) in classes.items()
                         if name in patch.rewritten_classes(path))]
-        assert left == [], left
+        swa_left = [row for row in left if lines[row["line"] - 1] not in before
+                    or any(is_swa_word(word) for word in IDENTIFIER.findall(
+                        lines[row["line"] - 1]))]
+        assert swa_left == [], swa_left
 
 
 def test_a_second_run_changes_nothing(patch):
