@@ -1,7 +1,8 @@
 """Registry of lint rules: one module per code, listed once in ``RULES`` (codes never change).
 
 ``ALL_CODES``, ``DEFAULT_CODES`` and ``FIXABLE`` are derived from the rule classes, and
-``render_markdown()`` generates the README rule reference from each rule's ``RuleDoc``
+``render_markdown()`` generates the rule reference (docs/rules.md) and ``render_readme()`` the
+README's compact table from each rule's ``RuleDoc``
 (``_doc.py``), the record ``poolguard explain`` and SARIF render too.
 """
 from __future__ import annotations
@@ -24,7 +25,8 @@ DEFAULT_CODES: frozenset = frozenset(rule.CODE for rule in RULES if rule.DEFAULT
 FIXABLE: frozenset = frozenset(rule.CODE for rule in RULES if rule.fixable())
 
 __all__ = ["RULES", "RULES_BY_CODE", "ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Rule", "Valid",
-           "Invalid", "Report", "render_markdown", "render_rule", "rule_doc", "rule_docs"]
+           "Invalid", "Report", "render_markdown", "render_readme", "render_rule", "render_table",
+           "rule_doc", "rule_docs"]
 
 
 def _markdown(text: str) -> str:
@@ -97,15 +99,30 @@ def _autofix(code: str) -> str:
     return ", ".join(kinds) or "no"
 
 
-def render_markdown(code: Optional[str] = None) -> str:
-    """The README rule reference: a table of codes, then each rule in four sections."""
-    if code is not None:
-        return render_rule(code)
+def render_table() -> str:
+    """The compact rule table: one row per registered rule (the README shows this)."""
     table = ["| code | name | default | autofix | what |", "| --- | --- | --- | --- | --- |"]
     for doc in map(rule_doc, RULES):
         table.append(
             f"| {doc.code} | `{doc.name}` | {'on' if doc.default else 'off (opt-in)'} "
             f"| {_autofix(doc.code)} | {_markdown(doc.summary)} |"
         )
+    return "\n".join(table) + "\n"
+
+
+def render_readme() -> str:
+    """The README's rule block: the table, how to suppress, and where the full reference is."""
+    return (
+        "## Lint rules\n\n" + render_table() + "\n"
+        "Suppress a finding with `# noqa: KVP003` (`# noqa: KVP` or a bare `# noqa` covers every"
+        " code).\nEach rule's full documentation, examples and fix safety: `poolguard explain"
+        " KVP001` or\n[docs/rules.md](docs/rules.md) (generated from the same rule registry).\n"
+    )
+
+
+def render_markdown(code: Optional[str] = None) -> str:
+    """The full rule reference (docs/rules.md): the table, then each rule in four sections."""
+    if code is not None:
+        return render_rule(code)
     sections = [render_rule(rule.CODE) for rule in RULES]
-    return "## Lint rules\n\n" + INTRO + "\n" + "\n".join(table) + "\n\n" + "\n".join(sections)
+    return "# Lint rules\n\n" + INTRO + "\n" + render_table() + "\n" + "\n".join(sections)

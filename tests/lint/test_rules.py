@@ -262,12 +262,21 @@ def test_options_parse_list():
     assert Options.parse_list(None) == ()
 
 
-def test_readme_rule_block_is_generated():
+def test_rule_docs_are_generated():
+    """README's compact table and docs/rules.md are the registry's rendering, byte for byte."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    from lint_rules.rules import render_readme
+
+    root = Path(__file__).resolve().parents[2]
+    regenerate = ("regenerate: python -m lint_rules.rules --readme README.md"
+                  " --reference docs/rules.md")
+    readme = (root / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- BEGIN rules -->\n", 1)[1].split("<!-- END rules -->", 1)[0]
-    assert block == render_markdown(), "regenerate: python -m lint_rules.rules --readme README.md"
+    assert block == render_readme(), regenerate
+    assert (root / "docs" / "rules.md").read_text(encoding="utf-8") == render_markdown(), regenerate
+    for rule in RULES:
+        assert f"| {rule.CODE} |" in block and f"### {rule.CODE} " in render_markdown()
 
 
 def kvp001_lines(source: str):
