@@ -73,6 +73,8 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
         return None
     if _read_before_pool(method, store.attr, facts, cls) or _unprovable(facts, cls, store):
         return None
+    if not is_none and not _positive(method, statement):
+        return None  # the property says "the pool is SWA": a negated flag would read inverted
     changes = (
         RemoveStatement((statement.lineno, statement.col_offset),
                         (statement.end_lineno, statement.end_col_offset)),
@@ -270,6 +272,50 @@ def _pure(node: ast.AST) -> bool:
                                     ast.cmpop, ast.boolop, ast.unaryop, ast.keyword)):
             return False
     return True
+
+
+def _positive(method: ast.AST, statement: ast.stmt) -> bool:
+    """The flag is True when the pool test passes: no negation in its value (nor in the local
+    it copies), and a stored constant is ``True`` in the body of a test that is not negated."""
+    value = statement.value
+    if isinstance(value, ast.Name):  # flag = <local>: the local's last binding before it
+        bound = [n.value for n in ast.walk(method) if isinstance(n, ast.Assign)
+                 and n.lineno < statement.lineno and any(
+                     isinstance(t, ast.Name) and t.id == value.id for t in n.targets)]
+        value = bound[-1] if bound else value
+    if _negated(value):
+        return False
+    if isinstance(value, ast.Constant):
+        branch = _branch_of(method, statement)
+        return value.value is True and branch is not None and not _negated(branch)
+    return True
+
+
+def _negated(node: ast.AST) -> bool:
+    """``not x``, ``x is None``, ``type(x) is not T``: a test whose truth is the pool test's
+    opposite."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.UnaryOp) and isinstance(sub.op, ast.Not):
+            return True
+        if isinstance(sub, ast.Compare):
+            sides = (sub.left, *sub.comparators)
+            void = any(isinstance(side, ast.Constant) and side.value in (None, False)
+                       for side in sides)
+            if any(isinstance(op, (ast.Is, ast.Eq)) for op in sub.ops) and void or any(
+                    isinstance(op, (ast.IsNot, ast.NotEq, ast.NotIn)) for op in sub.ops
+            ) and not void:
+                return True  # x is None; type(x) is not SWAKVPool (but x is not None)
+        if isinstance(sub, ast.Constant) and sub.value is False:
+            return True
+    return False
+
+
+def _branch_of(method: ast.AST, statement: ast.stmt) -> Optional[ast.AST]:
+    """The test whose body holds ``statement`` directly; None in an ``else`` or elsewhere."""
+    for node in ast.walk(method):
+        if isinstance(node, (ast.If, ast.While)) and statement in node.body:
+            return node.test
+    return None
 
 
 def _directly_in(method: ast.AST, statement: ast.stmt) -> bool:

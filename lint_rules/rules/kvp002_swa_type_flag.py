@@ -226,6 +226,28 @@ class SwaTypeFlag(Rule):
             expected=((7, "KVP002"), (8, "KVP002"), (9, "KVP002"), (10, "KVP002"), (13, "KVP002"),
                       (15, "KVP002"), (19, "KVP002"), (21, "KVP002"), (24, "KVP002")),
         ),
+        Invalid(
+            # negated flags: the property would read the opposite, so no safe fix is offered
+            dedent(
+                """\
+                class NegatedFlagBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.is_plain = not isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                        full = self.token_to_kv_pool.__class__ is not SWAKVPool
+                        self.full_only = full
+                        if isinstance(model_runner.token_to_kv_pool, SWAKVPool):
+                            self.needs_full_table = False
+
+                    @staticmethod
+                    def _resolve_swa_kv_pool(model_runner):
+                        pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                        return pool if isinstance(pool, SWAKVPool) else None
+                """
+            ),
+            expected=((5, "KVP002"), (7, "KVP002"), (9, "KVP002")),
+        ),
     )
     CODE = "KVP002"
     NAME = "swa-type-flag"
