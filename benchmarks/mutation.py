@@ -116,7 +116,7 @@ MUTANTS = (
     # -- runtime guard: paths beyond the backend's own attributes (issue 15), the fix's reach
     # and the plugin's idempotence (issue 16)
     Mutant("translator-unchecked", "runtime_guard/checks.py",
-           "or translator_problem(backend, active, layer_id)", "or None", PATH_TESTS,
+           "problem = translator_problem(backend, active, layer_id)", "problem = None", PATH_TESTS,
            "the runner's KVIndexTranslator is never compared with the active pool"),
     Mutant("bound-copy-by-presence", "runtime_guard/checks.py",
            "        if belongs_to(method, expected):",
