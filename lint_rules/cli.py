@@ -104,7 +104,11 @@ COMMANDS = {"lint": commands.lint, "explain": commands.explain, "demo": _demo,
 
 
 def main(argv: Optional[list] = None) -> int:
-    args = build_parser().parse_args(argv)  # usage errors exit 2 from argparse itself
+    try:
+        args = build_parser().parse_args(argv)  # usage errors exit 2 from argparse itself
+    except SystemExit:
+        _settle_streams()  # a usage message stuck on a full stderr must not turn 2 into 120
+        raise
     try:
         return COMMANDS[args.command](args)
     except (UsageError, ConfigError) as exc:
@@ -120,6 +124,19 @@ def main(argv: Optional[list] = None) -> int:
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         error(f"internal error, please report: {reason[:300]}")
         return EXIT_ERROR
+
+
+def _settle_streams() -> None:
+    """Flush stdout and stderr now; a stream that cannot take its bytes is pointed at /dev/null
+    so the interpreter's own flush at exit cannot fail and replace the status with 120."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
 
 
 if __name__ == "__main__":

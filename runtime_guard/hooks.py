@@ -41,9 +41,11 @@ _CHECKED = "_poolguard_checked"  # per-backend set of page tables already bounds
 
 def configure(config: GuardConfig) -> GuardConfig:
     """Set the mode and action the hooks follow (the plugin calls this at load); returns the
-    configuration it replaces, so a demo can put it back."""
+    configuration it replaces, so a demo can put it back. "Once per site" counts from here: a
+    new configuration logs each site afresh."""
     global _config
     previous, _config = _config, config
+    _logged_sites.clear()
     return previous
 
 

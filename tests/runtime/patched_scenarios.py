@@ -103,7 +103,7 @@ def _decode(backend, batch, view_pool, layers) -> list:
 def _torch_native(cls) -> dict:
     """TorchNative end to end: the FROZEN_KV draft's decode against the target-pool reference,
     and the decode of a target, an EAGLE draft and a non-SWA model."""
-    target, draft, batch = tn._setting()
+    target, draft, _, batch = tn._setting()  # the batch that writes K/V (the demo's live case)
     allocator = draft.token_to_kv_pool_allocator
     reference_runner = sc.runner(target, allocator)
     reference_runner.req_to_token_pool = draft.req_to_token_pool
