@@ -5,11 +5,16 @@ One AROUND hook on SGLang's ``AttentionBackend.forward`` (the dispatch to ``forw
 the backend's pool state belongs to the pool the launch reads (``backend.token_to_kv_pool``, or
 the forward batch's on releases whose backends hold none):
 
-* every attribute holding a KV pool, or a method bound to one, names the active pool or one of
-  its sub-pools (an ``SWAKVPool``'s full and SWA pools); so do those of its helpers (plain
-  objects it holds), of pools in its lists, tuples and dicts, and of its inner backends;
-* every boolean attribute the lint's vocabulary calls an SWA flag (``is_flag_name``, the same
-  words ``poolguard lint`` flags, imported, not copied) says what the active pool is.
+* every attribute holding a KV pool, a method bound to one or a function whose closure cells or
+  defaults captured one names the active pool or one of its sub-pools (an ``SWAKVPool``'s full
+  and SWA pools); so do those of its helpers and record objects (plain objects, dataclasses,
+  namespaces, ``__slots__`` classes, two levels deep), of pools in its lists, tuples and dicts,
+  of its class attributes and of its inner backends; one named for an SWA pool or mapping is
+  not None while the launch reads an SWA pool;
+* every boolean the class's own code decides from an SWA pool or allocator type, whatever it
+  is called (the lint's analysis of the class, ``runtime_guard.provenance``), says what the
+  active pool is; any other bool named for SWA or a window does not say "not SWA" while the
+  launch reads an SWA layer (True beside a full pool may be model geometry, ``has_swa``).
 
 Which attributes to read is discovered once per class (and per ``__dict__`` size, so an instance
 that grew attributes is re-read) from the instance, not from a list of names: a new backend is
@@ -29,7 +34,6 @@ from lint_rules.rules._vocab import (
     ACTIVE_POOL,
     ALLOCATOR,
     ALLOCATOR_POOL,
-    is_flag_name,
     is_swa_word,
 )
 from runtime_guard.backends import BACKENDS
@@ -48,18 +52,26 @@ _MAX_INNER_DEPTH = 3  # wrappers of wrappers; deeper nesting is not checked
 class Layout(NamedTuple):
     """Where one backend class keeps pool state, read off an instance once."""
 
-    direct: tuple  # attributes that hold a pool or a pool method, or None
-    swa_named: frozenset  # those of them the vocabulary calls an SWA pool: None is stale there
-    nested: tuple  # (attribute, getter): pools inside a helper, a list, a tuple or a dict
-    flags: tuple  # attributes the vocabulary calls an SWA flag, holding a bool
+    direct: tuple  # attributes that hold a pool, a pool method or a closure over one, or None
+    swa_named: frozenset  # those of them named for an SWA pool or mapping: None is stale there
+    nested: tuple  # (attribute, steps, path, swa-named): pools inside helpers and containers
+    flags: tuple  # (attribute, negated): flags the class's code decides from an SWA pool test
+    soft: tuple  # (attribute, steps, path, negated): other bools named for SWA or a window
+    on_class: tuple  # class attributes holding a pool (set on the class, shared by instances)
     inner: tuple  # attributes holding an inner backend, or a list/tuple of them
 
 
-_POOL, _METHOD, _PARTIAL, _BACKEND, _OTHER = range(5)
+_POOL, _METHOD, _PARTIAL, _FUNCTION, _BACKEND, _OTHER = range(6)
 _kinds: dict = {}  # type -> one of the kinds above
 _layouts: dict = {}  # (class, len(__dict__)) -> Layout
 _generic: dict = {}  # class -> whether the generic check applies (not described by the table)
 _members: dict = {}  # id(active pool) -> (pool, frozenset of ids of it and its sub-pools)
+_NEGATED = ("no_", "not_", "skip_", "disable_", "without_")  # a flag that is True off SWA
+_RECORD_DEPTH = 2  # records in records (a helper's config); deeper is not searched
+_RECORD_ITEMS = 64  # items of one container or record read at discovery
+# Objects SGLang builds from the model and the command line, never from a pool: their flags
+# are the model's geometry (a draft's config says what the draft model is).
+_CONFIG_MODULES = ("sglang.srt.configs", "sglang.srt.server_args", "transformers")
 
 
 def _kind(value: Any) -> int:
@@ -69,13 +81,15 @@ def _kind(value: Any) -> int:
         names = {klass.__name__ for klass in cls.__mro__}
         kind = (_POOL if _POOL_BASE in names else _BACKEND if _BACKEND_BASE in names
                 else _METHOD if cls is types.MethodType
+                else _FUNCTION if cls is types.FunctionType
                 else _PARTIAL if issubclass(cls, functools.partial) else _OTHER)
         _kinds[cls] = kind
     return kind
 
 
 def pool_of(value: Any) -> Any:
-    """The KV pool ``value`` is or is bound to (a bound method, a partial of one), or None."""
+    """The KV pool ``value`` is or is bound to (a bound method, a partial of one, a function
+    whose closure cells or defaults hold one), or None."""
     kind = _kind(value)
     if kind == _POOL:
         return value
@@ -85,7 +99,18 @@ def pool_of(value: Any) -> Any:
     if kind == _PARTIAL:  # a method of a pool, or a function given a pool as an argument
         return next((pool for pool in map(pool_of, (value.func, *value.args,
                                                     *value.keywords.values())) if pool), None)
+    if kind == _FUNCTION:  # what it captured when it was defined, not what it reads live
+        return next((pool for pool in map(_captured_pool, _captured(value)) if pool), None)
     return None
+
+
+def _captured(function) -> tuple:
+    cells = tuple(_cell(cell) for cell in function.__closure__ or ())
+    return cells + (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values())
+
+
+def _captured_pool(value: Any) -> Any:
+    return pool_of(value) if _kind(value) != _FUNCTION else None  # one level: no cycles
 
 
 def is_generic(cls: type) -> bool:
@@ -102,19 +127,26 @@ def layout_of(backend: Any) -> Layout:
     key = (type(backend), len(state))
     layout = _layouts.get(key)
     if layout is None:
-        layout = _layouts[key] = discover(state)
+        layout = _layouts[key] = discover(state, type(backend))
     return layout
 
 
-def discover(state: dict) -> Layout:
-    """Read which attributes of one instance hold pool state (the slow part, once per class)."""
-    direct, nested, flags, inner = [], [], [], []
+def discover(state: dict, cls: Optional[type] = None) -> Layout:
+    """Read which attributes of one instance hold pool state (the slow part, once per class).
+    Pools are found by value (what an attribute holds), flags by how ``cls``'s code computes
+    them (``runtime_guard.provenance``), other SWA- or window-named bools by name."""
+    from runtime_guard.provenance import proven_flags
+
+    proven = proven_flags(cls, _base_of(cls)) if cls is not None else None
+    direct, nested, flags, soft, inner = [], [], [], [], []
     for name, value in state.items():
         if name.startswith(_OURS):
             continue
         if type(value) is bool:
-            if is_flag_name(name):
-                flags.append(name)
+            if proven and name in proven:
+                flags.append((name, name.startswith(_NEGATED)))
+            elif _soft_name(name):
+                soft.append((name, (), name, name.startswith(_NEGATED)))
         elif value is None:
             if _may_hold_pool(name):  # e.g. ``_swa_kv_pool = None``: may be bound later
                 direct.append(name)
@@ -123,9 +155,14 @@ def discover(state: dict) -> Layout:
         elif _kind(value) == _BACKEND or _all_backends(value):
             inner.append(name)
         else:
-            nested.extend((name, getter) for getter in _nested_getters(value))
-    swa_named = frozenset(name for name in direct if is_swa_word(name) and "pool" in name.lower())
-    return Layout(tuple(direct), swa_named, tuple(nested), tuple(flags), tuple(inner))
+            _search(name, value, (), name, 1, nested, soft)
+    swa_named = frozenset(name for name in direct if _swa_slot_name(name))
+    return Layout(tuple(direct), swa_named, tuple(nested), tuple(flags), tuple(soft),
+                  _class_slots(cls, state), tuple(inner))
+
+
+def _base_of(cls: type) -> Optional[type]:
+    return next((k for k in cls.__mro__ if k.__name__ == _BACKEND_BASE), None)
 
 
 def _may_hold_pool(name: str) -> bool:
@@ -133,32 +170,97 @@ def _may_hold_pool(name: str) -> bool:
     return "pool" in lowered or is_swa_word(name)
 
 
+def _swa_slot_name(path: str) -> bool:
+    """An SWA pool or its full->SWA mapping (``_swa_kv_pool``, ``swa_config.pool``)."""
+    lowered = path.lower()
+    return is_swa_word(path) and ("pool" in lowered or "mapping" in lowered)
+
+
+def _soft_name(path: str) -> bool:
+    """A bool named for SWA or a window (``window_kv_enabled``, ``swa_config.enabled``)."""
+    return is_swa_word(path) or "window" in path.lower()
+
+
 def _all_backends(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and bool(value) and all(
         _kind(item) == _BACKEND for item in value)
 
 
-def _nested_getters(value: Any) -> list:
-    """Getters for the pools one level inside ``value``: elements of a list, tuple or dict, or
-    attributes of a helper object. A model runner or worker (it holds an allocator) owns its
-    own role's pool, which a FROZEN_KV draft's launches never read, and an allocator's pool is
-    what resolvers consult: neither is a helper."""
+def _search(root, value, steps, path, depth, nested, soft) -> None:
+    """Pools (and None SWA slots) and SWA-named bools inside ``value``: elements of a list,
+    tuple or dict, or attributes of a helper or record object (``__dict__`` or
+    ``__slots__``), records in records to ``_RECORD_DEPTH``."""
+    for key, item, make in _items(value):
+        label = f"{path}[{key!r}]" if make is operator.itemgetter else f"{path}.{key}"
+        where = steps + (make(key),)
+        if type(item) is bool:
+            if _soft_name(label) and not _is_config(value):
+                soft.append((root, where, label, str(key).startswith(_NEGATED)))
+        elif item is None:
+            if _swa_slot_name(label):
+                nested.append((root, where, label, True))
+        elif pool_of(item) is not None:
+            nested.append((root, where, label, _swa_slot_name(label)))
+        elif depth < _RECORD_DEPTH and _kind(item) == _OTHER:
+            _search(root, item, where, label, depth + 1, nested, soft)
+
+
+def _items(value: Any) -> list:
+    """(key, item, getter maker) for what ``value`` holds. A model runner or worker (it holds
+    an allocator) owns its own role's pool, which a FROZEN_KV draft's launches never read, and
+    an allocator's pool is what resolvers consult: neither is a helper."""
     if isinstance(value, (list, tuple)):
-        items = enumerate(value)
+        pairs = enumerate(value)
         make = operator.itemgetter
     elif isinstance(value, dict):
-        items = value.items()
+        pairs = ((k, v) for k, v in value.items() if isinstance(k, (str, int)))
         make = operator.itemgetter
     else:
-        inside = getattr(value, "__dict__", None)
-        if not isinstance(inside, dict) or ALLOCATOR in inside or hasattr(
-                value, ALLOCATOR_POOL) or isinstance(
+        if hasattr(value, ALLOCATOR_POOL) or isinstance(
                 value, (type, types.ModuleType, types.FunctionType)):
             return []
-        items = inside.items()
+        inside = getattr(value, "__dict__", None)
+        if isinstance(inside, dict):
+            if ALLOCATOR in inside:
+                return []
+            pairs = inside.items()
+        else:
+            slots = [s for k in type(value).__mro__ for s in _slot_names(k)]
+            pairs = ((s, getattr(value, s, None)) for s in slots)
         make = operator.attrgetter
-    return [make(key) for key, item in items
-            if (not isinstance(key, str) or key.isidentifier()) and pool_of(item) is not None]
+    found = []
+    for key, item in pairs:
+        if len(found) == _RECORD_ITEMS:
+            break
+        if make is operator.itemgetter or (key.isidentifier() and not key.startswith("__")):
+            found.append((key, item, make))
+    return found
+
+
+def _slot_names(klass: type) -> tuple:
+    slots = vars(klass).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
+def _is_config(value: Any) -> bool:
+    return type(value).__module__.startswith(_CONFIG_MODULES)
+
+
+def _class_slots(cls: Optional[type], state: dict) -> tuple:
+    """Class attributes (below SGLang's base) holding a pool, a pool method or a closure over
+    one, which the instance does not shadow: state one constructor stored for every instance."""
+    found = []
+    for klass in (cls.__mro__ if cls is not None else ()):
+        if klass.__name__ == _BACKEND_BASE or klass is object:
+            break
+        for name, value in vars(klass).items():
+            if name in state or name.startswith("__") or name in found or isinstance(
+                    value, (property, classmethod, staticmethod, types.FunctionType)):
+                continue
+            if value is None and _swa_slot_name(name) or (
+                    value is not None and pool_of(value) is not None):
+                found.append(name)
+    return tuple(found)
 
 
 def members(active: Any) -> frozenset:
@@ -191,26 +293,26 @@ def find_generic_problem(backend: Any, layer_id: Optional[int] = None,
 def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Problem]:
     state = backend.__dict__
     layout = _layouts.get((type(backend), len(state))) or layout_of(backend)
-    for name in layout.direct:
+    for name in layout.direct:  # inline: the one loop every generic launch runs
         value = state.get(name)
-        if value is active:
-            continue
-        if value is None:
-            if name in layout.swa_named and _expects_swa_pool(active):
-                return Problem("pool", _none_message(outer, layer_id, active, prefix + name))
-            continue
-        pool = pool_of(value)
-        if pool is not None and id(pool) not in members(active):
-            return Problem("pool", _pool_message(outer, layer_id, active, prefix + name, value,
-                                                 pool))
-    for name, getter in layout.nested:
-        value = _get(getter, state.get(name))
-        pool = pool_of(value) if value is not None else None
-        if pool is not None and id(pool) not in members(active):
-            path = prefix + _path(name, getter)
-            return Problem("pool", _pool_message(outer, layer_id, active, path, value, pool))
-    if layout.flags:
-        problem = _flag_problem(outer, state, layout.flags, prefix, active, layer_id)
+        if value is not active and (value is not None or name in layout.swa_named):
+            problem = _slot_problem(outer, value, name in layout.swa_named, prefix + name,
+                                    active, layer_id)
+            if problem is not None:
+                return problem
+    for name in layout.on_class:
+        problem = _slot_problem(outer, getattr(type(backend), name, None), _swa_slot_name(name),
+                                f"{prefix}{name} (a class attribute of "
+                                f"{type(backend).__name__})", active, layer_id)
+        if problem is not None:
+            return problem
+    for name, steps, path, swa in layout.nested:
+        problem = _slot_problem(outer, _follow(state.get(name), steps), swa, prefix + path,
+                                active, layer_id)
+        if problem is not None:
+            return problem
+    if layout.flags or layout.soft:
+        problem = _flag_problem(outer, state, layout, prefix, active, layer_id)
         if problem is not None:
             return problem
     if layout.inner and depth < _MAX_INNER_DEPTH:
@@ -219,14 +321,55 @@ def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Proble
     return None
 
 
-def _flag_problem(outer, state, flags, prefix, active, layer_id) -> Optional[Problem]:
-    active_is_swa = is_swa_pool(active)
-    for name in flags:
-        flag = state.get(name)
-        if type(flag) is bool and flag != active_is_swa and (
-                flag or getattr(active, "swa_layer_nums", 1) != 0):
-            return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, flag))
+def _slot_problem(outer, value, swa_named, path, active, layer_id) -> Optional[Problem]:
+    if value is active:
+        return None
+    if value is None:
+        if swa_named and _expects_swa_pool(active):
+            return Problem("pool", _none_message(outer, layer_id, active, path))
+        return None
+    pool = pool_of(value)
+    if pool is not None and id(pool) not in members(active):
+        return Problem("pool", _pool_message(outer, layer_id, active, path, value, pool))
     return None
+
+
+def _follow(value, steps):
+    for step in steps:
+        if value is None:
+            return None
+        try:
+            value = step(value)
+        except (LookupError, AttributeError, TypeError):  # the holder changed since discovery
+            return None
+    return value
+
+
+def _flag_problem(outer, state, layout, prefix, active, layer_id) -> Optional[Problem]:
+    """A proven flag must say what the active pool is; any other SWA- or window-named bool
+    only must not say "not SWA" while the launch reads an SWA layer: True beside a full pool
+    may be the model's geometry (a sliding window exists), never a wrong translation."""
+    active_is_swa = is_swa_pool(active)
+    for name, negated in layout.flags:
+        flag = state.get(name)
+        if type(flag) is bool and (flag != negated) != active_is_swa and (
+                flag != negated or getattr(active, "swa_layer_nums", 1) != 0):
+            return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, flag))
+    if not layout.soft or not _reads_swa_layer(active, layer_id):
+        return None
+    for name, steps, path, negated in layout.soft:
+        flag = _follow(state.get(name), steps)
+        if type(flag) is bool and flag == negated:
+            return Problem("flag", _flag_message(outer, layer_id, active, prefix + path, flag))
+    return None
+
+
+def _reads_swa_layer(active: Any, layer_id: Optional[int]) -> bool:
+    if not _expects_swa_pool(active):
+        return False
+    mapping = getattr(active, "layers_mapping", None)
+    return layer_id is None or not mapping or layer_id not in mapping or bool(
+        mapping[layer_id][1])
 
 
 def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth):
@@ -246,23 +389,6 @@ def _expects_swa_pool(active: Any) -> bool:
     """The launch reads an SWA pool with SWA layers: an SWA pool attribute left None (resolved
     from a non-SWA pool, e.g. a FROZEN_KV MTP draft's own) sends SWA layers full-pool ids."""
     return is_swa_pool(active) and getattr(active, "swa_layer_nums", 1) != 0
-
-
-def _get(getter, value):
-    if value is None:
-        return None
-    try:
-        return getter(value)
-    except (LookupError, AttributeError, TypeError):  # the container changed since discovery
-        return None
-
-
-def _path(name: str, getter) -> str:
-    if getter is None:
-        return name
-    if isinstance(getter, operator.attrgetter):
-        return f"{name}.{repr(getter)[len('operator.attrgetter(') + 1:-2]}"
-    return f"{name}{repr(getter)[len('operator.itemgetter'):].replace('(', '[').replace(')', ']')}"
 
 
 _WHY = ("poolguard's table does not describe this class, so whether its launches read the "
