@@ -187,6 +187,8 @@ class _FileAnalysis:
                 self._analyse(tree)
 
     def _analyse(self, tree: Optional[ast.AST]) -> None:
+        if tree is None and self.package is not None:  # parsed already as another's module
+            tree = self.package.tree_of(self.path, self.source)
         if tree is None:
             try:
                 with warnings.catch_warnings():
@@ -197,6 +199,8 @@ class _FileAnalysis:
                 return self._parse_failure(1, 0, "nesting too deep")
             except (SyntaxError, ValueError, OverflowError) as error:
                 return self._libcst_decides(error)
+            if self.package is not None:  # other files' summaries may read this module
+                self.package.adopt(self.path, tree, self.source)
         try:
             module = self.package.begin(self.path) if self.package is not None else ""
             facts = _deep(analyse, tree, self.options, self.package, module, None, self.path)

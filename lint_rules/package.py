@@ -31,16 +31,25 @@ MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 MAX_HEIRS = 4  # a mixin is read with the backends inheriting it, when they are this few
 # A class statement's name and base list, read from the text (nested parentheses are rare in
 # base lists; a header this misses only costs a file the package view, never a crash).
-CLASS_HEADER = re.compile(r"^[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:", re.M)
+CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def class_headers(source: str) -> list:
-    """``[[name, [base identifiers]], ...]`` for every class statement of ``source``."""
-    if "class" not in source:
-        return []
-    return [[m.group(1), IDENTIFIER.findall(m.group(2) or "")]
-            for m in CLASS_HEADER.finditer(source)]
+    """``[[name, [base identifiers]], ...]`` for every class statement of ``source`` (one that
+    begins a line after spaces or tabs)."""
+    found, index = [], source.find("class")
+    while index >= 0:  # str.find, then one anchored match: a regex tried at every line is slow
+        start = source.rfind("\n", 0, index) + 1
+        match = None
+        if not source[start:index].strip(" \t"):
+            match = CLASS_HEADER.match(source, start)
+        if match is not None:
+            found.append([match.group(1), IDENTIFIER.findall(match.group(2) or "")])
+            index = source.find("class", match.end())
+        else:
+            index = source.find("class", index + 5)
+    return found
 
 
 @dataclass(frozen=True)
@@ -61,13 +70,20 @@ class _Module:
     name: str
     tree: ast.AST
     scope: object  # rules._facts.ModuleScope
+    text: str  # the decoded source the tree is of
 
 
 class PackageIndex:
     """Module names of one run's files, and their summaries computed on demand."""
 
-    def __init__(self, files: Iterable[str], options: Options = Options()) -> None:
+    def __init__(self, files: Iterable[str], options: Options = Options(),
+                 contents: Optional[Dict[str, bytes]] = None,
+                 digests: Optional[Dict[str, Optional[str]]] = None) -> None:
+        """``contents`` and ``digests`` (by absolute path): the bytes the run already read, so
+        every module is analysed as the run read it, never read from disk a second time."""
         self.options = options
+        self.contents = contents or {}
+        self.digests = digests or {}
         paths = sorted({os.path.abspath(path) for path in files})
         root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
@@ -118,7 +134,7 @@ class PackageIndex:
         defined = {name for rows in self.headers.values() for name, _ in rows}
         self.mixins = frozenset((inherited & defined) - backends)
         holders.update(path for path, rows in self.headers.items()
-                       if mention.get(path) and any(name in self.mixins for name, _ in rows))
+                       if any(name in self.mixins for name, _ in rows) and mention.get(path))
         return frozenset(holders)
 
     def subclass_summaries(self, scope, name: str) -> tuple:
@@ -169,22 +185,53 @@ class PackageIndex:
         return module
 
     def _parse(self, path: str) -> Optional[_Module]:
-        from lint_rules.rules._facts import ModuleScope
-
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            text = self._text(path)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
-                tree = ast.parse(data.decode(encoding))
+                tree = ast.parse(text)
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError,
                 RecursionError, MemoryError):
             return None  # an unreadable module answers nothing; its own lint says why
+        return self._module_of(path, tree, text)
+
+    def _text(self, path: str) -> str:
+        data = self.contents.get(path)
+        if data is None:  # a module outside the run's reading (a test builds the index alone)
+            with open(path, "rb") as handle:
+                data = handle.read()
+            self.contents[path] = data
+        if path not in self.digests:
+            self.digests[path] = digest_bytes(data)
+        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
+        return data.decode(encoding)
+
+    def _module_of(self, path: str, tree: ast.AST, text: str) -> _Module:
+        from lint_rules.rules._facts import ModuleScope
+
         name = self.names.get(path, "")
         scope = ModuleScope(tree, self, name, path)
-        scope.digest = digest_bytes(data)
-        return _Module(path, name, tree, scope)
+        scope.digest = self.digests.get(path)
+        return _Module(path, name, tree, scope, text)
+
+    # -- one parse per module and process: the engine and the index share trees ---------------
+    def tree_of(self, path: str, source: str) -> Optional[ast.AST]:
+        """The tree of ``path`` when the index parsed it from this very ``source``."""
+        module = self._modules.get(os.path.abspath(path))
+        return module.tree if module is not None and module.text == source else None
+
+    def adopt(self, path: str, tree: ast.AST, source: str) -> None:
+        """Keep the engine's tree of ``path`` for the summaries, when ``source`` is what the run
+        read there (a fix's re-lint of new text is not the module other files see)."""
+        path = os.path.abspath(path)
+        if path not in self.names or path in self._modules:
+            return
+        try:
+            if self._text(path) != source:
+                return
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError):
+            return
+        self._modules[path] = self._module_of(path, tree, source)
 
     def _touch(self, path: str, digest: Optional[str]) -> None:
         for deps in self._open:
@@ -261,9 +308,21 @@ class PackageIndex:
         """Base names this module's classes use that are attention backends of the package
         (from the class graph: no module is analysed to answer)."""
         return frozenset(
-            last_name(base) for node in ast.walk(scope.tree) if isinstance(node, ast.ClassDef)
+            last_name(base) for node in _class_statements(getattr(scope.tree, "body", ()))
             for base in node.bases if last_name(base) in self.backends
         )
+
+
+def _class_statements(statements) -> Iterable[ast.ClassDef]:
+    """Every class statement at any depth: they sit only in statement lists (bodies, else and
+    finally blocks, handlers, match cases), so expressions need no walking."""
+    for statement in statements:
+        if isinstance(statement, ast.ClassDef):
+            yield statement
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                yield from _class_statements(inner)
 
 
 def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> ClassSummary:
@@ -301,7 +360,7 @@ class HeaderCache:
                 self.known = {}
 
     def get(self, digest: str) -> Optional[list]:
-        """``[mentions the vocabulary, class headers]`` of the file with this digest."""
+        """``class_headers()`` of the file with this digest."""
         return self.known.get(digest)
 
     def put(self, digest: str, entry: list) -> None:
@@ -324,11 +383,8 @@ class HeaderCache:
             pass
 
 
-def _well_formed(entry) -> bool:
-    """``[mentions the vocabulary, class_headers()]``."""
-    if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], bool)):
-        return False
-    headers = entry[1]
+def _well_formed(headers) -> bool:
+    """``class_headers()``: ``[[name, [base, ...]], ...]``."""
     return isinstance(headers, list) and all(
         isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)
         and isinstance(row[1], list) and all(isinstance(b, str) for b in row[1])

@@ -328,9 +328,11 @@ class _TreeRun:
         from lint_rules.package import HeaderCache, PackageIndex, class_headers
         from lint_rules.rules._vocab import mentions_vocabulary
 
-        self.package = PackageIndex([path for path, _ in read], self.config.options)
+        contents = {os.path.abspath(path): data for path, data in read if data is not None}
+        self.package = PackageIndex([path for path, _ in read], self.config.options,
+                                    contents, self.digests)
         self.headers = HeaderCache(self.config.options, enabled=self.cache.path is not None)
-        headers, mention = {}, {}
+        headers = {}
         for path, data in read:
             if data is None:
                 continue
@@ -339,13 +341,12 @@ class _TreeRun:
             if found is None:
                 try:
                     self.texts[path] = _decode(data)
-                    text = self.texts[path][0]
-                    found = [mentions_vocabulary(text, self.config.options), class_headers(text)]
+                    found = class_headers(self.texts[path][0])
                 except (SyntaxError, UnicodeDecodeError, LookupError):
-                    found = [False, []]
+                    found = []
                 self.headers.put(digest, found)
-            mention[path], headers[path] = found
-        return self.package.connect(headers, mention)
+            headers[path] = found
+        return self.package.connect(headers, _Mentions(self, mentions_vocabulary))
 
     def _cached(self, path: str) -> Optional[_Job]:
         """The file's job, unless its cached result still answers (then it is recorded)."""
@@ -410,6 +411,21 @@ class _TreeRun:
                 return
             fixed = _Job(job.path, job.codes, digest_bytes(data))
             self._store(fixed, rows, fixed=True)
+
+
+class _Mentions:
+    """Whether a file's text names the rules' vocabulary, asked by the class graph only of the
+    few files that define a class package backends inherit (lowering every file is slow)."""
+
+    def __init__(self, run: _TreeRun, mentions) -> None:
+        self.run, self.mentions = run, mentions
+
+    def get(self, path: str) -> bool:
+        try:
+            text, _ = _decode(self.run.package.contents[os.path.abspath(path)])
+        except (KeyError, SyntaxError, UnicodeDecodeError, LookupError):
+            return False
+        return self.mentions(text, self.run.config.options)
 
 
 def _as_row(finding) -> list:
