@@ -13,7 +13,7 @@ process, with the plugin loaded by SGLang's own ``load_plugins()`` from the envi
                  SWAPoolMismatchError), and with SGLANG_ENABLE_ASYNC_ASSERT=1 by the fused
                  kernel's device assert (fatal to the CUDA context, as device asserts are)
   SGLang's aids  the same launches under SGLANG_ENABLE_ASYNC_ASSERT=1 (its async out-of-
-                 bounds probes, on KV writes only), SGLANG_INVARIANT_CHECK=strict, and
+                 bounds probes, on KV writes only), SGLANG_INVARIANT_CHECK=2 (strict), and
                  compute-sanitizer memcheck (the device's own view of each bad read)
 
 Setting: real SGLang 0.5.23 ``SWAKVPool`` + ``SWATokenToKVPoolAllocator`` on the device
@@ -45,7 +45,7 @@ CASES = {  # name -> (environment, backend kind, corrupt one page[, command pref
     "unguarded": ({}, "pre-fix", False),
     # SGLang's own aids on the same launches (side by side with poolguard's modes)
     "unguarded, SGLang async assert": ({"SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "pre-fix", False),
-    "unguarded, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "strict"}, "pre-fix",
+    "unguarded, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "2"}, "pre-fix",
                                           False),
     "unguarded, compute-sanitizer": ({}, "pre-fix", False, MEMCHECK),
     "bounds": ({"SGLANG_POOLGUARD": "bounds"}, "pre-fix", False),
@@ -55,7 +55,7 @@ CASES = {  # name -> (environment, backend kind, corrupt one page[, command pref
     "off-by-one, bounds, device assert": (
         {"SGLANG_POOLGUARD": "bounds", "SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "correct", True),
     "off-by-one, SGLang async assert": ({"SGLANG_ENABLE_ASYNC_ASSERT": "1"}, "correct", True),
-    "off-by-one, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "strict"}, "correct",
+    "off-by-one, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "2"}, "correct",
                                            True),
     "off-by-one, compute-sanitizer": ({}, "correct", True, MEMCHECK),
 }

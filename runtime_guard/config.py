@@ -20,7 +20,8 @@ ACTION_VAR = "SGLANG_POOLGUARD_ACTION"
 FIX_VAR = "SGLANG_POOLGUARD_FIX"
 PLUGINS_VAR = "SGLANG_PLUGINS"  # SGLang's allow-list of general plugins, comma-separated
 PLUGIN_NAME = "poolguard"  # our entry point's name in the group sglang.srt.plugins (setup.cfg)
-# SGLang's own invariant-check level (off/warn/strict): what a latent inconsistency does
+# SGLang's own invariant-check level: what a latent inconsistency does. SGLang reads it as an
+# int (InvariantCheckLevel: 0 off, 1 warn, 2 strict); the names are accepted too.
 LATENT_VAR = "SGLANG_INVARIANT_CHECK"
 
 # Accepted spellings, in the order the error message lists them; "" stands for unset.
@@ -29,7 +30,8 @@ _MODES = {"": "off", **dict.fromkeys(_OFF, "off"), **dict.fromkeys(_ON, "check")
           "check": "check", "bounds": "bounds"}
 _ACTIONS = {"": "raise", "raise": "raise", "log": "log"}
 _FIX = {"": False, **dict.fromkeys(_OFF, False), **dict.fromkeys(_ON, True)}
-_LATENT = {"": "warn", "off": "off", "warn": "warn", "strict": "strict"}  # unset: warn
+_LATENT = {"": "warn", "0": "off", "1": "warn", "2": "strict",  # unset: warn
+           "off": "off", "warn": "warn", "strict": "strict"}
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,16 @@ def _pick(environ: Mapping[str, str], name: str, table: dict):
 
 
 def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
-    """Parse the variables; raise ``PoolGuardConfigError`` naming the accepted values."""
+    """Parse the variables; raise ``PoolGuardConfigError`` naming the accepted values.
+    SGLang's own ``SGLANG_INVARIANT_CHECK`` is read only when the guard is on: with it off,
+    nothing of poolguard may stop a server over a variable that belongs to SGLang."""
     env = os.environ if environ is None else environ
+    mode = _pick(env, MODE_VAR, _MODES)
     return GuardConfig(
-        mode=_pick(env, MODE_VAR, _MODES),
+        mode=mode,
         action=_pick(env, ACTION_VAR, _ACTIONS),
         fix=_pick(env, FIX_VAR, _FIX),
-        latent=_pick(env, LATENT_VAR, _LATENT),
+        latent=_pick(env, LATENT_VAR, _LATENT) if mode != "off" else GuardConfig.latent,
     )
 
 

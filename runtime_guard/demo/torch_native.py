@@ -12,7 +12,8 @@ and the KV-shared draft layers call with ``save_kv_cache=False``): the stale SWA
 logs it once instead of stopping the server. And the same stale backend given a batch that
 writes KV (what any writing launch would do): *live*, SGLang's own ``set_kv_buffer`` asserts,
 and ``check`` raises before it. Each batch also runs under SGLang's own aids
-(``SGLANG_ENABLE_ASYNC_ASSERT=1``, ``SGLANG_INVARIANT_CHECK=strict``), side by side.
+(``SGLANG_ENABLE_ASYNC_ASSERT=1``, ``SGLANG_INVARIANT_CHECK=2``: strict, as SGLang spells it), side
+by side.
 """
 
 from __future__ import annotations
@@ -93,15 +94,14 @@ def _decode(backend, batch, view_pool, hooks=None):
 CASES = {
     "real batch, no guard": ("real", None, {}),
     "real batch, SGLANG_POOLGUARD=1": ("real", GuardConfig(mode="check"), {}),
-    "real batch, SGLANG_POOLGUARD=1 SGLANG_INVARIANT_CHECK=strict": (
+    "real batch, SGLANG_POOLGUARD=1 SGLANG_INVARIANT_CHECK=2": (
         "real", GuardConfig(mode="check", latent="strict"), {}),
     "real batch, SGLANG_ENABLE_ASYNC_ASSERT=1": ("real", None,
                                                  {"SGLANG_ENABLE_ASYNC_ASSERT": "1"}),
     "writing batch, no guard": ("writing", None, {}),
     "writing batch, SGLANG_ENABLE_ASYNC_ASSERT=1": ("writing", None,
                                                     {"SGLANG_ENABLE_ASYNC_ASSERT": "1"}),
-    "writing batch, SGLANG_INVARIANT_CHECK=strict": ("writing", None,
-                                                     {"SGLANG_INVARIANT_CHECK": "strict"}),
+    "writing batch, SGLANG_INVARIANT_CHECK=2": ("writing", None, {"SGLANG_INVARIANT_CHECK": "2"}),
     "writing batch, SGLANG_POOLGUARD=1": ("writing", GuardConfig(mode="check"), {}),
     "writing batch, SGLANG_POOLGUARD=bounds": ("writing", GuardConfig(mode="bounds"), {}),
 }

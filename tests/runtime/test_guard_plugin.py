@@ -6,6 +6,7 @@ Each scenario runs ``loader_child.py`` in a fresh interpreter (patches made by
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import os
@@ -135,6 +136,27 @@ def test_bad_value_stops_at_load_with_one_clear_line():
         "poolguard: SGLANG_POOLGUARD='yes please' is not valid; "
         "accepted values: unset, 0, off, false, no, 1, on, true, yes, check, bounds"
     )
+
+
+def test_sglangs_own_invariant_check_values_never_stop_an_unguarded_server():
+    # SGLANG_INVARIANT_CHECK belongs to SGLang (an int: 0/1/2); with the guard off the plugin
+    # must not even read it, whatever it holds
+    for value in ("2", "not a level"):
+        seen = observed(run_child("off", SGLANG_INVARIANT_CHECK=value))
+        assert seen["untouched"] == [True, True, True] and not seen["hooks_imported"]
+
+
+def test_invariant_check_levels_are_read_as_sglang_spells_them():
+    from runtime_guard.config import read_config
+    from runtime_guard.demo import scenarios as sc
+
+    sc.sglang()  # SGLang's CPU import path
+    level = getattr(importlib.import_module("sglang.srt.environ"), "InvariantCheckLevel", None)
+    if level is None:
+        pytest.skip("this SGLang release has no SGLANG_INVARIANT_CHECK")
+    for member in level:  # SGLang parses int(value) into its IntEnum
+        config = read_config({"SGLANG_POOLGUARD": "1", "SGLANG_INVARIANT_CHECK": str(member.value)})
+        assert config.latent == member.name.lower()
 
 
 def test_a_subclass_shipping_its_own_launches_is_found_hooked_and_listed():
