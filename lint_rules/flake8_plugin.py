@@ -2,7 +2,9 @@
 
 Registered as ``KVP = lint_rules.flake8_plugin:PoolGuardChecker`` (group ``flake8.extension``).
 Options are read once per run (``parse_options``), not once per file. KVP004 is opt-in through
-``extend_default_ignore``; every code is always computed and flake8 filters them.
+``extend_default_ignore``; flake8 drops that list as soon as ``ignore`` is given (``ignore =
+E501`` in a config), so, as bugbear does for B9xx, an opt-in code is computed only when a
+``select``/``extend-select`` entry names it. flake8 filters the rest (noqa, ignores).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Iterator, Sequence, Tuple
 
 from flake8.exceptions import ExecutionError
 
-from lint_rules.engine import ALL_CODES, lint_source
+from lint_rules.engine import ALL_CODES, DEFAULT_CODES, lint_source
 from lint_rules.options import OptionError, Options
 from lint_rules.rules.kvp900_parse_error import ParseFailure
 
@@ -29,6 +31,7 @@ class PoolGuardChecker:
     name = "sglang-poolguard"
     version = _VERSION
     options: Options = Options()
+    codes: frozenset = frozenset(ALL_CODES)  # computed codes: the default ones and selected opt-ins
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -69,12 +72,16 @@ class PoolGuardChecker:
                                               getattr(options, "kvp_pool_attr", None))
         except OptionError as exc:
             raise ExecutionError(f"{cls.name}: {exc}") from None
+        chosen = tuple(getattr(options, "select", None) or ()) + tuple(
+            getattr(options, "extend_select", None) or ())
+        cls.codes = frozenset(code for code in ALL_CODES
+                              if code in DEFAULT_CODES or code.startswith(chosen))
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
         # flake8's own ast lets the engine skip its syntax check and gate for free
         try:
-            found = lint_source(source, codes=ALL_CODES, options=self.options, tree=self.tree)
+            found = lint_source(source, codes=self.codes, options=self.options, tree=self.tree)
         except (RecursionError, MemoryError) as exc:
             # flake8 aborts the whole run on a plugin exception: this file gets KVP900 instead
             reason = "nesting too deep" if isinstance(exc, RecursionError) else "out of memory"

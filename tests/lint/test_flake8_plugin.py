@@ -1,6 +1,7 @@
 """The flake8 adapter through the real flake8 (``python -m flake8`` in a temporary project)."""
 import argparse
 import ast
+import json
 import textwrap
 from pathlib import Path
 
@@ -64,6 +65,22 @@ def test_kvp004_is_off_by_default_and_enabled_by_extend_select(run_flake8):
     assert ("gated.py", 4, 9, "KVP004") in rows(done.stdout)
     done = run_flake8({"gated.py": GATED}, "--select", "KVP004", "gated.py")
     assert rows(done.stdout) == [("gated.py", 4, 9, "KVP004")]
+
+
+def test_an_ignore_list_leaves_kvp004_off_as_the_cli_does(run_flake8, tmp_path):
+    # flake8 drops its default ignore list (where KVP004 sits) once ignore is given: the plugin
+    # reports the opt-in code only when a select names it, like bugbear's B9xx
+    from clirun import poolguard
+
+    config = "[flake8]\nignore = E501,W503,F821\n"
+    done = run_flake8({"gated.py": GATED, "setup.cfg": config}, "gated.py")
+    assert rows(done.stdout) == [("gated.py", 7, 12, "KVP003")]
+    done = run_flake8({"gated.py": GATED}, "--ignore=F821", "gated.py")
+    assert rows(done.stdout) == [("gated.py", 7, 12, "KVP003")]
+    cli = poolguard("lint", "--no-cache", "--format", "json", "gated.py", cwd=tmp_path)
+    assert [row["code"] for row in json.loads(cli.stdout)] == ["KVP003"]
+    done = run_flake8({"gated.py": GATED}, "--ignore=F821", "--extend-select=KVP004", "gated.py")
+    assert [row[3] for row in rows(done.stdout)] == ["KVP004", "KVP003"]
 
 
 def test_noqa_is_left_to_flake8(run_flake8):
@@ -134,7 +151,8 @@ def test_syntax_error_is_flake8_e999_and_the_engine_reports_kvp900(run_flake8):
 
 
 def test_checker_directly_yields_zero_based_columns_and_prefixed_messages():
-    parsed = argparse.Namespace(kvp_backend_bases=[], kvp_swa_flags=[], kvp_pool_attr="")
+    parsed = argparse.Namespace(kvp_backend_bases=[], kvp_swa_flags=[], kvp_pool_attr="",
+                                select=None, extend_select=["KVP004"])
     PoolGuardChecker.parse_options(parsed)
     assert PoolGuardChecker.options == Options()
     lines = GATED.splitlines(keepends=True)
