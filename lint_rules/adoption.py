@@ -209,6 +209,11 @@ def read_baseline(source: str) -> set:
     if not isinstance(payload, dict) or payload.get("format") != BASELINE_FORMAT:
         raise AdoptionError(f"{source} is not a poolguard baseline (write one with "
                             "--write-baseline)")
+    version = payload.get("version")
+    if type(version) is not int or version != BASELINE_VERSION:  # its fingerprints mean else
+        raise AdoptionError(f"baseline {source} has format version {version!r}; this poolguard "
+                            f"reads version {BASELINE_VERSION}: write it again with "
+                            "--write-baseline")
     rows = payload.get("findings")
     if not isinstance(rows, list) or not all(_baseline_row(row) for row in rows):
         raise AdoptionError(f"baseline {source} has malformed findings")

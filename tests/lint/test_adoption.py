@@ -86,8 +86,16 @@ def test_baseline_hides_known_findings_and_survives_unrelated_edits(tmp_path):
     assert line == len(moved.splitlines()) - 2  # the second, new gate
 
 
+HEAD = '{"format": "poolguard-baseline", '
+
+
 @pytest.mark.parametrize("content", ["{not json", '{"format": "other"}', "[]",
-                                     '{"format": "poolguard-baseline", "findings": [1]}'])
+                                     HEAD + '"findings": [1]}',
+                                     HEAD + '"version": 1, "findings": [1]}',
+                                     # another poolguard's format: its fingerprints are not ours
+                                     HEAD + '"version": 2, "findings": []}',
+                                     HEAD + '"version": "1", "findings": []}',
+                                     HEAD + '"version": true, "findings": []}'])
 def test_a_bad_baseline_exits_2_with_one_line(tmp_path, content):
     tree = write(tmp_path / "tree", {"b.py": AWKWARD, "base.json": content})
     done = poolguard("lint", "--isolated", "--baseline", "base.json", cwd=tree, expect=2)
