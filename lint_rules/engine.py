@@ -122,11 +122,13 @@ def fix_source(
         fixed, declined = _deep(apply_fixes, run.source.replace("\r", "\n") if cr_only
                                 else run.source, plan, options)
     except RecursionError:  # deeper than even that: the findings stay, unfixed
+        run.unfixed = "the file is nested too deep for libcst"
         return source, run.findings()
     if fixed is not None and cr_only:
         fixed = fixed.replace("\n", "\r")
     if fixed is None or fixed == run.source or not _parses(fixed):
         run.declined = declined
+        run.unfixed = "libcst cannot rewrite this file without changing other bytes"
         return source, run.findings()  # a fix that does not round-trip is dropped
     new_source = run.bom + fixed
     left = _FileAnalysis(new_source, codes, options, honor_noqa, package=package, path=path)
@@ -179,6 +181,7 @@ class _FileAnalysis:
         self.lines: List[str] = []
         self.noqa = NoqaMap([])
         self.declined: dict = {}  # class the resolver codemod would not rewrite -> why
+        self.unfixed = ""  # why --fix/--diff could apply none of this file's safe fixes
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
             self.lines = LINE_BREAK_RE.split(self.source)
@@ -306,7 +309,12 @@ class _FileAnalysis:
             line, col = self._start(report)
             fixes = offered[id(report)]
             fixable = any(fix.safe for fix in fixes)
-            notes = tuple((fix.title, fix.applicability) for fix in fixes) + self._declined(report)
+            notes = tuple((fix.title, fix.applicability) for fix in fixes
+                          if not (fix.safe and self.unfixed))
+            if fixable and self.unfixed:  # --fix ran and could not apply it: never advertise it
+                fixable = False
+                notes += ((f"fix not applied: {self.unfixed}", fix_model.DECLINED),)
+            notes += self._declined(report)
             found.append(Finding(line, col, report.code, report.message, fixable, notes))
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
 

@@ -25,6 +25,7 @@ from typing import Iterable, Optional
 
 from lint_rules.cache import ResultCache, content_key
 from lint_rules.config import RunConfig
+from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, remove_stray_temp,
                               write_fix)
 
@@ -369,7 +370,10 @@ class _TreeRun:
         return job
 
     def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, **extra) -> None:
-        self.cache.store(job.key, rows, deps)
+        # a "declined" note exists only because --fix/--diff ran the fix: a later lint of the
+        # same bytes must not be answered with it (nor lose its "[*]" to it)
+        if not any(note[1] == DECLINED for row in rows for note in row[5]):
+            self.cache.store(job.key, rows, deps)
         self._done(job.path, rows, **extra)
 
     def _deps_hold(self, deps: dict) -> bool:

@@ -1,0 +1,39 @@
+"""A second hostile round on the CLI: a safe fix ``--fix`` cannot apply is never advertised by
+the run that tried it, and what only a fix run knows never leaks into a later lint's cache."""
+from __future__ import annotations
+
+import pytest
+from clirun import poolguard, write
+
+from lint_rules.examples import read_example
+
+PREFIX = read_example("trtllm_backend_prefix.py")  # one safe KVP002 fix
+
+
+@pytest.mark.parametrize("tail", ["   \n\t\n   ", "\n\x0c   "], ids=["blank-eof", "form-feed"])
+def test_a_safe_fix_libcst_cannot_apply_is_not_advertised_by_fix(tmp_path, tail):
+    # libcst drops these trailing bytes when it re-emits the module: the fix is refused
+    tree = write(tmp_path / "tree", {"b.py": PREFIX + tail})
+    before = poolguard("lint", "b.py", cwd=tree, expect=1)
+    assert " KVP002 [*] " in before.stdout and "1 fixable with" in before.stderr
+    for mode in ("--fix", "--diff"):
+        done = poolguard("lint", mode, "b.py", cwd=tree, expect=1)
+        assert "[*]" not in done.stdout and "fixable with" not in done.stderr, done.stderr
+        assert "poolguard: b.py: fix not applied: libcst cannot rewrite" in done.stderr
+        assert (tree / "b.py").read_text() == PREFIX + tail
+    # the fix run's verdict is not cached for a lint of the same bytes: warm equals cold
+    again = poolguard("lint", "b.py", cwd=tree, expect=1)
+    assert (again.stdout, again.stderr) == (before.stdout, before.stderr)
+
+
+def test_a_declined_rewrite_is_not_replayed_by_a_later_lint(tmp_path):
+    # a --diff --unsafe-fixes run records why the codemod declined the class; a lint of the same
+    # bytes afterwards (warm cache) must print what a cold lint prints, not that line
+    from test_unsafe_promises import GUARDED
+
+    tree = write(tmp_path / "tree", {"guarded.py": GUARDED})
+    cold = poolguard("lint", "--isolated", "--no-cache", "guarded.py", cwd=tree, expect=1)
+    diff = poolguard("lint", "--isolated", "--diff", "--unsafe-fixes", "guarded.py", cwd=tree)
+    assert "not rewritten by --unsafe-fixes" in diff.stderr
+    warm = poolguard("lint", "--isolated", "guarded.py", cwd=tree, expect=1)
+    assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
