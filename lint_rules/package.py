@@ -29,6 +29,12 @@ from lint_rules.rules._vocab import BACKEND_SUFFIX
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 MAX_HEIRS = 4  # a mixin is read with the backends inheriting it, when they are this few
+# ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
+# (``?kind:argument`` -> the answer), so a cached result is checked against a tree that has
+# changed anywhere, not only in the files it read (``answers_hold``).
+ASKED = "?"
+TREE_KEY = ASKED + "tree"  # the whole run's (path, digest) stamp: equal means nothing changed
+SELF_KEY = ASKED + "self"  # the file the result is of (one content may sit at two paths)
 # A class statement's name and base list, read from the text (nested parentheses are rare in
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
@@ -97,12 +103,14 @@ class PackageIndex:
             for start in range(len(parts)):
                 self.by_key.setdefault(".".join(parts[start:]), []).append(path)
         self.headers: Dict[str, list] = {}  # path -> class_headers() of its text
-        self.mixins: frozenset = frozenset()  # classes package backends inherit, by name
+        self.mixins: frozenset = _Asked((), "mixin", self._touch)  # classes package backends
+        # inherit, by name; every membership test is recorded as read
         self.backends: set = set()  # names of the package's attention backend classes
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
+        self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
     # -- the class graph, from every file's class headers ---------------------------------------
     def connect(self, headers: Dict[str, list], mention: Dict[str, bool]) -> frozenset:
@@ -132,9 +140,9 @@ class PackageIndex:
                     for base in bases:
                         self.subclassed_in.setdefault(base, []).append(path)
         defined = {name for rows in self.headers.values() for name, _ in rows}
-        self.mixins = frozenset((inherited & defined) - backends)
+        self.mixins = _Asked((inherited & defined) - backends, "mixin", self._touch)
         holders.update(path for path, rows in self.headers.items()
-                       if any(name in self.mixins for name, _ in rows) and mention.get(path))
+                       if any(self.is_mixin(name) for name, _ in rows) and mention.get(path))
         return frozenset(holders)
 
     def subclass_summaries(self, scope, name: str) -> tuple:
@@ -142,6 +150,7 @@ class PackageIndex:
         what a mixin's code sees ``self`` hold."""
         found = []
         heirs = self.subclassed_in.get(name, ())
+        self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
         if len(set(heirs)) > MAX_HEIRS:
             return ()  # a framework base (AttentionBackend), not a mixin of a few backends
         for path in heirs:
@@ -157,14 +166,56 @@ class PackageIndex:
     # -- the file being linted ------------------------------------------------------------------
     def begin(self, path: str) -> str:
         """Start collecting what the analysis of ``path`` reads; its dotted module name."""
-        self._open = [{}]
-        return self.names.get(os.path.abspath(path), "")
+        path = os.path.abspath(path)
+        self._open = [{SELF_KEY: path, ASKED + "module": self.names.get(path)}]
+        if self.stamp is not None:
+            self._open[0][TREE_KEY] = self.stamp
+        return self.names.get(path, "")
 
     def deps(self) -> Dict[str, Optional[str]]:
         """``{path: digest}`` of every module the current file's analysis read."""
         return dict(self._open[0])
 
     # -- modules ----------------------------------------------------------------------------------
+    def is_mixin(self, name: str) -> bool:
+        """Whether a package backend inherits class ``name`` (not recorded: the graph's own)."""
+        return frozenset.__contains__(self.mixins, name)
+
+    def context_of(self, path: str) -> Dict[str, Optional[str]]:
+        """What decides whether ``path``, skipped by the text pre-filter, is backend code by
+        inheritance (``connect``): the graph's answer for each of its classes and bases."""
+        asked: Dict[str, Optional[str]] = {}
+        for name, bases in self.headers.get(os.path.abspath(path), ()):
+            asked[f"{ASKED}mixin:{name}"] = self.answer("mixin", name, path)
+            for base in bases:
+                asked[f"{ASKED}backend:{base}"] = self.answer("backend", base, path)
+        if asked and self.stamp is not None:
+            asked[TREE_KEY] = self.stamp
+        return asked
+
+    def answers_hold(self, deps: Dict[str, Optional[str]], path: str) -> bool:
+        """Every question a cached result of ``path`` asked gets the same answer in this run."""
+        return all(self.answer(*key[1:].partition(":")[::2], path) == value
+                   for key, value in deps.items() if key.startswith(ASKED) and key != TREE_KEY)
+
+    def answer(self, kind: str, argument: str, path: str) -> Optional[str]:
+        """This run's answer to one recorded question (``?kind:argument``)."""
+        path = os.path.abspath(path)
+        if kind == "self":
+            return path
+        if kind == "module":
+            return self.names.get(path)
+        if kind == "find":
+            dotted, _, near = argument.partition("@")
+            return self.find(dotted, near)
+        if kind == "backend":
+            return "1" if argument in self.backends else "0"
+        if kind == "mixin":
+            return "1" if self.is_mixin(argument) else "0"
+        if kind == "heirs":
+            return "\n".join(sorted(set(self.subclassed_in.get(argument, ()))))
+        return ASKED  # a question this version does not know: never the recorded answer
+
     def find(self, dotted: str, near: str = "") -> Optional[str]:
         """The run's file for a module name: the longest matching suffix, nearest first."""
         parts = dotted.split(".")
@@ -176,6 +227,7 @@ class PackageIndex:
 
     def module(self, dotted: str, near: str = "") -> Optional[_Module]:
         path = self.find(dotted, near)
+        self._touch(f"{ASKED}find:{dotted}@{near}", path)  # a module added later may answer
         if path is None:
             return None
         if path not in self._modules:
@@ -233,9 +285,10 @@ class PackageIndex:
             return
         self._modules[path] = self._module_of(path, tree, source)
 
-    def _touch(self, path: str, digest: Optional[str]) -> None:
+    def _touch(self, key: str, value: Optional[str]) -> None:
+        """Record what the analyses now open read: a file's digest, or an answer (``ASKED``)."""
         for deps in self._open:
-            deps[path] = digest
+            deps[key] = value
 
     def _remembered(self, key: tuple, compute):
         """``compute()`` once per key; a later use still records the files it read."""
@@ -309,8 +362,13 @@ class PackageIndex:
         (from the class graph: no module is analysed to answer)."""
         return frozenset(
             last_name(base) for node in _class_statements(getattr(scope.tree, "body", ()))
-            for base in node.bases if last_name(base) in self.backends
+            for base in node.bases if self._is_backend(last_name(base))
         )
+
+    def _is_backend(self, name: str) -> bool:
+        found = name in self.backends
+        self._touch(f"{ASKED}backend:{name}", "1" if found else "0")
+        return found
 
 
 def _class_statements(statements) -> Iterable[ast.ClassDef]:
@@ -323,6 +381,24 @@ def _class_statements(statements) -> Iterable[ast.ClassDef]:
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
                 yield from _class_statements(inner)
+
+
+class _Asked(frozenset):
+    """Class names whose every membership test is recorded (``?kind:name`` -> "1" or "0") as
+    a question the analysis asked, wherever the test is made."""
+
+    def __new__(cls, names, kind: str, touch):
+        self = super().__new__(cls, names)
+        self.kind, self.touch = kind, touch
+        return self
+
+    def __contains__(self, name) -> bool:
+        found = frozenset.__contains__(self, name)
+        self.touch(f"{ASKED}{self.kind}:{name}", "1" if found else "0")
+        return found
+
+    def __reduce__(self):  # a spawned worker gets the plain set (recording is per process)
+        return frozenset, (frozenset(self),)
 
 
 def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> ClassSummary:

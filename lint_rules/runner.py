@@ -28,6 +28,7 @@ from lint_rules.config import RunConfig
 from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, remove_stray_temp,
                               write_fix)
+from lint_rules.package import ASKED, SELF_KEY, TREE_KEY
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
@@ -183,6 +184,7 @@ class _Job:
     text: str = ""
     encoding: str = "utf-8"
     unsafe: bool = False  # a fix/diff also applies unsafe fixes (--unsafe-fixes)
+    recheck: Optional[tuple] = None  # (findings, deps) cached, to confirm against the graph
 
     @property
     def key(self) -> str:
@@ -303,12 +305,16 @@ class _TreeRun:
         files to parse, largest first so the longest parses start earliest (longest-
         processing-time order)."""
         read = [(path, self._bytes(path)) for path, _ in sorted(files, key=lambda i: -i[1])]
+        self.stamp = _tree_stamp(read, self.digests)
         missed = [(job, data) for job, data in (
             (self._cached(path), data) for path, data in read if data is not None) if job]
-        # the class graph only sorts files the cache cannot answer: a warm run never builds it
+        # the class graph only serves files the cache cannot answer alone: a warm run of an
+        # unchanged tree never builds it
         promoted = self._connect(read) if missed else frozenset()
         for job, data in missed:
-            job = self._read(job, data, promoted)
+            if job.recheck is not None:
+                job = self._rechecked(job)
+            job = job and self._read(job, data, promoted)
             if job is not None:
                 yield job
 
@@ -332,6 +338,7 @@ class _TreeRun:
         contents = {os.path.abspath(path): data for path, data in read if data is not None}
         self.package = PackageIndex([path for path, _ in read], self.config.options,
                                     contents, self.digests)
+        self.package.stamp = self.stamp
         self.headers = HeaderCache(self.config.options, enabled=self.cache.path is not None)
         headers = {}
         for path, data in read:
@@ -350,13 +357,30 @@ class _TreeRun:
         return self.package.connect(headers, _Mentions(self, mentions_vocabulary))
 
     def _cached(self, path: str) -> Optional[_Job]:
-        """The file's job, unless its cached result still answers (then it is recorded)."""
+        """The file's job, unless its cached result still answers (then it is recorded); a
+        result that asked the package a question is rechecked once the class graph is built,
+        unless the whole tree is as it was when the result was last checked."""
         full = os.path.abspath(path)
         job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
-        if self._reusable(cached) and self._deps_hold(self.cache.deps_of(job.key)):
-            return self._store(job, cached, self.cache.deps_of(job.key))
+        if not self._reusable(cached):
+            return job
+        deps = self.cache.deps_of(job.key)
+        if not any(key.startswith(ASKED) for key in deps):  # the file's own result
+            return self._store(job, cached, deps) if self._deps_hold(deps) else job
+        if deps.get(TREE_KEY) == self.stamp and deps.get(SELF_KEY, full) == full:
+            return self._store(job, cached, deps)
+        job.recheck = (cached, deps)
         return job
+
+    def _rechecked(self, job: _Job) -> Optional[_Job]:
+        """None once the cached result is confirmed: every file it read is unchanged and every
+        question it asked the package is answered alike (a new subclass, a new module...)."""
+        cached, deps = job.recheck
+        job.recheck = None
+        if not (self._deps_hold(deps) and self.package.answers_hold(deps, job.path)):
+            return job
+        return self._store(job, cached, dict(deps, **{TREE_KEY: self.stamp}))
 
     def _read(self, job: _Job, data: bytes, promoted: frozenset) -> Optional[_Job]:
         path, full = job.path, os.path.abspath(job.path)
@@ -366,7 +390,7 @@ class _TreeRun:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
         if not self.may_match(job.text, self.config.options) and (  # the engine skips it too
                 full not in promoted):  # unless a package backend inherits it
-            return self._store(job, [])
+            return self._store(job, [], self.package.context_of(full) or None)
         return job
 
     def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, **extra) -> None:
@@ -379,6 +403,8 @@ class _TreeRun:
     def _deps_hold(self, deps: dict) -> bool:
         """Every other module a cached result read is as it was (package-wide analysis)."""
         for path, digest in deps.items():
+            if path.startswith(ASKED):
+                continue  # a question, not a file: ``PackageIndex.answers_hold``
             if path not in self.digests:
                 try:
                     with open(path, "rb") as handle:
@@ -414,7 +440,7 @@ class _TreeRun:
                 self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
                 return
             fixed = _Job(job.path, job.codes, digest_bytes(data))
-            self._store(fixed, rows, fixed=True)
+            self._store(fixed, rows, deps, fixed=True)
 
 
 class _Mentions:
@@ -430,6 +456,13 @@ class _Mentions:
         except (KeyError, SyntaxError, UnicodeDecodeError, LookupError):
             return False
         return self.mentions(text, self.run.config.options)
+
+
+def _tree_stamp(read: list, digests: dict) -> str:
+    """One digest of the run's file list and every file's content (``package.TREE_KEY``)."""
+    rows = sorted(f"{full}\0{digests.get(full)}" for full in map(os.path.abspath, (
+        path for path, _ in read)))
+    return digest_bytes("\n".join(rows).encode("utf-8", "surrogateescape"))
 
 
 def _as_row(finding) -> list:

@@ -1,0 +1,98 @@
+"""A warm cache answers a package exactly as a cold run does, whatever changed between runs.
+
+A file's result in ``poolguard lint DIR`` depends on other files: the bases and helpers it
+reads, the backends that inherit its mixins, the modules its imports resolve to, whether a
+package backend inherits one of its classes at all. Each step below edits, adds or removes one
+such file of a small package between two runs sharing a cache, then compares the warm run with
+a cold one (fresh cache) and checks that the findings did change where the step says.
+"""
+from __future__ import annotations
+
+from textwrap import dedent
+
+from clirun import json_rows, poolguard, write
+
+LINT = ("lint", "--isolated", "--format", "json", "pkg")
+MIXIN = dedent("""\
+    class SpecMixin:
+        def plan_swa(self, layer):
+            if self.is_swa:
+                return 1
+            return 0
+""")
+IMPORT = "from pkg.mixin import SpecMixin\n\n\n"
+PLAIN_HEIR = IMPORT + dedent("""\
+    class ABackend(SpecMixin, AttentionBackend):
+        def __init__(self, model_runner):
+            self.window = 4
+""")
+NOT_AN_HEIR = PLAIN_HEIR.replace("SpecMixin, ", "")
+FLAG_HEIR = IMPORT + dedent("""\
+    class BBackend(SpecMixin, AttentionBackend):
+        def __init__(self, model_runner):
+            self.is_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+""")
+HELPERS = dedent("""\
+    def pool_is_swa(model_runner):
+        return isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+""")
+HELPED = dedent("""\
+    from {module} import pool_is_swa
+
+
+    class CBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.hybrid = pool_is_swa(model_runner)
+
+        def forward_decode(self, layer):
+            if self.hybrid:
+                return 1
+""")
+MIXIN_GATE = ("pkg/mixin.py", 3, "KVP003")
+HELPED_ROWS = [("pkg/c.py", 6, "KVP002"), ("pkg/c.py", 9, "KVP003")]
+
+
+def _warm_is_cold(tmp_path, cache, *args) -> list:
+    """The warm run's rows, asserted equal to a cold run's."""
+    root = tmp_path / "tree"
+    warm = json_rows(poolguard(*LINT[:-1], *(args or LINT[-1:]), cwd=root, cache_dir=cache).stdout)
+    cold_cache = tmp_path / f"cold-{len(list(tmp_path.glob('cold-*')))}"
+    cold = json_rows(poolguard(*LINT[:-1], *(args or LINT[-1:]), cwd=root,
+                               cache_dir=cold_cache).stdout)
+    assert warm == cold
+    return warm
+
+
+def test_results_follow_every_file_they_depend_on(tmp_path):
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "mixin.py": MIXIN, "a.py": NOT_AN_HEIR,
+                "c.py": HELPED.format(module="pkg.helpers")})
+    # nothing inherits SpecMixin (the pre-filter skips mixin.py); pkg.helpers does not exist
+    assert _warm_is_cold(tmp_path, cache) == []
+    write(pkg, {"a.py": PLAIN_HEIR})  # now a backend inherits it: mixin.py is analysed
+    assert _warm_is_cold(tmp_path, cache) == []
+    write(pkg, {"b.py": FLAG_HEIR})  # a brand-new heir stores the flag the mixin gates on
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/b.py", 6, "KVP002"), MIXIN_GATE]
+    write(pkg, {"helpers.py": HELPERS})  # the module c.py imports appears
+    assert _warm_is_cold(tmp_path, cache) == sorted(
+        [("pkg/b.py", 6, "KVP002"), MIXIN_GATE, *HELPED_ROWS])
+    (pkg / "b.py").unlink()  # the heir goes: so does the mixin's finding
+    assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
+    write(pkg, {"helpers.py": HELPERS.replace("isinstance(", "bool(")})  # an edited helper
+    assert _warm_is_cold(tmp_path, cache) == []
+
+
+def test_one_content_at_two_paths_and_a_file_linted_alone_first(tmp_path):
+    """Two identical files whose relative import resolves differently, and a file whose
+    result was first cached from a run that named it alone (no package around it)."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    same = HELPED.format(module=".helpers")
+    write(pkg, {"__init__.py": "", "x/__init__.py": "", "y/__init__.py": "",
+                "x/c.py": same, "y/c.py": same, "x/helpers.py": HELPERS,
+                "y/helpers.py": HELPERS.replace("isinstance(", "bool(")})
+    assert _warm_is_cold(tmp_path, cache, "pkg/x/c.py") == []  # alone: no helper to read
+    rows = [("pkg/x/c.py", 6, "KVP002"), ("pkg/x/c.py", 9, "KVP003")]
+    assert _warm_is_cold(tmp_path, cache) == rows
+    assert _warm_is_cold(tmp_path, cache) == rows  # and again, from the cache alone
