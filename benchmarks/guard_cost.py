@@ -87,11 +87,18 @@ def time_forward(hooks, backend, batch, layers, q, guarded: bool) -> float:
     return time.perf_counter() - start
 
 
+def _tests_on_path() -> None:
+    """The test suite's helpers (``kernel_shim``, the written backend forms) become importable."""
+    tests = str(Path(__file__).resolve().parents[1] / "tests" / "runtime")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+
+
 def _backend_classes() -> list:
     """(name, class) for every launching class of the table that imports here."""
     import importlib
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "runtime"))
+    _tests_on_path()
     import kernel_shim
 
     from runtime_guard.backends import BACKENDS
@@ -136,6 +143,12 @@ def measure_backends(repeats: int) -> dict:
 
 
 GENERIC_CLASSES = ("QwenSparseAttnBackend", "TorchFlexAttnBackend")  # build whole on a CPU
+# Correct classes of the test suite's forms, each exercising one of the generic check's rarer
+# paths: a flag its code proves, records, inner backends in a dict, class attributes.
+GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
+                 ("guard_forms", "WindowGeometryAttnBackend"),
+                 ("guard_forms", "LiveDictWrapperAttnBackend"),
+                 ("guard_forms", "CapabilityClassAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -160,9 +173,11 @@ def measure_generic(repeats: int) -> dict:
             continue
         backend = sc.construct_backend(cls, runner)
         backend.__dict__.setdefault("token_to_kv_pool", batch.token_to_kv_pool)
-        layout = generic.layout_of(backend)
-        slots = len(layout.direct) + len(layout.nested)
-        backends[f"{name} ({slots} pool slots, {len(layout.flags)} flags)"] = backend
+        backends[_generic_label(name, backend)] = backend
+    _tests_on_path()
+    for module, name in GENERIC_FORMS:
+        backend = getattr(importlib.import_module(module), name)(runner)
+        backends[_generic_label(f"{name} (test form)", backend)] = backend
 
     def forward(*args, **kwargs):
         return None
@@ -185,6 +200,15 @@ def measure_generic(repeats: int) -> dict:
             row[mode] = statistics.median(run() for _ in range(repeats)) * 1e6 / LAYERS
         results[name] = row
     return results
+
+
+def _generic_label(name: str, backend) -> str:
+    from runtime_guard import generic
+
+    layout = generic.layout_of(backend)
+    slots = len(layout.direct) + len(layout.nested) + len(layout.class_nested)
+    flags = len(layout.flags) + len(layout.soft) + len(layout.class_flags)
+    return f"{name} ({slots} pool slots, {flags} flags, {len(layout.inner)} inner)"
 
 
 def print_generic(per_class: dict) -> None:

@@ -28,12 +28,14 @@ from __future__ import annotations
 import functools
 import operator
 import types
+import weakref
 from typing import Any, NamedTuple, Optional
 
 from lint_rules.rules._vocab import (
     ACTIVE_POOL,
     ALLOCATOR,
     ALLOCATOR_POOL,
+    is_flag_name,
     is_swa_word,
 )
 from runtime_guard.backends import BACKENDS
@@ -57,15 +59,21 @@ class Layout(NamedTuple):
     nested: tuple  # (attribute, steps, path, swa-named): pools inside helpers and containers
     flags: tuple  # (attribute, negated): flags the class's code decides from an SWA pool test
     soft: tuple  # (attribute, steps, path, negated): other bools named for SWA or a window
-    on_class: tuple  # class attributes holding a pool (set on the class, shared by instances)
-    inner: tuple  # attributes holding an inner backend, or a list/tuple of them
+    class_nested: tuple  # (attribute, steps, path, swa-named): pools held by class attributes
+    class_flags: tuple  # (attribute, negated): class attributes the code decides as flags
+    tensors: tuple  # tensors the class's code reads off a pool as SWA state (a mapping)
+    inner: tuple  # (attribute, steps, path): inner backends, or lists/tuples/dicts of them
+    rest: bool  # any of class_nested, nested, tensors, flags, soft, class_flags
+    trivial: bool  # nothing but the pool the launch reads: an inner backend checked inline
 
 
-_POOL, _METHOD, _PARTIAL, _FUNCTION, _BACKEND, _OTHER = range(6)
+_POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER = range(8)
 _kinds: dict = {}  # type -> one of the kinds above
 _layouts: dict = {}  # (class, len(__dict__)) -> Layout
 _generic: dict = {}  # class -> whether the generic check applies (not described by the table)
-_members: dict = {}  # id(active pool) -> (pool, frozenset of ids of it and its sub-pools)
+_members: dict = {}  # id(active pool) -> Active
+_tensors: dict = {}  # id(active pool) -> (pool, PoolTensors)
+_verdicts: dict = {}  # (id(tensor), id(active pool)) -> (tensor, stale?) for tensors not its own
 _NEGATED = ("no_", "not_", "skip_", "disable_", "without_")  # a flag that is True off SWA
 _RECORD_DEPTH = 2  # records in records (a helper's config); deeper is not searched
 _RECORD_ITEMS = 64  # items of one container or record read at discovery
@@ -82,7 +90,10 @@ def _kind(value: Any) -> int:
         kind = (_POOL if _POOL_BASE in names else _BACKEND if _BACKEND_BASE in names
                 else _METHOD if cls is types.MethodType
                 else _FUNCTION if cls is types.FunctionType
-                else _PARTIAL if issubclass(cls, functools.partial) else _OTHER)
+                else _WEAKREF if issubclass(cls, weakref.ref)
+                else _PARTIAL if issubclass(cls, functools.partial)
+                else _TENSOR if "Tensor" in names and cls.__module__.startswith("torch")
+                else _OTHER)
         _kinds[cls] = kind
     return kind
 
@@ -101,6 +112,8 @@ def pool_of(value: Any) -> Any:
                                                     *value.keywords.values())) if pool), None)
     if kind == _FUNCTION:  # what it captured when it was defined, not what it reads live
         return next((pool for pool in map(_captured_pool, _captured(value)) if pool), None)
+    if kind == _WEAKREF:
+        return _captured_pool(value())
     return None
 
 
@@ -110,7 +123,7 @@ def _captured(function) -> tuple:
 
 
 def _captured_pool(value: Any) -> Any:
-    return pool_of(value) if _kind(value) != _FUNCTION else None  # one level: no cycles
+    return pool_of(value) if _kind(value) not in (_FUNCTION, _WEAKREF) else None  # no cycles
 
 
 def is_generic(cls: type) -> bool:
@@ -135,30 +148,65 @@ def discover(state: dict, cls: Optional[type] = None) -> Layout:
     """Read which attributes of one instance hold pool state (the slow part, once per class).
     Pools are found by value (what an attribute holds), flags by how ``cls``'s code computes
     them (``runtime_guard.provenance``), other SWA- or window-named bools by name."""
-    from runtime_guard.provenance import proven_flags
+    from runtime_guard.provenance import proven
 
-    proven = proven_flags(cls, _base_of(cls)) if cls is not None else None
-    direct, nested, flags, soft, inner = [], [], [], [], []
+    code = proven(cls, _base_of(cls)) if cls is not None else None
+    # Without the class's code, any bool named for SWA or a window is a soft flag; with it,
+    # only the vocabulary's flag names the code does not prove (``has_swa``) are.
+    soft_name = _soft_name if code is None else is_flag_name
+    swa_state = code.swa_state if code is not None else frozenset()
+    direct, flags, tensors = [], [], []
+    found = _Found([], [], [])
     for name, value in state.items():
         if name.startswith(_OURS):
             continue
-        if type(value) is bool:
-            if proven and name in proven:
+        if name in swa_state and _kind(value) == _TENSOR:
+            tensors.append(name)
+        elif type(value) is bool:
+            if code is not None and name in code.flags:
                 flags.append((name, name.startswith(_NEGATED)))
-            elif _soft_name(name):
-                soft.append((name, (), name, name.startswith(_NEGATED)))
+            elif soft_name(name):
+                found.soft.append((name, (), name, name.startswith(_NEGATED)))
         elif value is None:
-            if _may_hold_pool(name):  # e.g. ``_swa_kv_pool = None``: may be bound later
+            if _may_hold_pool(name) or name in swa_state:  # may be bound later
                 direct.append(name)
         elif pool_of(value) is not None:
             direct.append(name)
         elif _kind(value) == _BACKEND or _all_backends(value):
-            inner.append(name)
+            found.inner.append((name, (), name))
         else:
-            _search(name, value, (), name, 1, nested, soft)
-    swa_named = frozenset(name for name in direct if _swa_slot_name(name))
-    return Layout(tuple(direct), swa_named, tuple(nested), tuple(flags), tuple(soft),
-                  _class_slots(cls, state), tuple(inner))
+            _search(name, value, (), name, 1, found)
+    swa_named = frozenset(name for name in direct if _swa_slot_name(name) or name in swa_state)
+    class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
+    rest = bool(found.nested or flags or found.soft or class_nested or class_flags or tensors)
+    inner = _distinct_inner(state, found.inner)
+    trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
+    return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
+                  tuple(found.soft), class_nested, class_flags, tuple(tensors), inner, rest,
+                  trivial)
+
+
+def _distinct_inner(state: dict, inner: list) -> tuple:
+    """The inner-backend entries, less an attribute whose backend a list, tuple or dict entry
+    also holds (``attn_backend_list`` beside ``decode_backend``): each is checked once."""
+    in_containers = {id(child) for name, steps, _ in inner if not steps
+                     for child in _children(state.get(name))
+                     if isinstance(state.get(name), (list, tuple, dict))}
+    return tuple(entry for entry in inner if entry[1] or isinstance(
+        state.get(entry[0]), (list, tuple, dict)) or id(state.get(entry[0])) not in in_containers)
+
+
+def _children(value: Any):
+    return value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else (value,)
+
+
+class _Found(NamedTuple):
+    """What ``_search`` collects, in the shapes of ``Layout``'s fields of those names."""
+
+    nested: list
+    soft: list
+    inner: list
 
 
 def _base_of(cls: type) -> Optional[type]:
@@ -182,59 +230,90 @@ def _soft_name(path: str) -> bool:
 
 
 def _all_backends(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) and bool(value) and all(
-        _kind(item) == _BACKEND for item in value)
+    items = value.values() if isinstance(value, dict) else value
+    return isinstance(value, (list, tuple, dict)) and bool(value) and all(
+        _kind(item) == _BACKEND for item in items)
 
 
-def _search(root, value, steps, path, depth, nested, soft) -> None:
-    """Pools (and None SWA slots) and SWA-named bools inside ``value``: elements of a list,
-    tuple or dict, or attributes of a helper or record object (``__dict__`` or
-    ``__slots__``), records in records to ``_RECORD_DEPTH``."""
-    for key, item, make in _items(value):
-        label = f"{path}[{key!r}]" if make is operator.itemgetter else f"{path}.{key}"
-        where = steps + (make(key),)
+def _search(root, value, steps, path, depth, found: _Found) -> None:
+    """Pools (and None SWA slots), SWA-named bools and inner backends inside ``value``:
+    elements of a list, tuple or dict, attributes of a helper or record object (``__dict__``
+    or ``__slots__``), the cells of a closure, the object a method is bound to; to
+    ``_RECORD_DEPTH`` levels."""
+    for suffix, item, getter in _items(value):
+        label, where = path + suffix, steps + (getter,)
+        kind = _kind(item)
         if type(item) is bool:
             if _soft_name(label) and not _is_config(value):
-                soft.append((root, where, label, str(key).startswith(_NEGATED)))
+                negated = label.rpartition(".")[2].startswith(_NEGATED)
+                found.soft.append((root, where, label, negated))
         elif item is None:
             if _swa_slot_name(label):
-                nested.append((root, where, label, True))
+                found.nested.append((root, where, label, True))
         elif pool_of(item) is not None:
-            nested.append((root, where, label, _swa_slot_name(label)))
-        elif depth < _RECORD_DEPTH and _kind(item) == _OTHER:
-            _search(root, item, where, label, depth + 1, nested, soft)
+            found.nested.append((root, where, label, _swa_slot_name(label)))
+        elif kind == _BACKEND:
+            found.inner.append((root, where, label))
+        elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION, _METHOD):
+            _search(root, item, where, label, depth + 1, found)
 
 
 def _items(value: Any) -> list:
-    """(key, item, getter maker) for what ``value`` holds. A model runner or worker (it holds
-    an allocator) owns its own role's pool, which a FROZEN_KV draft's launches never read, and
-    an allocator's pool is what resolvers consult: neither is a helper."""
+    """(path suffix, item, getter) for what ``value`` holds. A model runner or worker (it
+    holds an allocator) owns its own role's pool, which a FROZEN_KV draft's launches never
+    read, and an allocator's pool is what resolvers consult: neither is a helper. A dict
+    entry keyed by its own pool's id is a memo of the live pool, not a cached one."""
+    kind = _kind(value)
+    if kind == _FUNCTION:
+        names = value.__code__.co_freevars
+        return [(f".{names[i]}", _cell(cell), _CellGetter(i))
+                for i, cell in enumerate(value.__closure__ or ())]
+    if kind == _METHOD:
+        owner = value.__self__
+        return [("", owner, _SELF)] if _kind(owner) == _OTHER else []
     if isinstance(value, (list, tuple)):
-        pairs = enumerate(value)
-        make = operator.itemgetter
+        pairs = (((f"[{k}]", operator.itemgetter(k)), v) for k, v in enumerate(value))
     elif isinstance(value, dict):
-        pairs = ((k, v) for k, v in value.items() if isinstance(k, (str, int)))
-        make = operator.itemgetter
+        pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in value.items()
+                 if isinstance(k, (str, int)) and not _memo_entry(k, v))
     else:
-        if hasattr(value, ALLOCATOR_POOL) or isinstance(
-                value, (type, types.ModuleType, types.FunctionType)):
+        if hasattr(value, ALLOCATOR_POOL) or isinstance(value, (type, types.ModuleType)):
             return []
         inside = getattr(value, "__dict__", None)
         if isinstance(inside, dict):
             if ALLOCATOR in inside:
                 return []
-            pairs = inside.items()
+            names = list(inside)
         else:
-            slots = [s for k in type(value).__mro__ for s in _slot_names(k)]
-            pairs = ((s, getattr(value, s, None)) for s in slots)
-        make = operator.attrgetter
+            names = [name for klass in type(value).__mro__ for name in _slot_names(klass)]
+        pairs = (((f".{k}", operator.attrgetter(k)), getattr(value, k, None)) for k in names
+                 if k.isidentifier() and not k.startswith("__"))
     found = []
-    for key, item in pairs:
+    for (suffix, getter), item in pairs:
         if len(found) == _RECORD_ITEMS:
             break
-        if make is operator.itemgetter or (key.isidentifier() and not key.startswith("__")):
-            found.append((key, item, make))
+        found.append((suffix, item, getter))
     return found
+
+
+class _CellGetter(NamedTuple):
+    """The contents of a closure's cell ``index`` (a getter like ``operator.attrgetter``)."""
+
+    index: int
+
+    def __call__(self, function):
+        return _cell(function.__closure__[self.index])
+
+
+_SELF = operator.attrgetter("__self__")
+
+
+def _memo_entry(key: Any, item: Any) -> bool:
+    """An entry keyed by the id of the pool it holds (itself, or a field of a record)."""
+    if not isinstance(key, int):
+        return False
+    held = (item, *getattr(item, "__dict__", {}).values())
+    return any(id(pool) == key for pool in map(pool_of, held) if pool is not None)
 
 
 def _slot_names(klass: type) -> tuple:
@@ -246,10 +325,12 @@ def _is_config(value: Any) -> bool:
     return type(value).__module__.startswith(_CONFIG_MODULES)
 
 
-def _class_slots(cls: Optional[type], state: dict) -> tuple:
-    """Class attributes (below SGLang's base) holding a pool, a pool method or a closure over
-    one, which the instance does not shadow: state one constructor stored for every instance."""
-    found = []
+def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> tuple:
+    """(pools, flags): class attributes (below SGLang's base) the instance does not shadow,
+    holding a pool, a pool method or a closure over one, or a bool the class's code decides as
+    an SWA flag: state one constructor stored for every instance."""
+    found, flags, inside = [], [], _Found([], [], [])
+    where = f" (a class attribute of {cls.__name__ if cls else None})"
     for klass in (cls.__mro__ if cls is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
             break
@@ -257,27 +338,99 @@ def _class_slots(cls: Optional[type], state: dict) -> tuple:
             if name in state or name.startswith("__") or name in found or isinstance(
                     value, (property, classmethod, staticmethod, types.FunctionType)):
                 continue
-            if value is None and _swa_slot_name(name) or (
+            if type(value) is bool:
+                if name in proven_flags and all(name != flag for flag, _ in flags):
+                    flags.append((name, name.startswith(_NEGATED)))
+            elif value is None and _swa_slot_name(name) or (
                     value is not None and pool_of(value) is not None):
-                found.append(name)
-    return tuple(found)
+                found.append((name, (), name + where, _swa_slot_name(name)))
+            elif isinstance(value, (list, tuple, dict)):
+                _search(name, value, (), name, 1, inside)
+    found += [(name, steps, path + where, swa) for name, steps, path, swa in inside.nested]
+    return tuple(found), tuple(flags)
+
+
+class Active(NamedTuple):
+    """What the checks ask of the pool a launch reads, computed once per pool."""
+
+    pool: Any
+    ids: frozenset  # of it and the pools it holds (an SWAKVPool's full and SWA sub-pools)
+    is_swa: bool
+    expects_swa: bool  # an SWA pool with SWA layers: an SWA slot left None is stale
+    mapping: Any  # its layers_mapping: layer id -> (index, is an SWA layer)
+
+
+def active_facts(active: Any) -> Active:
+    cached = _members.get(id(active))
+    if cached is not None and cached.pool is active:
+        return cached
+    if len(_members) > 64:  # pools live for the server's lifetime; tests build many
+        _members.clear()
+    is_swa = is_swa_pool(active)
+    facts = _members[id(active)] = Active(
+        active, frozenset(map(id, _pools_in(active))), is_swa,
+        is_swa and getattr(active, "swa_layer_nums", 1) != 0,
+        getattr(active, "layers_mapping", None) or {})
+    return facts
 
 
 def members(active: Any) -> frozenset:
     """Ids of ``active`` and the pools it holds (an SWAKVPool's full and SWA sub-pools)."""
-    cached = _members.get(id(active))
-    if cached is not None and cached[0] is active:
-        return cached[1]
-    found, todo = {id(active)}, [active]
+    return active_facts(active).ids
+
+
+def _pools_in(active: Any) -> list:
+    """``active`` and the pools it holds, transitively."""
+    found, todo = [active], [active]
     while todo:
         for value in vars(todo.pop()).values():
-            if _kind(value) == _POOL and id(value) not in found:
-                found.add(id(value))
+            if _kind(value) == _POOL and all(value is not pool for pool in found):
+                found.append(value)
                 todo.append(value)
-    if len(_members) > 64:  # pools live for the server's lifetime; tests build many
-        _members.clear()
-    _members[id(active)] = (active, frozenset(found))
-    return _members[id(active)][1]
+    return found
+
+
+class PoolTensors(NamedTuple):
+    """The tensors a pool and its sub-pools hold (attributes and their list elements)."""
+
+    ids: frozenset
+    storages: frozenset  # data pointers of their storages: a view of one shares it
+    shapes: frozenset  # (shape, dtype) of each
+
+
+def pool_tensors(active: Any) -> PoolTensors:
+    cached = _tensors.get(id(active))
+    if cached is not None and cached[0] is active:
+        return cached[1]
+    found = [item for pool in _pools_in(active) for value in vars(pool).values()
+             for item in (value if isinstance(value, (list, tuple)) else (value,))
+             if _kind(item) == _TENSOR]
+    held = PoolTensors(frozenset(map(id, found)),
+                       frozenset(t.untyped_storage().data_ptr() for t in found),
+                       frozenset((tuple(t.shape), t.dtype) for t in found))
+    if len(_tensors) > 64:
+        _tensors.clear()
+    _tensors[id(active)] = (active, held)
+    return held
+
+
+def _foreign_tensor(tensor: Any, active: Any) -> bool:
+    """A tensor shaped like one of the active pool's (its full->SWA mapping, a K buffer) that
+    is neither one of them nor a view of one: another pool's, or a copy that the pool's in-place
+    updates no longer reach. A tensor of another shape or dtype is derived (a layer mask, an
+    int32 table) and is not judged."""
+    held = pool_tensors(active)
+    if id(tensor) in held.ids:
+        return False
+    key = (id(tensor), id(active))
+    verdict = _verdicts.get(key)
+    if verdict is None or verdict[0] is not tensor:
+        stale = (tuple(tensor.shape), tensor.dtype) in held.shapes and (
+            tensor.untyped_storage().data_ptr() not in held.storages)
+        if len(_verdicts) > 256:
+            _verdicts.clear()
+        verdict = _verdicts[key] = (tensor, stale)
+    return verdict[1]
 
 
 def find_generic_problem(backend: Any, layer_id: Optional[int] = None,
@@ -300,10 +453,22 @@ def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Proble
                                     active, layer_id)
             if problem is not None:
                 return problem
-    for name in layout.on_class:
-        problem = _slot_problem(outer, getattr(type(backend), name, None), _swa_slot_name(name),
-                                f"{prefix}{name} (a class attribute of "
-                                f"{type(backend).__name__})", active, layer_id)
+    if layout.rest:  # the rarer forms, in one call: most classes have none of them
+        problem = _rest_problem(outer, backend, state, layout, prefix, active, layer_id)
+        if problem is not None:
+            return problem
+    if layout.inner and depth < _MAX_INNER_DEPTH:
+        return _inner_problem(outer, backend, state, layout.inner, prefix, active, layer_id,
+                              depth)
+    return None
+
+
+def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Optional[Problem]:
+    """Class attributes, pools in helpers and containers, pool tensors, flags."""
+    cls = type(backend)
+    for name, steps, path, swa in layout.class_nested:
+        problem = _slot_problem(outer, _follow(getattr(cls, name, None), steps), swa,
+                                prefix + path, active, layer_id)
         if problem is not None:
             return problem
     for name, steps, path, swa in layout.nested:
@@ -311,13 +476,12 @@ def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Proble
                                 active, layer_id)
         if problem is not None:
             return problem
-    if layout.flags or layout.soft:
-        problem = _flag_problem(outer, state, layout, prefix, active, layer_id)
-        if problem is not None:
-            return problem
-    if layout.inner and depth < _MAX_INNER_DEPTH:
-        return _inner_problem(outer, backend, state, layout.inner, prefix, active, layer_id,
-                              depth)
+    for name in layout.tensors:
+        value = state.get(name)
+        if _kind(value) == _TENSOR and _foreign_tensor(value, active):
+            return Problem("pool", _tensor_message(outer, layer_id, active, prefix + name, value))
+    if layout.flags or layout.soft or layout.class_flags:
+        return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
     return None
 
 
@@ -345,50 +509,56 @@ def _follow(value, steps):
     return value
 
 
-def _flag_problem(outer, state, layout, prefix, active, layer_id) -> Optional[Problem]:
+def _flag_problem(outer, backend, state, layout, prefix, active, layer_id) -> Optional[Problem]:
     """A proven flag must say what the active pool is; any other SWA- or window-named bool
     only must not say "not SWA" while the launch reads an SWA layer: True beside a full pool
     may be the model's geometry (a sliding window exists), never a wrong translation."""
-    active_is_swa = is_swa_pool(active)
-    for name, negated in layout.flags:
-        flag = state.get(name)
-        if type(flag) is bool and (flag != negated) != active_is_swa and (
-                flag != negated or getattr(active, "swa_layer_nums", 1) != 0):
-            return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, flag))
-    if not layout.soft or not _reads_swa_layer(active, layer_id):
-        return None
+    if layout.flags or layout.class_flags:
+        facts = active_facts(active)
+        for name, negated in layout.flags + layout.class_flags:
+            flag = state[name] if name in state else getattr(type(backend), name, None)
+            if type(flag) is bool and (flag != negated) != facts.is_swa and (
+                    flag != negated or facts.expects_swa):
+                return Problem("flag", _flag_message(outer, layer_id, active, prefix + name,
+                                                     flag))
     for name, steps, path, negated in layout.soft:
-        flag = _follow(state.get(name), steps)
-        if type(flag) is bool and flag == negated:
+        flag = _follow(state.get(name), steps) if steps else state.get(name)
+        if flag is negated and _reads_swa_layer(active, layer_id):  # bools are singletons
             return Problem("flag", _flag_message(outer, layer_id, active, prefix + path, flag))
     return None
 
 
 def _reads_swa_layer(active: Any, layer_id: Optional[int]) -> bool:
-    if not _expects_swa_pool(active):
+    facts = active_facts(active)
+    if not facts.expects_swa:
         return False
-    mapping = getattr(active, "layers_mapping", None)
-    return layer_id is None or not mapping or layer_id not in mapping or bool(
-        mapping[layer_id][1])
+    layer = facts.mapping.get(layer_id) if layer_id is not None else None
+    return layer is None or bool(layer[1])
 
 
 def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth):
-    for name in inner:
-        value = state.get(name)
-        for index, child in enumerate(value if isinstance(value, (list, tuple)) else (value,)):
+    for name, steps, path in inner:
+        value = _follow(state.get(name), steps)
+        pairs = (value.items() if isinstance(value, dict) else enumerate(value)
+                 if isinstance(value, (list, tuple)) else ((None, value),))
+        for index, child in pairs:
             if _kind(child) != _BACKEND or child is backend:
                 continue
-            where = f"{prefix}{name}" + (f"[{index}]" if value is not child else "") + "."
-            problem = _problem(outer, child, where, active, layer_id, depth + 1)
-            if problem is not None:
-                return problem
+            inside = child.__dict__
+            layout = _layouts.get((type(child), len(inside)))
+            if layout is not None and layout.trivial and inside.get(ACTIVE_POOL, active) is active:
+                continue  # the common inner backend (a live one): no call needed
+            # No path text on the happy path: a child with a problem is checked again with it.
+            if _problem(outer, child, "", active, layer_id, depth + 1) is not None:
+                where = f"{prefix}{path}" + (f"[{index!r}]" if value is not child else "") + "."
+                return _problem(outer, child, where, active, layer_id, depth + 1)
     return None
 
 
 def _expects_swa_pool(active: Any) -> bool:
     """The launch reads an SWA pool with SWA layers: an SWA pool attribute left None (resolved
     from a non-SWA pool, e.g. a FROZEN_KV MTP draft's own) sends SWA layers full-pool ids."""
-    return is_swa_pool(active) and getattr(active, "swa_layer_nums", 1) != 0
+    return active_facts(active).expects_swa
 
 
 _WHY = ("poolguard's table does not describe this class, so whether its launches read the "
@@ -411,6 +581,16 @@ def _none_message(backend, layer_id, active, path) -> str:
         f"backend.{path} is None but the launch reads the SWA pool {describe_pool(active)}: it "
         f"was resolved from a non-SWA pool (e.g. a FROZEN_KV MTP draft's own pool). Resolve "
         f"it from self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def _tensor_message(backend, layer_id, active, path, tensor) -> str:
+    return (
+        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+        f"backend.{path} is a {tuple(tensor.shape)} {tensor.dtype} tensor like the active pool "
+        f"{describe_pool(active)}'s own but not one of them: it was read off another pool (e.g. "
+        f"before a FROZEN_KV MTP pool swap) or copied. Read it from self.{ACTIVE_POOL} per "
+        f"launch ({_WHY})."
     )
 
 

@@ -16,58 +16,74 @@ import ast
 import inspect
 import sys
 import textwrap
-from typing import Optional
+from typing import NamedTuple, Optional
 
 _by_class: dict = {}  # class -> frozenset of proven flag names, or None
-_by_module: dict = {}  # module name -> FileFacts, or None
+_by_module: dict = {}  # (module name, base names) -> FileFacts, or None
 
 
-def proven_flags(cls: type, stop: type) -> Optional[frozenset]:
-    """Attributes that ``cls`` or a base below ``stop`` stores as an SWA decision kept across
-    forwards (the lint's ``FileFacts.flag``); None when no class's source could be read."""
+class Proven(NamedTuple):
+    """What a class's code says of its attributes (kept across forwards)."""
+
+    flags: frozenset  # SWA decisions: a pool or allocator type test, a runner's SWA flag
+    swa_state: frozenset  # SWA state read off a pool (a sub-pool, its mapping, a table of it)
+
+
+def proven(cls: type, stop: type) -> Optional[Proven]:
+    """What the lint's analysis says of ``cls`` and its bases below ``stop`` (``FileFacts.flag``
+    and the taint of each store); None when no class's source could be read."""
     if cls not in _by_class:
         _by_class[cls] = _read(cls, stop)
     return _by_class[cls]
 
 
-def _read(cls: type, stop: type) -> Optional[frozenset]:
-    found, read_any = set(), False
+def _read(cls: type, stop: type) -> Optional[Proven]:
+    # The class is a backend whatever its bases are called: every class of its MRO counts as
+    # a backend base for the lint (whose name-based test serves files, not live classes).
+    bases = tuple(sorted({klass.__name__ for klass in cls.__mro__ if klass is not object}))
+    from lint_rules.rules._flow import Taint
+
+    flags, state, read_any = set(), set(), False
     for klass in cls.__mro__:
         if klass is stop or klass is object:
             break
-        facts, node = _facts_of(klass)
+        facts, node = _facts_of(klass, bases)
         if facts is None:
             continue
         read_any = True
-        attrs = {store.attr for relative in facts.relatives(node) for store in relative.stores}
+        stores = [store for relative in facts.relatives(node) for store in relative.stores]
+        attrs = {store.attr for store in stores}
         attrs |= {name for relative in facts.relatives(node) for name in relative.properties}
-        found.update(attr for attr in attrs if facts.flag(node, attr) is not None)
-    return frozenset(found) if read_any else None
+        flags.update(attr for attr in attrs if facts.flag(node, attr) is not None)
+        state.update(store.attr for store in stores if store.sink and store.scope == "self"
+                     and store.bits & Taint.SWA)
+    return Proven(frozenset(flags), frozenset(state - flags)) if read_any else None
 
 
-def _facts_of(klass: type):
+def _facts_of(klass: type, bases: tuple):
     """(FileFacts, ClassFacts) of ``klass``, or (None, None)."""
-    module = _module_facts(klass.__module__)
+    module = _module_facts(klass.__module__, bases)
     node = module.by_name.get(klass.__name__) if module is not None else None
     if node is not None:
         return module, node
-    own = _parse(lambda: textwrap.dedent(inspect.getsource(klass)))
+    own = _parse(lambda: textwrap.dedent(inspect.getsource(klass)), bases)
     node = own.by_name.get(klass.__name__) if own is not None else None
     return (own, node) if node is not None else (None, None)
 
 
-def _module_facts(name: str):
-    if name not in _by_module:
+def _module_facts(name: str, bases: tuple):
+    key = (name, bases)
+    if key not in _by_module:
         module = sys.modules.get(name)
-        _by_module[name] = _parse(lambda: inspect.getsource(module)) if module else None
-    return _by_module[name]
+        _by_module[key] = _parse(lambda: inspect.getsource(module), bases) if module else None
+    return _by_module[key]
 
 
-def _parse(source):
+def _parse(source, bases: tuple):
     from lint_rules.options import Options
     from lint_rules.rules._facts import analyse
 
     try:
-        return analyse(ast.parse(source()), Options())
+        return analyse(ast.parse(source()), Options(backend_bases=bases))
     except Exception:  # noqa: BLE001 - no source (compiled, generated) or code the lint
         return None  # cannot read: names decide, and a launch is never stopped by this
