@@ -30,10 +30,16 @@ class Options:
 
     @staticmethod
     def parse_list(value: Union[str, Iterable[str], None]) -> tuple[str, ...]:
-        """Turn ``"a, b"`` or ``["a", " b"]`` (flake8 / config forms) into ``("a", "b")``."""
-        if value is None:
+        """Turn ``"a, b"``, ``"a\n  b"`` or ``["a", " b"]`` (flake8 / config forms) into
+        ``("a", "b")``: a string is split as flake8 splits its list options (commas and
+        whitespace), so one config file means the same to both."""
+        if not value:
             return ()
-        items = value.split(",") if isinstance(value, str) else value
+        if isinstance(value, str):
+            from flake8.utils import parse_comma_separated_list  # only paid for when configured
+
+            value = parse_comma_separated_list(value)
+        items = value
         return tuple(item.strip() for item in items if item and item.strip())
 
     @classmethod

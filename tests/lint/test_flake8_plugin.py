@@ -118,6 +118,21 @@ def test_kvp_options_from_dot_flake8(run_flake8):
     assert "test self.pool_ref is not None" in done.stdout  # the message names the configured attr
 
 
+def test_kvp_list_options_one_per_line_mean_the_same_to_flake8_and_the_cli(run_flake8, tmp_path):
+    # flake8 splits list options on commas and whitespace: a list written one per line (or
+    # space-separated) is valid for it, so the CLI reading the same file must not refuse it
+    from clirun import poolguard
+
+    config = ("[flake8]\nselect = KVP\nkvp-backend-bases =\n    PoolUser\n    OtherBase\n"
+              "kvp-swa-flags = other swa_on\n")
+    done = run_flake8({"custom.py": CUSTOM, "setup.cfg": config}, "custom.py")
+    expected = [("custom.py", 3, 9, "KVP001"), ("custom.py", 6, 39, "KVP003")]
+    assert rows(done.stdout) == expected
+    cli = poolguard("lint", "--no-cache", "--format", "json", "custom.py", cwd=tmp_path, expect=1)
+    assert [(r["path"], r["line"], r["column"], r["code"]) for r in json.loads(cli.stdout)] == \
+        expected
+
+
 def test_kvp_options_on_the_command_line(run_flake8):
     done = run_flake8(
         {"custom.py": CUSTOM},
