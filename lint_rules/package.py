@@ -28,7 +28,6 @@ from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import BACKEND_SUFFIX
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
-MAX_HEIRS = 4  # a mixin is read with the backends inheriting it, when they are this few
 # ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
 # (``?kind:argument`` -> the answer), so a cached result is checked against a tree that has
 # changed anywhere, not only in the files it read (``answers_hold``).
@@ -151,8 +150,6 @@ class PackageIndex:
         found = []
         heirs = self.subclassed_in.get(name, ())
         self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
-        if len(set(heirs)) > MAX_HEIRS:
-            return ()  # a framework base (AttentionBackend), not a mixin of a few backends
         for path in heirs:
             if path == os.path.abspath(getattr(scope, "path", "") or ""):
                 continue
@@ -162,6 +159,29 @@ class PackageIndex:
                     if summary is not None:
                         found.append(summary)
         return tuple(found)
+
+    def prepare(self, paths: Iterable[str]) -> None:
+        """Parse ``paths`` and summarise what their backend classes and mixins read of other
+        modules (bases, heirs), once, in this fixed order: forked workers inherit the trees and
+        the summaries instead of each computing them again, in an order of its own."""
+        for path in paths:
+            path = os.path.abspath(path)
+            if path not in self._modules:
+                self._modules[path] = self._parse(path)
+            module = self._modules[path]
+            if module is None:
+                continue
+            for node in _class_statements(module.tree.body):
+                mixin = self.is_mixin(node.name)
+                if mixin or node.name in self.backends:
+                    self.foreign_bases(module.scope, node)
+                if mixin:
+                    self.subclass_summaries(module.scope, node.name)
+
+    def forget(self) -> None:
+        """Drop every summary (one interrupted half-way must not be inherited as final)."""
+        self._memo.clear()
+        self._open = [{}]
 
     # -- the file being linted ------------------------------------------------------------------
     def begin(self, path: str) -> str:

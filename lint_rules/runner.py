@@ -16,6 +16,7 @@ import re
 import signal
 import stat
 import sys
+import threading
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -482,12 +483,54 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
     use_package(state.package)
+    if to_parse and state.package is not None:
+        _prepare(state.package, [job.path for job in to_parse])
     if state.headers is not None:
         state.headers.save(state.digests.values())
     if to_parse:
         _analyse_all(state, to_parse, _pool_size(jobs, len(to_parse)), mode, config.options)
     cache.save()
     return RunResult(files=[state.results[path] for path, _ in files], errors=state.errors)
+
+
+class _Overtime(BaseException):
+    """The package summaries took longer than one file may (``parse_timeout``); a
+    BaseException, so no ``except Exception`` in the analysis can take it for its own."""
+
+
+def _prepare(package, paths: list) -> None:
+    """The package's summaries, built here once for every worker (``PackageIndex.prepare``).
+
+    ``ast`` only (no libcst), so nothing here can crash the process; an error, a recursion
+    deeper than the engine allows or a summary slower than ``parse_timeout`` only drops what
+    was built, and the workers summarise on demand, each file under its own limit.
+    """
+    from lint_rules.engine import _deep
+
+    timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if timer:
+        previous = signal.signal(signal.SIGALRM, _overtime)
+        signal.setitimer(signal.ITIMER_REAL, parse_timeout())
+    try:
+        _deep(_prepare_once, package, paths)  # once more, deeper, after a RecursionError
+    except (Exception, _Overtime):  # a bug or a limit: the workers summarise on demand
+        package.forget()
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _prepare_once(package, paths: list) -> None:
+    try:
+        package.prepare(paths)
+    except BaseException:
+        package.forget()  # a half-built summary (a cycle guard) must not be kept
+        raise
+
+
+def _overtime(signum, frame) -> None:
+    raise _Overtime()
 
 
 def _clean_strays_beside(paths: Iterable[str]) -> None:

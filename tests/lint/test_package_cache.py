@@ -96,3 +96,13 @@ def test_one_content_at_two_paths_and_a_file_linted_alone_first(tmp_path):
     rows = [("pkg/x/c.py", 6, "KVP002"), ("pkg/x/c.py", 9, "KVP003")]
     assert _warm_is_cold(tmp_path, cache) == rows
     assert _warm_is_cold(tmp_path, cache) == rows  # and again, from the cache alone
+
+
+def test_a_mixin_is_read_with_all_its_heirs_however_many(tmp_path):
+    """Seven backends inherit the mixin (once at most four were read); the one storing the flag
+    the mixin gates on is the last by name, and the mixin's gate is found."""
+    heirs = {f"h{index}.py": PLAIN_HEIR.replace("ABackend", f"H{index}Backend")
+             for index in range(6)}
+    write(tmp_path / "tree" / "pkg", {"__init__.py": "", "mixin.py": MIXIN, **heirs,
+                                      "z.py": FLAG_HEIR})
+    assert _warm_is_cold(tmp_path, tmp_path / "cache") == [MIXIN_GATE, ("pkg/z.py", 6, "KVP002")]
