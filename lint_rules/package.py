@@ -45,9 +45,11 @@ def class_headers(source: str) -> list:
     begins a line after spaces or tabs)."""
     found, index = [], source.find("class")
     while index >= 0:  # str.find, then one anchored match: a regex tried at every line is slow
-        start = source.rfind("\n", 0, index) + 1
+        start = index  # back over the indentation only: a long line is never rescanned
+        while start and source[start - 1] in " \t":
+            start -= 1
         match = None
-        if not source[start:index].strip(" \t"):
+        if not start or source[start - 1] == "\n":
             match = CLASS_HEADER.match(source, start)
         if match is not None:
             found.append([match.group(1), IDENTIFIER.findall(match.group(2) or "")])

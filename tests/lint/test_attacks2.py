@@ -3,7 +3,7 @@ the run that tried it, and what only a fix run knows never leaks into a later li
 from __future__ import annotations
 
 import pytest
-from clirun import poolguard, write
+from clirun import STALE, json_rows, poolguard, write
 
 from lint_rules.examples import read_example
 
@@ -37,3 +37,14 @@ def test_a_declined_rewrite_is_not_replayed_by_a_later_lint(tmp_path):
     assert "not rewritten by --unsafe-fixes" in diff.stderr
     warm = poolguard("lint", "--isolated", "guarded.py", cwd=tree, expect=1)
     assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+
+
+def test_a_long_line_full_of_the_word_class_is_read_in_linear_time(tmp_path):
+    # every file's class headers are read in the main process (no parse timeout there): a
+    # one-line data file repeating "class" was rescanned from its start at each occurrence
+    # (400,000 of them: minutes); the other file's finding is kept
+    tree = write(tmp_path / "tree", {"data.py": 'LABELS = "' + "class " * 400_000 + '"\n',
+                                     "b.py": STALE})
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=tree,
+                     expect=1, timeout=60)
+    assert json_rows(done.stdout) == [("b.py", 3, "KVP001")]
