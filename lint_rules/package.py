@@ -42,15 +42,15 @@ IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 def class_headers(source: str) -> list:
     """``[[name, [base identifiers]], ...]`` for every class statement of ``source`` (one that
-    begins a line after spaces or tabs)."""
+    begins a line, ended by CR, LF or CRLF, after spaces, tabs or form feeds)."""
     found, index = [], source.find("class")
     while index >= 0:  # str.find, then one anchored match: a regex tried at every line is slow
         start = index  # back over the indentation only: a long line is never rescanned
-        while start and source[start - 1] in " \t":
+        while start and source[start - 1] in " \t\f":  # a form feed may open a line too
             start -= 1
         match = None
-        if not start or source[start - 1] == "\n":
-            match = CLASS_HEADER.match(source, start)
+        if not start or source[start - 1] in "\r\n":  # CR-only files have lines too
+            match = CLASS_HEADER.match(source, index)
         if match is not None:
             found.append([match.group(1), IDENTIFIER.findall(match.group(2) or "")])
             index = source.find("class", match.end())

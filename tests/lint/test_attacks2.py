@@ -1,6 +1,9 @@
 """A second hostile round on the CLI: a safe fix ``--fix`` cannot apply is never advertised by
-the run that tried it, and what only a fix run knows never leaks into a later lint's cache."""
+the run that tried it, what only a fix run knows never leaks into a later lint's cache, and the
+main process's class-graph reading is linear and sees every line-break spelling Python reads."""
 from __future__ import annotations
+
+from textwrap import dedent
 
 import pytest
 from clirun import STALE, json_rows, poolguard, write
@@ -48,3 +51,36 @@ def test_a_long_line_full_of_the_word_class_is_read_in_linear_time(tmp_path):
     done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=tree,
                      expect=1, timeout=60)
     assert json_rows(done.stdout) == [("b.py", 3, "KVP001")]
+
+
+BASE = dedent("""\
+    from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class ParentAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.hybrid = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+""")
+# no word of the rules' vocabulary: only the class graph brings this file in
+CHILD = dedent("""\
+    from p.base import ParentAttnBackend
+
+
+    class ChildAttnBackend(ParentAttnBackend):
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if self.hybrid:
+                return q
+            return k
+""")
+
+
+@pytest.mark.parametrize("spell", [lambda s: s, lambda s: s.replace("\n", "\r"),
+                                   lambda s: s.replace("\nclass ", "\n\x0cclass ")],
+                         ids=["lf", "cr-only", "form-feed"])
+def test_a_subclass_is_in_the_class_graph_whatever_its_line_breaks(tmp_path, spell):
+    tree = write(tmp_path / "tree", {"p/__init__.py": "", "p/base.py": BASE,
+                                     "p/child.py": spell(CHILD).encode()})
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", "p", cwd=tree,
+                     expect=1)
+    assert json_rows(done.stdout) == [("p/base.py", 7, "KVP002"), ("p/child.py", 6, "KVP003")]
