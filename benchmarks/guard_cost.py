@@ -146,6 +146,7 @@ GENERIC_CLASSES = ("QwenSparseAttnBackend", "TorchFlexAttnBackend")  # build who
 # Correct classes of the test suite's forms, each exercising one of the generic check's rarer
 # paths: a flag its code proves, records, inner backends in a dict, class attributes.
 GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
+                 ("blind_backends", "LiveWrapperAttnBackend"),
                  ("guard_forms", "WindowGeometryAttnBackend"),
                  ("guard_forms", "LiveDictWrapperAttnBackend"),
                  ("guard_forms", "CapabilityClassAttnBackend"))
