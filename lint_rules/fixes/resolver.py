@@ -32,7 +32,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from lint_rules.options import Options
 from lint_rules.rules._facts import ClassFacts, FileFacts, Store, analyse
-from lint_rules.rules._flow import RUNNER, TYPE
+from lint_rules.rules._flow import CHOICE, GATED, RECORD, RUNNER, TYPE
 
 RESOLVER = "_resolve_swa_kv_pool"
 HAZARDS = frozenset({"KVP001", "KVP002", "KVP003"})
@@ -149,7 +149,7 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     cls = classes[0]
     flags = _gated_flags(facts, cls)
     stores = [s for c in cls.family for s in c.stores
-              if s.sink and not s.resolver and s.bits & TYPE]
+              if s.sink and not s.resolver and s.bits & TYPE and not s.bits & (RECORD | GATED)]
     if not stores and not flags:
         if _class_hazards(module.code, {name}, options):
             raise Declined("a hazard that is not an SWA flag (e.g. a cached pool)")
@@ -161,7 +161,7 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     # the runner's flag copied onto the backend (`self.is_hybrid_swa = runner.is_hybrid_swa`)
     # is SWA state too: it becomes the pool's view like the type flag
     copies = [s for s in owner.stores if s.attr in flags and s.sink and not s.resolver
-              and s.bits & RUNNER and not s.bits & TYPE]
+              and s.bits & RUNNER and not s.bits & (TYPE | CHOICE | GATED | RECORD)]
     own = sorted(typed + copies, key=lambda s: s.node.lineno)
     _check_stores(facts, owner, own)
     method = own[0].method if own else "__init__"

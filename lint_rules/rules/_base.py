@@ -68,11 +68,13 @@ class Rule:
         return None
 
     def report(self, node: ast.AST, fix=None, scope: Optional[ast.ClassDef] = None,
-               **fields: str) -> Report:
-        """A finding at ``node`` in class ``scope``, offering ``fix`` (a ``Fix`` or None)."""
+               template: Optional[str] = None, **fields: str) -> Report:
+        """A finding at ``node`` in class ``scope``, offering ``fix`` (a ``Fix`` or None);
+        ``template`` replaces ``MESSAGE`` for a variant of the rule (say what to do there)."""
         fields.setdefault("pool_attr", self.options.pool_attr)
         fixes = () if fix is None else (fix,)
-        return Report(node, self.CODE, self.MESSAGE.format(**fields), fixes, scope=scope)
+        message = (template or self.MESSAGE).format(**fields)
+        return Report(node, self.CODE, message, fixes, scope=scope)
 
     @classmethod
     def fixable(cls) -> bool:

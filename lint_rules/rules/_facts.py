@@ -24,6 +24,9 @@ from lint_rules.rules._flow import (
     CHOICE,
     CLEAN,
     DECISION,
+    DECISIVE,
+    GATED,
+    KIND,
     MIRROR,
     RECORD,
     RUNNER,
@@ -83,16 +86,21 @@ class Gate:
     negated: bool
     method: str
     kind: str
+    bits: Taint = CLEAN  # for a ``call``: what the helper returns for the arguments given
 
 
 @dataclass(frozen=True)
 class Flag:
     """A name that gates as a boolean SWA flag; ``exact`` is its one definition when that is
-    exactly ``self.<pool_attr> is not None`` (``polarity`` True) or ``is None`` (False)."""
+    exactly ``self.<pool_attr> is not None`` (``polarity`` True) or ``is None`` (False).
+    ``pool_type`` marks a decision on the pool's type that is not about SWA
+    (``isinstance(pool, MLATokenToKVPool)``): stale the same way, never rewritten into the
+    SWA pool test."""
 
     name: str
     exact: Optional[Store] = None
     polarity: bool = True
+    pool_type: bool = False
 
 
 @dataclass
@@ -487,7 +495,8 @@ class _Pass:
 
 def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
     for event in flow.gates.values():
-        yield Gate(event.name, event.node, event.target, event.negated, method, event.kind)
+        yield Gate(event.name, event.node, event.target, event.negated, method, event.kind,
+                   event.bits)
     for inner in flow.closures:
         yield from _gates_of(inner, method)
 
@@ -624,6 +633,8 @@ class FileFacts:
         return self._flags[key]
 
     def _flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
+        if name == self.options.pool_attr:
+            return None  # a gate on the resolved pool object is the fix itself
         family = self.relatives(cls)
         kinds = [c.properties[name] for c in family if name in c.properties]
         if kinds:  # a property: live unless it returns a decision made from stale state
@@ -635,10 +646,13 @@ class FileFacts:
             return foreign if foreign.name else None
         stores = self.stores_of(cls, name)
         sinks = [s for s in stores if s.sink]
-        decisive = TYPE | RUNNER | CHOICE  # a stored mirror alone is KVP004's (opt-in) business
-        if any(s.bits & decisive for s in sinks) or any(
-            s.bits & decisive and s.bits & STALE for s in stores if not s.sink
-        ):
+        forward = DECISIVE & ~GATED  # what is made per forward is made again: its own gate
+        decisive = [s.bits for s in sinks if _decisive(s.bits)] + [
+            s.bits for s in stores if not s.sink and s.bits & forward and s.bits & STALE
+            and not s.bits & (RECORD | GATED)]
+        if decisive:  # (a stored mirror alone is KVP004's (opt-in) business)
+            if not any(bits & (TYPE | RUNNER | CHOICE | GATED) for bits in decisive):
+                return Flag(name, pool_type=True)  # only non-SWA type tests decide it
             return self._exactness(Flag(name), sinks)
         if name != DEFAULT_FLAG and name not in self.options.swa_flags:
             return None
@@ -647,17 +661,15 @@ class FileFacts:
             return None  # recomputed on every forward from the live pool
         return self._exactness(Flag(name), sinks)
 
-    def returns_flag(self, cls: ClassFacts, name: str) -> bool:
-        """A same-class helper ``self.<name>()`` returning a decision made from stale state."""
-        for relative in self.relatives(cls):
-            if name in relative.methods and name not in relative.properties:
-                bits = relative.returns.get(name, CLEAN)
-                return bool(bits & DECISION and bits & STALE)
-        for summary in cls.foreign:
-            if name in summary.returns:
-                bits = Taint(summary.returns[name])
-                return bool(bits & DECISION and bits & STALE)
-        return False
+    @staticmethod
+    def call_flag(gate: Gate) -> Optional[Flag]:
+        """A gate on ``self.<helper>(...)``: a flag when what the helper returns for the
+        arguments of this call is a decision made from stale state (a type test of the live
+        pool passed to it is not)."""
+        bits = gate.bits
+        if not bits & DECISION or not bits & STALE:
+            return None
+        return Flag(gate.name, pool_type=not bits & (TYPE | RUNNER | MIRROR))
 
     def _exactness(self, flag: Flag, sinks: List[Store]) -> Flag:
         if len(sinks) != 1 or self.times_stored(flag.name) != 1:
@@ -685,6 +697,15 @@ def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
             if name in summary.properties:
                 return Flag("")
     return None
+
+
+def _decisive(bits: Taint) -> bool:
+    """Stored state a gate must not trust: a stale decision or a value it picked. What is only
+    made under one (a buffer, a container filled under a flag) is KVP001's: a test of its
+    shape, presence or keys decides nothing new."""
+    if bits & GATED and bits & RECORD:
+        return False
+    return bool(bits & (TYPE | KIND | CHOICE) or bits & RUNNER and not bits & GATED)
 
 
 def _constant(node: Optional[ast.AST]) -> bool:

@@ -50,13 +50,18 @@ class Taint(enum.Flag):
     STALE = enum.auto()   # persisted: the per-forward pool swap does not update it
     RECORD = enum.auto()  # a container / closure / record around state: its shell is not state
     CHOICE = enum.auto()  # a non-boolean value picked by a pool decision ("swa" / "full")
+    KIND = enum.auto()    # a type test of a pool against a class that is not SWA (MLA, MHA)
+    GATED = enum.auto()   # made or picked under a decision on a stored stale flag
 
 
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
-CHOICE = Taint.CHOICE
+CHOICE, KIND, GATED = Taint.CHOICE, Taint.KIND, Taint.GATED
 STATE = POOL | SWA
-DECISION = TYPE | RUNNER | MIRROR
+DECISION = TYPE | RUNNER | MIRROR | KIND
+# What makes stored state a stale decision a later gate must not trust (a mirror of the
+# resolved pool is not one: KVP004's business).
+DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
 
 
 # -- syntax helpers (shared with _facts and _fixes) --------------------------------------------
@@ -163,11 +168,19 @@ def params_of(function: ast.AST) -> List[str]:
 
 
 def container(value: Taint) -> Taint:
-    """What a container, closure, record or bound partial holding ``value`` holds."""
-    held = value & (STATE | STALE)
-    if value & TYPE:
+    """What a container, closure, record or bound partial holding ``value`` holds: its state,
+    and the decisions inside it (``{"swa": isinstance(...)}``), which an element read gives
+    back (``element``); the ``RECORD`` shell itself is neither."""
+    held = value & (STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED)
+    if value & (TYPE | KIND):
         held |= SWA
-    return held | RECORD if held & STATE else CLEAN
+    return held | RECORD if held & (STATE | RUNNER | CHOICE | GATED) else CLEAN
+
+
+def element(value: Taint) -> Taint:
+    """An element of a container (``kinds["swa"]``, ``kinds.get("swa")``, a loop variable):
+    the state and the decisions it holds."""
+    return value & (STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED)
 
 
 def union(values: Iterable[Taint]) -> Taint:
@@ -240,6 +253,7 @@ class GateEvent:
     target: ast.AST
     negated: bool
     kind: str
+    bits: Taint = Taint.CLEAN  # for a ``call``: what the helper returns given these arguments
 
 
 class FlowOwner(Protocol):
@@ -367,7 +381,7 @@ class MethodFlow(ast.NodeVisitor):
         if path == ACTIVE_POOL:
             return CLEAN if self.deferred else self.source(POOL)
         stored = self.owner.attr_value(path)
-        if self.deciding and stored & (DECISION | CHOICE):
+        if self.deciding and stored & (DECISION | CHOICE | GATED):
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding
         if stored or "." not in path:
             return self.source(stored)
@@ -416,7 +430,7 @@ class MethodFlow(ast.NodeVisitor):
             read = _chain(holder, const_str(node.slice), node)
             return self.attribute(node, read.value, read.attr)
         self.visit(node.slice)
-        return self.visit(node.value) & (STATE | STALE)  # an element of a record is the state
+        return element(self.visit(node.value))  # an element of a record: what it holds
 
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
@@ -476,20 +490,21 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(owner)
             return POOL  # the allocator's pool, taken without looking at the active one
         if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
-            if self.deciding and is_self(owner):
-                self.gate(node, node, False, "call")
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
-            return self.owner.method_returns(func.attr, values[: len(node.args)])
+            returned = self.owner.method_returns(func.attr, values[: len(node.args)])
+            if self.deciding and is_self(owner):  # what this call returns, for these arguments
+                self.gate(node, node, False, "call", returned)
+            return returned
         if func.attr == "partial":
             return container(union(values))
         base = self.visit(owner)
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
-        if func.attr in ACCESSORS and base & STATE:  # pools.get("swa"), maps.values()
-            return base & (STATE | STALE)
+        if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
+            return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
             return SWA | (base & STALE)
         if base & POOL and not base & RECORD and not returns_pool_data(func.attr):
@@ -517,15 +532,16 @@ class MethodFlow(ast.NodeVisitor):
         return False
 
     def type_test(self, subject_node: ast.AST, subject: Taint, swa: bool) -> Taint:
-        """``isinstance(x, SWAKVPool)`` and duck tests: a decision; a non-SWA type test of
-        pool state (``isinstance(pool, MLAPool)``): pool state."""
+        """``isinstance(x, SWAKVPool)`` and duck tests: a decision (``TYPE``); a non-SWA type
+        test of pool state (``isinstance(pool, MLATokenToKVPool)``): a decision on the pool
+        too (``KIND``), which no SWA rewrite may replace."""
         if subject & RECORD or self.live_pool(subject_node):
             return CLEAN  # a record's type is not the pool's; a closure tests the live pool
         if swa:
             return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
                 subject & STALE
             )
-        return SWA | (subject & STALE) if subject & STATE else CLEAN
+        return KIND | (subject & STALE) if subject & STATE else CLEAN
 
     def live_pool(self, node: ast.AST) -> bool:
         """``self.token_to_kv_pool`` read in a closure: the pool when it is called, never stale."""
@@ -549,6 +565,9 @@ class MethodFlow(ast.NodeVisitor):
             if any(self.live_pool(n) for p in probes for n in ast.walk(p)):
                 return CLEAN  # type(self.token_to_kv_pool) in a closure: the live pool's
             return TYPE | (union(values) & STALE)
+        probed = union(v for p, v in zip(parts, values) if is_type_probe(p))
+        if probed & STATE and not probed & RECORD:  # type(pool) is MHATokenToKVPool
+            return KIND | (probed & STALE)
         nones = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is None]
         if len(parts) == 2 and nones:
             other = 1 - nones[0]
@@ -572,15 +591,30 @@ class MethodFlow(ast.NodeVisitor):
             self.deciding -= 1
 
     def visit_IfExp(self, node: ast.IfExp) -> Taint:
+        saved, self.read_flag = self.read_flag, False
         test = self.condition(node.test)
-        if is_flag_read(node.test):
-            test = CLEAN  # a choice made by a stored flag is the gate's finding (KVP003)
+        kept = is_flag_read(node.test) or self.read_flag
+        self.read_flag = saved or kept
         body, orelse = self.visit(node.body), self.visit(node.orelse)
-        if not test & (STATE | TYPE):
+        picked = _choice_kind(node.body, self.owner) & _choice_kind(node.orelse, self.owner)
+        if kept or (test & RUNNER and not test & (STATE | TYPE) and not self.per_forward):
+            # picked by a stored stale flag or a runner flag: made under it (``GATED``), and
+            # True/False, "swa"/"full" are that decision again (a second-order flag)
+            gated = GATED | (test & (RUNNER | STALE))
+            if kept:  # (per forward it is made again each time: the gate is the finding)
+                gated = CLEAN if self.per_forward else kept_decision(test)
+            if not gated:
+                return body | orelse
+            if picked & TYPE:
+                return gated & ~GATED | body | orelse
+            made = GATED | (gated & (RUNNER | STALE)) | (CHOICE if picked else CLEAN)
+            return made | body | orelse
+        if not test & (STATE | TYPE | KIND):
             return body | orelse
         # True if <type test> else False is that decision, "swa" if ... else "full" a choice
         # made by it; pool if <test> else None is pool state
-        picked = _choice_kind(node.body, self.owner) & _choice_kind(node.orelse, self.owner)
+        if test & KIND and not test & TYPE and picked:  # "mla" if isinstance(p, MLAPool) ...
+            return KIND | (test & STALE) | body | orelse
         return (picked or SWA) | (test & STALE) | body | orelse
 
     def visit_Tuple(self, node) -> Taint:
@@ -668,22 +702,26 @@ class MethodFlow(ast.NodeVisitor):
             elif self_attr(inner) is not None:
                 self.gate(inner, operand, negated, "attr")
 
-    def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str) -> None:
+    def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str,
+             bits: Taint = CLEAN, name: str = "") -> None:
         if not self.record:
             return
-        name = self_path(read) or (read.func.attr if isinstance(read, ast.Call) else "")
+        name = name or self_path(read) or (
+            read.func.attr if isinstance(read, ast.Call) else "")
         known = self.gates.get(id(read))
         if known is None or (kind == "attr" and (negated or known.kind != "attr")):
-            self.gates[id(read)] = GateEvent(name, read, target, negated, kind)
+            self.gates[id(read)] = GateEvent(name, read, target, negated, kind, bits)
 
     def decided(self, test: Optional[ast.AST]) -> Taint:
         """What a value chosen under ``test`` carries (control dependence)."""
         if test is None:
             return CLEAN
-        self.read_flag = False
+        saved, self.read_flag = self.read_flag, False
         value = self.condition(test)
-        if is_flag_read(test) or self.read_flag:
-            return CLEAN  # branching on a stored flag is the gate's finding, not a new flag
+        kept = is_flag_read(test) or self.read_flag
+        self.read_flag = saved
+        if kept:  # a stored stale flag decides: what is kept from under it is derived from it
+            return CLEAN if self.per_forward else kept_decision(value)
         return (TYPE if value & STATE else CLEAN) | (value & (DECISION | STALE))
 
     # -- sinks --------------------------------------------------------------------------------
@@ -695,12 +733,25 @@ class MethodFlow(ast.NodeVisitor):
         lazy = self.guards.get(attr, 0) > 0
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
 
-    def bind(self, target, value_node, value: Taint, statement) -> None:
+    def controlled(self, value_node, value: Taint) -> Taint:
+        """What a value made under the enclosing decisions carries (control dependence): a
+        literal picked under a pool test is that decision (``True``) or a choice (``"swa"``);
+        under a stored stale flag or a runner flag anything but ``None`` is derived from it."""
         decided = self.control[-1]
-        if not value and decided:
+        if not decided:
+            return value
+        if not value:
             kind = _choice_kind(value_node, self.owner)  # a value picked under a decision
             if kind:
-                value = (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
+                return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
+        # (per forward it is made again each time: the gate is the finding)
+        kept = decided & (GATED | RUNNER) and not self.per_forward
+        if kept and not value & TYPE and not _is_none(value_node):
+            value |= GATED | (decided & (RUNNER | STALE))
+        return value
+
+    def bind(self, target, value_node, value: Taint, statement) -> None:
+        value = self.controlled(value_node, value)
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -799,7 +850,7 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
-            self.returned |= self.visit(node.value)
+            self.returned |= self.controlled(node.value, self.visit(node.value))
 
     def visit_Global(self, node: ast.Global) -> None:
         self.globals.update(node.names)
@@ -860,7 +911,9 @@ class MethodFlow(ast.NodeVisitor):
         before = dict(self.env)
         merged = dict(before)
         decided = CLEAN
+        ends = False
         while True:
+            ends = ends or _terminates(node.body)
             self.env = dict(before)
             decided |= self.decided(node.test)
             self.under(decided, [node.body], guarded_attr(node.test) or "")
@@ -868,10 +921,13 @@ class MethodFlow(ast.NodeVisitor):
             if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
                 break
             node = node.orelse[0]
+        ends = ends or _terminates(node.orelse)
         self.env = dict(before)
         self.under(decided, [node.orelse])
         _merge(merged, self.env)
         self.env = merged
+        if ends:  # after an early return, the rest of the block runs only when it was not taken
+            self.control[-1] |= decided
 
     def visit_While(self, node: ast.While) -> None:
         self.under(self.decided(node.test), [node.body, node.orelse])
@@ -909,6 +965,8 @@ class MethodFlow(ast.NodeVisitor):
         self.env = before
         self.blocks(blocks, extra=body_env)
         self.control.pop()
+        if any(_terminates(h.body) for h in node.handlers):  # reached only when nothing raised
+            self.control[-1] |= self.try_decided(opened[0])
         self.run_block(node.finalbody)
 
     visit_TryStar = visit_Try
@@ -958,9 +1016,11 @@ class MethodFlow(ast.NodeVisitor):
         before = dict(self.env)
         merged = dict(extra if extra is not None else before)
         _merge(merged, before)
+        decided = self.control[-1]
         for block in blocks:
             self.env = dict(before)
             self.run_block(block)
+            self.control[-1] = decided  # an early return in one block decides only its own rest
             _merge(merged, self.env)
         self.env = merged
 
@@ -988,6 +1048,30 @@ def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
         known = into.get(name)
         if known is not value:  # members are singletons: most names are unchanged
             into[name] = value if known is None else known | value
+
+
+def is_runner_copy(bits: Taint) -> bool:
+    """A runner-level SWA flag kept as it is (a flag: KVP002's), not a value it chose."""
+    return bool(bits & RUNNER) and not bits & (STATE | CHOICE | KIND | GATED | TYPE)
+
+
+def _terminates(block: list) -> bool:
+    """The block ends by leaving early: what follows runs only when it was not entered (a
+    ``raise`` is no alternative: nothing is kept when it runs)."""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Continue, ast.Break))
+
+
+def _is_none(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def kept_decision(value: Taint) -> Taint:
+    """What a choice under a stored flag carries: made under it (``GATED``) and, for a literal
+    picked by it, its decision, when the flag is a stale decision (a mirror of the resolved
+    pool is not: KVP004's business)."""
+    if not value & STALE or not value & DECISIVE:
+        return CLEAN
+    return GATED | STALE | (value & (TYPE | KIND | RUNNER)) | (TYPE if value & CHOICE else CLEAN)
 
 
 def _is_super(node: ast.AST) -> bool:

@@ -7,7 +7,17 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._flow import CHOICE, POOL, STATE, TYPE
+from lint_rules.rules._flow import (
+    CHOICE,
+    GATED,
+    KIND,
+    POOL,
+    RECORD,
+    RUNNER,
+    STATE,
+    TYPE,
+    is_runner_copy,
+)
 from lint_rules.rules._vocab import ACTIVE_POOL
 
 
@@ -26,6 +36,29 @@ def _shown(store) -> str:
     return {"self": f"self.{store.attr}", "class": f"class attribute {store.attr}",
             "module": f"module global {store.attr}",
             "cache": f"the cache of {store.attr}"}[store.scope]
+
+
+def _variant(store) -> tuple:
+    """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
+    stale decision (a runner flag, a non-SWA type test, a stored stale flag)."""
+    bits, shown = store.bits, _shown(store)
+    if bits & STATE:
+        return None, f"{shown} caches pool state in {store.method}()"
+    if bits & RUNNER:
+        return RUNNER_CHOICE, shown
+    if bits & KIND:
+        return POOL_TYPE, shown
+    if bits & GATED:
+        return MADE_UNDER_FLAG, shown
+    return None, f"{shown} caches pool state in {store.method}()"
+
+
+RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag: FROZEN_KV MTP swaps pools, pick "
+                 "it by self.{pool_attr}")
+POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
+             "self.token_to_kv_pool where used")
+MADE_UNDER_FLAG = ("{subject} is made under a stale SWA flag: FROZEN_KV MTP swaps pools, gate it "
+                   "on self.{pool_attr}")
 
 
 def _where(node) -> tuple:
@@ -381,9 +414,12 @@ class StalePoolState(Rule):
             for store in cls.stores:
                 if not store.sink or store.resolver or _is_swap_point(store):
                     continue
-                if store.bits & (STATE | CHOICE) and not store.bits & TYPE:  # a flag: KVP002's
-                    subject = f"{_shown(store)} caches pool state in {store.method}()"
-                    yield self.report(store.node, scope=cls.node, subject=subject)
+                bits = store.bits
+                if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
+                    continue  # a flag: KVP002's
+                if bits & (STATE | CHOICE | KIND | GATED):
+                    template, subject = _variant(store)
+                    yield self.report(store.node, None, cls.node, template, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
             for read in cls.runner_reads:
                 if _where(read) in swap_points:

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._fixes import property_fix
-from lint_rules.rules._flow import TYPE
+from lint_rules.rules._flow import GATED, KIND, RECORD, TYPE, is_runner_copy
 
 
 class SwaTypeFlag(Rule):
@@ -256,9 +256,20 @@ class SwaTypeFlag(Rule):
         "self.{pool_attr} is not None"
     )
 
+    RUNNER_MESSAGE = (
+        "self.{attr} keeps the runner's SWA flag, which FROZEN_KV MTP pool swaps never update: "
+        "test self.{pool_attr}"
+    )
+
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:
             for store in cls.stores:
-                if store.sink and not store.resolver and store.bits & TYPE:
-                    fix = property_fix(self.facts, cls, store, self.lines)
+                if not store.sink or store.resolver:
+                    continue
+                if store.bits & TYPE and not store.bits & RECORD:
+                    plain = not store.bits & (KIND | GATED)  # the flag is the SWA pool test
+                    fix = property_fix(self.facts, cls, store, self.lines) if plain else None
                     yield self.report(store.node, fix, cls.node, attr=store.attr)
+                elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
+                    yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
+                                      attr=store.attr)

@@ -6,7 +6,6 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import Flag
 from lint_rules.rules._fixes import gate_rewrite
 
 
@@ -214,7 +213,9 @@ class SwaFlagGate(Rule):
                         return metadata.page_table if not self.use_sliding_window_kv_pool else None
                 """
             ),
-            expected=((7, "KVP003"), (14, "KVP003"), (14, "KVP003"), (16, "KVP003")),
+            # the runner's flag kept on the backend, alone or in another flag, is KVP002 (no fix)
+            expected=((4, "KVP002"), (6, "KVP002"), (7, "KVP003"), (14, "KVP003"), (14, "KVP003"),
+                      (16, "KVP003")),
         ),
         Invalid(
             dedent(
@@ -302,8 +303,8 @@ class SwaFlagGate(Rule):
                         return self._decode(q, k, v, layer, forward_batch)
                 """
             ),
-            expected=((3, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"), (11, "KVP003"),
-                      (13, "KVP003"), (14, "KVP003")),
+            expected=((3, "KVP002"), (4, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"),
+                      (11, "KVP003"), (13, "KVP003"), (14, "KVP003")),
         ),
         Invalid(
             # a mode picked by a match on the pool's class: every case's store is that decision
@@ -334,8 +335,8 @@ class SwaFlagGate(Rule):
         ),
         Invalid(
             # a flag from a same-class helper given the pool, a runner flag copied onto self;
-            # gates in an if and a comprehension filter (logging under the runner flag persists
-            # nothing, and a window size is geometry)
+            # gates in an if and a comprehension filter; a buffer made under the copied flag
+            # (logging under the runner flag persists nothing, and a window size is geometry)
             dedent(
                 """\
                 class DetectHelperBackend(AttentionBackend):
@@ -358,7 +359,7 @@ class SwaFlagGate(Rule):
                             self.cuda_graph_swa_page_table = torch.zeros(max_bs)
                 """
             ),
-            expected=((4, "KVP002"), (14, "KVP003"), (17, "KVP003")),
+            expected=((4, "KVP002"), (5, "KVP002"), (14, "KVP003"), (17, "KVP003"), (18, "KVP001")),
         ),
     )
     CODE = "KVP003"
@@ -368,15 +369,24 @@ class SwaFlagGate(Rule):
         "self.{pool_attr} is not None"
     )
 
+    POOL_TYPE_MESSAGE = (
+        "gate on pool-type flag {attr} goes stale as FROZEN_KV MTP swaps pools: test "
+        "self.token_to_kv_pool where it is used"
+    )
+
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
             for gate in cls.gates:
                 if gate.kind == "call":  # a helper returning a stale decision
-                    flag = Flag(gate.name) if self.facts.returns_flag(cls, gate.name) else None
+                    flag = self.facts.call_flag(gate)
                 else:
                     flag = self.facts.flag(cls, gate.name)
                 if flag is None:
                     continue
-                fix = gate_rewrite(self.facts, cls, gate, flag)
                 shown = f"self.{gate.name}()" if gate.kind == "call" else f"self.{gate.name}"
+                if flag.pool_type:  # no SWA rewrite may replace a test of another pool class
+                    yield self.report(gate.node, None, cls.node, self.POOL_TYPE_MESSAGE,
+                                      attr=shown)
+                    continue
+                fix = gate_rewrite(self.facts, cls, gate, flag)
                 yield self.report(gate.node, fix, cls.node, attr=shown)

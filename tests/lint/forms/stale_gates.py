@@ -15,14 +15,14 @@ class RunnerFlagAttnBackend(AttentionBackend):
 
     def __init__(self, model_runner):
         super().__init__()
-        self.is_hybrid_swa = model_runner.is_hybrid_swa
-        self.hybrid = getattr(model_runner, "is_hybrid_swa", False)
+        self.is_hybrid_swa = model_runner.is_hybrid_swa  # expect: KVP002
+        self.hybrid = getattr(model_runner, "is_hybrid_swa", False)  # expect: KVP002
         self.token_to_kv_pool = model_runner.token_to_kv_pool
 
     def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
         self.cuda_graph_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)
         if self.is_hybrid_swa:  # expect: KVP003
-            self.cuda_graph_swa_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)
+            self.cuda_graph_swa_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)  # expect: KVP001
 
     def _pick(self, metadata, layer):
         if layer.sliding_window_size <= 0:
