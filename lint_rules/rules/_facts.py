@@ -26,7 +26,6 @@ from lint_rules.rules._flow import (
     DECISION,
     DECISIVE,
     GATED,
-    KIND,
     MIRROR,
     RECORD,
     RUNNER,
@@ -40,6 +39,7 @@ from lint_rules.rules._flow import (
     last_name,
     params_of,
     self_attr,
+    untrusted,
 )
 from lint_rules.rules._vocab import (
     ALLOCATOR,
@@ -122,6 +122,7 @@ class ClassFacts:
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
+    fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
 
 
 # -- which classes ----------------------------------------------------------------------------
@@ -181,6 +182,7 @@ class ModuleScope:
         self._resolver: Dict[str, bool] = {}
         self.cached: set = set()
         self.records: set = set()
+        self.fields: Dict[str, tuple] = {}  # record type -> its fields, in order
         self.type_aliases: Dict[str, bool] = {}
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.globals: set = set()
@@ -200,6 +202,9 @@ class ModuleScope:
             marks = _decorator_names(statement) | {last_name(b) for b in statement.bases}
             if {"dataclass", "NamedTuple", "TypedDict"} & marks:
                 self.records.add(statement.name)
+                self.fields[statement.name] = tuple(
+                    s.target.id for s in statement.body
+                    if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
             targets = statement.targets if isinstance(statement, ast.Assign) else [
                 statement.target]
@@ -212,6 +217,7 @@ class ModuleScope:
                 "namedtuple", "make_dataclass"
             ):
                 self.records.update(names)
+                self.fields.update((name, _field_names(value)) for name in names)
             elif isinstance(value, (ast.Tuple, ast.Name, ast.Attribute)):
                 for name in names:
                     self.type_aliases[name] = self.type_aliases.get(name, False) or (
@@ -254,6 +260,16 @@ class ModuleScope:
             module = self.imports.get(func.value.id)
             return f"{module}.{func.attr}" if module else None
         return None
+
+
+def _field_names(call: ast.Call) -> tuple:
+    """The fields ``namedtuple("X", "a b")`` / ``namedtuple("X", ["a", "b"])`` declares."""
+    spec = call.args[1] if len(call.args) > 1 else None
+    if const_str(spec) is not None:
+        return tuple(const_str(spec).replace(",", " ").split())
+    if isinstance(spec, (ast.List, ast.Tuple)):
+        return tuple(const_str(e) for e in spec.elts if const_str(e) is not None)
+    return ()
 
 
 def _module_statements(statements) -> Iterator[ast.stmt]:
@@ -311,6 +327,7 @@ class PassResult:
     gates: List[Gate]
     runner_reads: List[ast.Attribute]
     returns: Dict[str, Taint]
+    fields: Dict[str, Taint]
 
 
 class ClassFlow:
@@ -332,6 +349,7 @@ class ClassFlow:
         facts = self.facts
         facts.stores, facts.gates = result.stores, result.gates
         facts.runner_reads, facts.returns = result.runner_reads, result.returns
+        facts.fields = result.fields
 
 
 class _Pass:
@@ -346,12 +364,17 @@ class _Pass:
         self.depth = 0
 
     def run(self) -> PassResult:
-        stores, gates, reads, returns = [], [], [], {}
+        stores, gates, reads, returns, fields = [], [], [], {}, {}
         for name in self.flow.order:
             function = self.facts.methods[name]
             passed = dict(self.env.params.get(name, {}))  # what its callers in the class pass
             flow = MethodFlow(self, function, name, env=passed).run(function.body)
             method_stores = [self._store(event, flow) for event in flow.stores]
+            for store in [s for s in method_stores if s.scope == "field"]:
+                method_stores.remove(store)  # a field of a stored record: a fact, no finding
+                if store.sink:
+                    fields[store.attr] = fields.get(store.attr, CLEAN) | store.bits
+                    self._remember(store)
             stores.extend(method_stores)
             for store in method_stores:
                 self._remember(store)
@@ -367,7 +390,7 @@ class _Pass:
         for name in (*cached, *sorted(self.facts.cached_methods)):
             stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
                 name, CLEAN), name, True, False, name in self.flow.resolvers))
-        return PassResult(self.env, stores, gates, reads, returns)
+        return PassResult(self.env, stores, gates, reads, returns, fields)
 
     def _store(self, event, flow: MethodFlow) -> Store:
         sink = event.scope == "cache" or not flow.per_forward or event.lazy
@@ -471,6 +494,9 @@ class _Pass:
 
     def is_record_type(self, func: ast.AST) -> bool:
         return last_name(func) in self.scope.records
+
+    def record_fields(self, func: ast.AST) -> Tuple[str, ...]:
+        return self.scope.fields.get(last_name(func), ())
 
     def type_names_swa(self, node: ast.AST) -> bool:
         return self.scope.names_swa(node)
@@ -646,8 +672,12 @@ class FileFacts:
             return foreign if foreign.name else None
         stores = self.stores_of(cls, name)
         sinks = [s for s in stores if s.sink]
+        if not stores and "." in name:  # a field of a stored record: self.layout.enabled
+            held = [c.fields[name] for c in family if name in c.fields]
+            return Flag(name, pool_type=not any(
+                b & (TYPE | RUNNER | CHOICE) for b in held)) if any(map(untrusted, held)) else None
         forward = DECISIVE & ~GATED  # what is made per forward is made again: its own gate
-        decisive = [s.bits for s in sinks if _decisive(s.bits)] + [
+        decisive = [s.bits for s in sinks if untrusted(s.bits)] + [
             s.bits for s in stores if not s.sink and s.bits & forward and s.bits & STALE
             and not s.bits & (RECORD | GATED)]
         if decisive:  # (a stored mirror alone is KVP004's (opt-in) business)
@@ -663,13 +693,13 @@ class FileFacts:
 
     @staticmethod
     def call_flag(gate: Gate) -> Optional[Flag]:
-        """A gate on ``self.<helper>(...)``: a flag when what the helper returns for the
-        arguments of this call is a decision made from stale state (a type test of the live
-        pool passed to it is not)."""
-        bits = gate.bits
-        if not bits & DECISION or not bits & STALE:
+        """A gate on ``self.<helper>(...)`` (or on a module global): a flag when what the helper
+        returns for the arguments of this call is a decision made from stale state (a type
+        test of the live pool passed to it is not)."""
+        bits = gate.bits  # (a module global read: what the class stored in it)
+        if not bits & STALE or not (bits & DECISION or untrusted(bits)):
             return None
-        return Flag(gate.name, pool_type=not bits & (TYPE | RUNNER | MIRROR))
+        return Flag(gate.name, pool_type=not bits & (TYPE | RUNNER | MIRROR | CHOICE))
 
     def _exactness(self, flag: Flag, sinks: List[Store]) -> Flag:
         if len(sinks) != 1 or self.times_stored(flag.name) != 1:
@@ -687,6 +717,13 @@ class FileFacts:
         return Flag(flag.name, store, polarity)
 
 
+def shown_sink(store: Store) -> str:
+    """How a sink reads in a message: ``self.x``, ``cls.x``, the global ``x``, ``f()``'s cache."""
+    return {"self": f"self.{store.attr}", "class": f"class attribute {store.attr}",
+            "module": f"module global {store.attr}",
+            "cache": f"the cache of {store.attr}"}[store.scope]
+
+
 def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
     """What a base class of another module says ``name`` is: a stale flag (never rewritable
     from here), a live property (``Flag("")``: not a flag), or nothing (None)."""
@@ -697,15 +734,6 @@ def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
             if name in summary.properties:
                 return Flag("")
     return None
-
-
-def _decisive(bits: Taint) -> bool:
-    """Stored state a gate must not trust: a stale decision or a value it picked. What is only
-    made under one (a buffer, a container filled under a flag) is KVP001's: a test of its
-    shape, presence or keys decides nothing new."""
-    if bits & GATED and bits & RECORD:
-        return False
-    return bool(bits & (TYPE | KIND | CHOICE) or bits & RUNNER and not bits & GATED)
 
 
 def _constant(node: Optional[ast.AST]) -> bool:

@@ -34,6 +34,7 @@ from lint_rules.rules._vocab import (
     is_flag_name,
     is_swa_word,
     reads_pool_state,
+    per_layer_data,
     returns_pool_data,
 )
 
@@ -62,6 +63,13 @@ DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
 # resolved pool is not one: KVP004's business).
 DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
+# Masks computed once (a Flag operation is a Python call: the flow runs them per node).
+HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED  # what a container keeps
+TYPE_TESTS, DECIDERS, CHOOSERS = TYPE | KIND, TYPE | KIND | RUNNER, TYPE | KIND | CHOICE
+PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
+FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
+DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIND | RUNNER
+UNDER_FLAG = GATED | RUNNER
 
 
 # -- syntax helpers (shared with _facts and _fixes) --------------------------------------------
@@ -84,13 +92,17 @@ def const_str(node: Optional[ast.AST]) -> Optional[str]:
 def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
     """``(obj, name)`` for the attribute read ``node`` spells: ``obj.name``,
     ``getattr(obj, "name"[, default])``, ``obj.__dict__["name"]``, ``vars(obj)["name"]``,
-    ``attrgetter("name")(obj)``."""
+    ``vars(obj).get("name"[, default])``, ``attrgetter("name")(obj)``."""
     if isinstance(node, ast.Attribute):
         return node.value, node.attr
     if isinstance(node, ast.Call):
         func, args = node.func, node.args
         if last_name(func) == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
             return args[0], const_str(args[1])
+        if isinstance(func, ast.Attribute) and func.attr == "get" and args and const_str(args[0]):
+            holder = _namespace_of(func.value)  # vars(obj).get("name"), obj.__dict__.get(...)
+            if holder is not None:
+                return holder, const_str(args[0])
         path = getter_path(func)
         if path is not None and len(args) == 1:
             read = _chain(args[0], path, node)
@@ -171,8 +183,8 @@ def container(value: Taint) -> Taint:
     """What a container, closure, record or bound partial holding ``value`` holds: its state,
     and the decisions inside it (``{"swa": isinstance(...)}``), which an element read gives
     back (``element``); the ``RECORD`` shell itself is neither."""
-    held = value & (STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED)
-    if value & (TYPE | KIND):
+    held = value & HELD
+    if value & TYPE_TESTS:
         held |= SWA
     return held | RECORD if held & (STATE | RUNNER | CHOICE | GATED) else CLEAN
 
@@ -180,7 +192,7 @@ def container(value: Taint) -> Taint:
 def element(value: Taint) -> Taint:
     """An element of a container (``kinds["swa"]``, ``kinds.get("swa")``, a loop variable):
     the state and the decisions it holds."""
-    return value & (STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED)
+    return value & HELD
 
 
 def union(values: Iterable[Taint]) -> Taint:
@@ -229,8 +241,8 @@ def guarded_attr(test: ast.AST) -> Optional[str]:
 @dataclass(frozen=True)
 class StoreEvent:
     """A sink candidate: ``attr`` (``a``, ``a.b``, a class attribute, a module global or a
-    cached function) assigned ``taint``; ``scope`` is ``self``, ``class``, ``module`` or
-    ``cache``."""
+    cached function) assigned ``taint``; ``scope`` is ``self``, ``class``, ``module``,
+    ``cache`` or ``field`` (what a field of a stored record holds: a fact, never a finding)."""
 
     attr: str
     node: ast.AST
@@ -279,6 +291,8 @@ class FlowOwner(Protocol):
 
     def is_record_type(self, func: ast.AST) -> bool: ...
 
+    def record_fields(self, func: ast.AST) -> Tuple[str, ...]: ...
+
     def type_names_swa(self, node: ast.AST) -> bool: ...
 
     def is_module_global(self, name: str) -> bool: ...
@@ -310,11 +324,14 @@ class MethodFlow(ast.NodeVisitor):
         }
         self.deferred, self.record = deferred, record
         self.env: Dict[str, Taint] = dict(env or {})
-        self.aliases: Dict[str, Tuple[ast.AST, ...]] = {}  # local -> the self reads it holds
+        self.aliases: Dict[str, Tuple[tuple, ...]] = {}  # local -> (self read, name) it holds
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
         self.getters: Dict[str, str] = {}  # local -> the path of the attrgetter it holds
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
+        self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
+        self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
+        self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
         self.returned = CLEAN
@@ -350,14 +367,32 @@ class MethodFlow(ast.NodeVisitor):
     # -- sources ------------------------------------------------------------------------------
     def visit_Name(self, node: ast.Name) -> Taint:
         if self.deciding and node.id in self.aliases:
-            for read in self.aliases[node.id]:
-                self.gate(read, read, False, "alias")
+            for read, name in self.aliases[node.id]:
+                self.gate(read, read, False, "alias", name=name)
         if node.id in self.env:
             return self.env[node.id]
-        return self.owner.global_value(node.id)
+        return self.global_read(node, node.id)
+
+    def global_read(self, node: ast.AST, name: str) -> Taint:
+        """A module global the class stored (``global NAME``, ``_FLAGS[...]``, ``globals()``):
+        persisted, and a decision reading it is a gate on it."""
+        value = self.owner.global_value(name)
+        if value and self.deciding and value & STALE and untrusted(value):
+            self.gate(node, node, False, "global", value, name=name)
+            self.read_flag = True
+        return value
 
     def visit_Attribute(self, node: ast.Attribute) -> Taint:
         return self.attribute(node, node.value, node.attr)
+
+    def named_read(self, node: ast.Call) -> Optional[Tuple[ast.AST, str]]:
+        """``getattr(obj, name)`` where the local ``name`` holds a constant string."""
+        args, func = node.args, node.func
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) > 1 and isinstance(
+                args[1], ast.Name):
+            name = self.strings.get(args[1].id)
+            return (args[0], name) if name else None
+        return None
 
     def attribute(self, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         """A read of ``holder.name`` in any spelling; ``node`` is what it is reported at."""
@@ -367,25 +402,29 @@ class MethodFlow(ast.NodeVisitor):
                 if self_path(holder) is not None:  # self.model_runner.token_to_kv_pool
                     self.runner_reads.append(node)
             return self.source(POOL | STALE)
-        if is_flag_name(name) and self.is_runner(holder):
+        if is_flag_name(name) and self.is_runner(holder) and not _through_pool(holder):
             self.visit(holder)
             return RUNNER | STALE
-        path = self_path(node)
+        path = self_path(node) or (name if is_self(holder) else None)
         if path is not None:
             return self.self_read(path, node, holder, name)
         return self.source(self.derived(self.visit(holder), name))
 
     def self_read(self, path: str, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         if self.deciding:
-            self.gate(node, node, False, "read")
+            self.gate(node, node, False, "read", name=path)
         if path == ACTIVE_POOL:
             return CLEAN if self.deferred else self.source(POOL)
         stored = self.owner.attr_value(path)
-        if self.deciding and stored & (DECISION | CHOICE | GATED):
+        if self.deciding and stored & FLAGGING:
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding
         if stored or "." not in path:
             return self.source(stored)
-        return self.source(self.derived(self.visit(holder), name))
+        deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
+        try:
+            return self.source(self.derived(self.visit(holder), name))
+        finally:
+            self.deciding = deciding
 
     def source(self, value: Taint) -> Taint:
         """Every pool-derived read inside an open ``try`` decides what its handlers do."""
@@ -411,6 +450,8 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN
         stale = base & STALE
         if base & POOL and not base & RECORD:
+            if per_layer_data(attr):  # pool.get_key_scale(i), pool.get_value_buffer: its data
+                return SWA | stale
             if is_flag_like(attr):  # pool.is_swa: the pool's own answer to a type question
                 return TYPE | stale if is_swa_word(attr) else CLEAN
             if "pool" in attr.lower() and not is_geometry(attr):
@@ -424,20 +465,41 @@ class MethodFlow(ast.NodeVisitor):
         alias = attribute_alias(node)
         if alias is not None:  # self.__dict__["x"], vars(runner)["token_to_kv_pool"]
             return self.attribute(node, *alias)
+        if _global_key(node) is not None:  # globals()["NAME"]
+            return self.global_read(node, _global_key(node))
         holder = self.namespaces.get(last_name(node.value)) if isinstance(
             node.value, ast.Name) else None
         if holder is not None and const_str(node.slice) is not None:  # state = vars(runner)
             read = _chain(holder, const_str(node.slice), node)
             return self.attribute(node, read.value, read.attr)
-        self.visit(node.slice)
-        return element(self.visit(node.value))  # an element of a record: what it holds
+        saved, self.read_flag = self.read_flag, False
+        self.deciding += 1  # indexing by a flag chooses by it: a gate (never rewritten)
+        try:
+            key = self.visit(node.slice)
+        finally:
+            self.deciding -= 1
+        kept, self.read_flag = self.read_flag, saved or self.read_flag
+        held = element(self.visit(node.value))  # an element of a record: what it holds
+        if not key & PICKERS:
+            return held
+        kept = kept or is_flag_read(node.slice)
+        if kept and self.per_forward:
+            return held
+        # {True: a, False: b}[flag], (a, b)[flag], names[flag]: a value picked by the decision
+        return held | CHOICE | (key & PICKED_BY) | (GATED if kept else CLEAN)
 
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
-        alias = attribute_alias(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args and const_str(
+                node.args[0]) and isinstance(func.value, ast.Call) and last_name(
+                func.value.func) == "globals":
+            return self.global_read(node, const_str(node.args[0]))  # globals().get("NAME")
+        alias = attribute_alias(node) or self.named_read(node)
         if alias is not None:  # getattr(x, "name"[, default]), attrgetter("name")(x)
-            for extra in node.args[2:]:
-                self.visit(extra)
+            for extra in node.args[1:]:
+                if const_str(extra) is None and not isinstance(extra, ast.Name):
+                    self.visit(extra)  # a default (the name itself is no value)
             return self.attribute(node, *alias)
         func, args = node.func, node.args
         name = func.id if isinstance(func, ast.Name) else ""
@@ -455,9 +517,11 @@ class MethodFlow(ast.NodeVisitor):
                                   or self.local_types_swa(args[1]))
         if name == "hasattr" and len(args) == 2 and const_str(args[1]) is not None:
             return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])))
-        if name in ("type", "bool", "cast") and args:
+        if name in ("type", "bool", "cast", "callable") and args:
             last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
-            return self.truth(args[last], values[last]) if name == "bool" else values[last]
+            if name in ("bool", "callable"):  # callable(getattr(pool, "translate_...", None))
+                return self.truth(args[last], values[last])
+            return values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
             return values[len(args) - 1]
         if name in self.env:  # a local function: what it captured, not what it is given
@@ -468,11 +532,22 @@ class MethodFlow(ast.NodeVisitor):
             return self.cached(node, func, returned, values[: len(args)])
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
                 func):
+            self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if isinstance(func, ast.Attribute):
             return self.method_call(node, func, values)
         self.visit(func)
         return CLEAN
+
+    def note_fields(self, node: ast.Call, values: Tuple[Taint, ...]) -> None:
+        """What each field of a record built here holds (``Layout(enabled=isinstance(...))``,
+        positional fields of a record type of the module): a store of the record keeps each
+        field as ``<attr>.<field>``, so a gate on ``self.layout.enabled`` reads its own."""
+        count = len(node.args)
+        fields = dict(zip(self.owner.record_fields(node.func), values[:count]))
+        fields.update((k.arg, v) for k, v in zip(node.keywords, values[count:]) if k.arg)
+        if any(fields.values()):
+            self.fields[id(node)] = fields
 
     def cached(self, node: ast.Call, func: ast.AST, returned: Taint, values=()) -> Taint:
         """A ``functools.cache``d function keeps its first result: a sink of its own, unless
@@ -493,9 +568,11 @@ class MethodFlow(ast.NodeVisitor):
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
-            returned = self.owner.method_returns(func.attr, values[: len(node.args)])
+            passed = values[: len(node.args)]
+            returned = self.owner.method_returns(func.attr, passed)
             if self.deciding and is_self(owner):  # what this call returns, for these arguments
-                self.gate(node, node, False, "call", returned)
+                self.gate(node, node, False, "call", self.decides(func.attr, node.args, passed,
+                                                                  returned))
             return returned
         if func.attr == "partial":
             return container(union(values))
@@ -511,13 +588,22 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN  # pool.get_kv_cache_quant_method(): configuration, not its data
         return self.source(self.derived(base, func.attr))
 
+    def decides(self, method: str, args: list, passed: tuple, returned: Taint) -> Taint:
+        """What a gate on ``self.<method>(...)`` decides on: its result, but for what the pool
+        read from the runner right now makes stale (outside per-forward code that is the
+        decision itself, like an inline type test; what it keeps is flagged at the store)."""
+        if self.per_forward or not returned & STALE:
+            return returned
+        now = tuple(v & ~STALE if v and self.is_runner(a) else v for a, v in zip(args, passed))
+        return self.owner.method_returns(method, now) if now != passed else returned
+
     def reduced(self, argument: ast.AST) -> Taint:
         """``any(...)`` / ``all(...)`` over tests: the tests' decision, not a container."""
         if isinstance(argument, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
             return self.comprehension(argument, [argument.elt], reduce=True)
         if isinstance(argument, (ast.Tuple, ast.List, ast.Set)):
             return union(self.visit(el) for el in argument.elts)
-        return self.visit(argument) & (DECISION | STALE)
+        return self.visit(argument) & DECIDED
 
     def is_allocator(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name):
@@ -552,7 +638,7 @@ class MethodFlow(ast.NodeVisitor):
         if self_attr(node) == self.owner.pool_attr:
             return MIRROR
         decided = TYPE if value & STATE and not value & RECORD else CLEAN
-        return decided | (value & (DECISION | STALE))
+        return decided | (value & DECIDED)
 
     # -- operators ----------------------------------------------------------------------------
     def visit_Compare(self, node: ast.Compare) -> Taint:
@@ -565,7 +651,7 @@ class MethodFlow(ast.NodeVisitor):
             if any(self.live_pool(n) for p in probes for n in ast.walk(p)):
                 return CLEAN  # type(self.token_to_kv_pool) in a closure: the live pool's
             return TYPE | (union(values) & STALE)
-        probed = union(v for p, v in zip(parts, values) if is_type_probe(p))
+        probed = union(v for p, v in zip(parts, values) if p in probes) if probes else CLEAN
         if probed & STATE and not probed & RECORD:  # type(pool) is MHATokenToKVPool
             return KIND | (probed & STALE)
         nones = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is None]
@@ -574,7 +660,7 @@ class MethodFlow(ast.NodeVisitor):
             return self.truth(parts[other], values[other])
         joined = union(values)
         decided = TYPE if joined & CHOICE else CLEAN  # layout == "swa": the choice, tested
-        return (SWA if joined & STATE else decided) | (joined & (DECISION | STALE))
+        return (SWA if joined & STATE else decided) | (joined & DECIDED)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Taint:
         # an operand of and/or decides what the expression evaluates, wherever it stands
@@ -600,14 +686,14 @@ class MethodFlow(ast.NodeVisitor):
         if kept or (test & RUNNER and not test & (STATE | TYPE) and not self.per_forward):
             # picked by a stored stale flag or a runner flag: made under it (``GATED``), and
             # True/False, "swa"/"full" are that decision again (a second-order flag)
-            gated = GATED | (test & (RUNNER | STALE))
+            gated = GATED | (test & RUNNER_STALE)
             if kept:  # (per forward it is made again each time: the gate is the finding)
                 gated = CLEAN if self.per_forward else kept_decision(test)
             if not gated:
                 return body | orelse
             if picked & TYPE:
                 return gated & ~GATED | body | orelse
-            made = GATED | (gated & (RUNNER | STALE)) | (CHOICE if picked else CLEAN)
+            made = GATED | (gated & RUNNER_STALE) | (CHOICE if picked else CLEAN)
             return made | body | orelse
         if not test & (STATE | TYPE | KIND):
             return body | orelse
@@ -633,10 +719,13 @@ class MethodFlow(ast.NodeVisitor):
     def visit_NamedExpr(self, node: ast.NamedExpr) -> Taint:
         value = self.visit(node.value)
         self.bind(node.target, node.value, value, None)
+        if self.walrus is not None:
+            self.walrus.add(node.target.id)
         return value
 
     def comprehension(self, node, results, reduce: bool = False) -> Taint:
-        saved = dict(self.env)
+        saved, outer = dict(self.env), self.walrus
+        self.walrus = set()
         iterated = CLEAN
         for generator in node.generators:
             source = self.visit(generator.iter)
@@ -645,9 +734,12 @@ class MethodFlow(ast.NodeVisitor):
             for condition in generator.ifs:
                 self.condition(condition)
         value = union(self.visit(r) for r in results)
+        bound = {name: self.env[name] for name in self.walrus if name in self.env}
         self.env = saved
+        self.env.update(bound)  # a walrus in a comprehension binds in the enclosing function
+        self.walrus = bound.keys() | (outer or set()) if outer is not None else None
         if reduce:
-            return value & (DECISION | STALE) | (TYPE if value & STATE else CLEAN)
+            return value & DECIDED | (TYPE if value & STATE else CLEAN)
         return container(value | (SWA if iterated & SWA else CLEAN))
 
     def visit_ListComp(self, node) -> Taint:
@@ -722,7 +814,7 @@ class MethodFlow(ast.NodeVisitor):
         self.read_flag = saved
         if kept:  # a stored stale flag decides: what is kept from under it is derived from it
             return CLEAN if self.per_forward else kept_decision(value)
-        return (TYPE if value & STATE else CLEAN) | (value & (DECISION | STALE))
+        return (TYPE if value & STATE else CLEAN) | (value & DECIDED)
 
     # -- sinks --------------------------------------------------------------------------------
     def sink(self, event: StoreEvent) -> None:
@@ -732,6 +824,9 @@ class MethodFlow(ast.NodeVisitor):
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
         lazy = self.guards.get(attr, 0) > 0
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
+        for field, held in self.fields.get(id(value_node), {}).items():
+            self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
+                                 lazy, "field"))
 
     def controlled(self, value_node, value: Taint) -> Taint:
         """What a value made under the enclosing decisions carries (control dependence): a
@@ -745,9 +840,9 @@ class MethodFlow(ast.NodeVisitor):
             if kind:
                 return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
         # (per forward it is made again each time: the gate is the finding)
-        kept = decided & (GATED | RUNNER) and not self.per_forward
+        kept = decided & UNDER_FLAG and not self.per_forward
         if kept and not value & TYPE and not _is_none(value_node):
-            value |= GATED | (decided & (RUNNER | STALE))
+            value |= GATED | (decided & RUNNER_STALE)
         return value
 
     def bind(self, target, value_node, value: Taint, statement) -> None:
@@ -770,6 +865,8 @@ class MethodFlow(ast.NodeVisitor):
         attr = class_target(target, self.owner.class_names)
         if attr is not None:
             return self.store(attr, target, statement, value_node, value, "class")
+        if _global_key(target) is not None:  # globals()["NAME"] = ...
+            return self.store(_global_key(target), target, statement, value_node, value, "module")
         if isinstance(target, ast.Subscript):
             self.visit(target.slice)
             self.fill(target.value, target.value, value_node, container(value))
@@ -794,6 +891,9 @@ class MethodFlow(ast.NodeVisitor):
             self.type_locals[name] = self.owner.type_names_swa(value_node)
         self.getters.pop(name, None)
         self.namespaces.pop(name, None)
+        self.strings.pop(name, None)
+        if const_str(value_node) is not None:
+            self.strings[name] = const_str(value_node)
         self.instances.discard(name)
         if getter_path(value_node) is not None:
             self.getters[name] = getter_path(value_node)
@@ -804,9 +904,15 @@ class MethodFlow(ast.NodeVisitor):
                 and value_node.func.id in self.owner.class_names)):
             self.instances.add(name)  # backend = cls(model_runner): its attributes are ours
 
-    def alias_reads(self, value_node) -> Tuple[ast.AST, ...]:
-        if value_node is not None and self_attr(value_node) is not None:
-            return (value_node,)
+    def alias_reads(self, value_node) -> Tuple[tuple, ...]:
+        """``(read, name)`` of the ``self`` flags a local bound to ``value_node`` holds."""
+        if value_node is None:
+            return ()
+        if self_attr(value_node) is not None:
+            return ((value_node, self_attr(value_node)),)
+        named = self.named_read(value_node) if isinstance(value_node, ast.Call) else None
+        if named is not None and is_self(named[0]):
+            return ((value_node, named[1]),)
         if isinstance(value_node, ast.Name):
             return self.aliases.get(value_node.id, ())
         return ()
@@ -1055,6 +1161,33 @@ def is_runner_copy(bits: Taint) -> bool:
     return bool(bits & RUNNER) and not bits & (STATE | CHOICE | KIND | GATED | TYPE)
 
 
+def _through_pool(node: ast.AST) -> bool:
+    """``model_runner.token_to_kv_pool``: a pool reached from the runner (its own ``is_swa``
+    answers a type question about it, not about the runner's config)."""
+    while isinstance(node, ast.Attribute):
+        if node.attr == ACTIVE_POOL:
+            return True
+        node = node.value
+    return False
+
+
+def _global_key(node: ast.AST) -> Optional[str]:
+    """``"NAME"`` for ``globals()["NAME"]``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and last_name(
+            node.value.func) == "globals" and not node.value.args:
+        return const_str(node.slice)
+    return None
+
+
+def untrusted(value: Taint) -> bool:
+    """Stored state a gate must not trust: a stale decision or a value it picked. What is only
+    made under one (a buffer, a container filled under a flag) is KVP001's: a test of its
+    shape, presence or keys decides nothing new."""
+    if value & GATED and value & RECORD:
+        return False
+    return bool(value & CHOOSERS or value & RUNNER and not value & GATED)
+
+
 def _terminates(block: list) -> bool:
     """The block ends by leaving early: what follows runs only when it was not entered (a
     ``raise`` is no alternative: nothing is kept when it runs)."""
@@ -1071,7 +1204,7 @@ def kept_decision(value: Taint) -> Taint:
     pool is not: KVP004's business)."""
     if not value & STALE or not value & DECISIVE:
         return CLEAN
-    return GATED | STALE | (value & (TYPE | KIND | RUNNER)) | (TYPE if value & CHOICE else CLEAN)
+    return GATED | STALE | (value & DECIDERS) | (TYPE if value & CHOICE else CLEAN)
 
 
 def _is_super(node: ast.AST) -> bool:

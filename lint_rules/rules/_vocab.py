@@ -52,9 +52,20 @@ REDUCERS = frozenset({"any", "all"})
 DATA_WORDS = ("buffer", "pool", "mapping", "translate", "loc", "kv_cache", "index", "indices")
 
 
+# A pool getter whose result is one layer's tensor (``get_key_buffer(i)``, ``get_value_scale(i)``):
+# the data of that pool, even where its name also says geometry (a scale).
+PER_LAYER_WORDS = ("buffer", "scale")
+
+
 def returns_pool_data(method: str) -> bool:
     lowered = method.lower()
-    return is_swa_word(method) or any(word in lowered for word in DATA_WORDS)
+    return is_swa_word(method) or per_layer_data(method) or any(
+        word in lowered for word in DATA_WORDS)
+
+
+def per_layer_data(method: str) -> bool:
+    lowered = method.lower()
+    return lowered.startswith("get_") and any(word in lowered for word in PER_LAYER_WORDS)
 
 
 def is_geometry(name: str) -> bool:

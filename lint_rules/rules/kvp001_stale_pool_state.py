@@ -7,6 +7,7 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
+from lint_rules.rules._facts import shown_sink
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
@@ -31,17 +32,10 @@ def _is_swap_point(store) -> bool:
     return store.attr == ACTIVE_POOL and plain and store.bits & STATE == POOL
 
 
-def _shown(store) -> str:
-    """How a sink reads in a message: ``self.x``, ``cls.x``, the global ``x``, ``f()``'s cache."""
-    return {"self": f"self.{store.attr}", "class": f"class attribute {store.attr}",
-            "module": f"module global {store.attr}",
-            "cache": f"the cache of {store.attr}"}[store.scope]
-
-
 def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
     stale decision (a runner flag, a non-SWA type test, a stored stale flag)."""
-    bits, shown = store.bits, _shown(store)
+    bits, shown = store.bits, shown_sink(store)
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
     if bits & RUNNER:
@@ -241,6 +235,34 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: buffers made under the resolved pool (the fix), a type assert that
+            # raises (nothing is kept when it fails), geometry read unconditionally, per-layer
+            # geometry of a buffer, a pool's configuration
+            dedent(
+                """\
+                class PersistedLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        if not isinstance(pool, MHATokenToKVPool):
+                            raise TypeError("this backend needs an MHA pool")
+                        self.idx_head_dim = 128
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.window = model_runner.sliding_window_size
+                        self.kv_dtypes = [pool.get_key_buffer(i).dtype for i in range(4)]
+                        self.quant = pool.get_kv_cache_quant_method()
+                        if model_runner.is_hybrid_swa:
+                            logger.info("hybrid SWA model")
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        if self._swa_kv_pool is not None:
+                            self.graph_swa_table = torch.zeros(max_bs)
+                        self.graph_window = (
+                            torch.zeros(max_bs) if self._swa_kv_pool is not None else None
+                        )
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -403,6 +425,44 @@ class StalePoolState(Rule):
                 """
             ),
             expected=((5, "KVP001"), (6, "KVP001"), (7, "KVP001")),
+        ),
+        Invalid(
+            # persisted state made under a stale flag (KVP003 on the gate): a container entry, a
+            # ternary, a branch of init_cuda_graph_state, after an early return in a helper; a
+            # value picked by the runner's flag; per-layer scales and buffers in containers; a
+            # walrus in a comprehension
+            dedent(
+                """\
+                class PersistedUnderFlagBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.is_swa = model_runner.token_to_kv_pool.is_swa_pool
+                        self.graph_tables = {}
+                        if self.is_swa:
+                            self.graph_tables["swa"] = torch.zeros(4)
+                        self.window_tables = [torch.zeros(4)] if self.is_swa else None
+                        self.window = model_runner.window if model_runner.is_hybrid_swa else -1
+                        self.k_scales = [pool.get_key_scale(i) for i in ids] if self.fp8 else None
+                        self.v_scales = {i: pool.get_value_scale(i) for i in range(4)}
+                        self.v_buffers = list(map(pool.get_value_buffer, range(4)))
+                        if any((inner := getattr(p, "swa_kv_pool", None)) for p in [pool]):
+                            self._swa_inner = inner
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        if self.is_swa:
+                            self.graph_window_table = torch.zeros(max_bs)
+                        self.graph_swa_loc = self._alloc_swa(max_bs)
+
+                    def _alloc_swa(self, max_bs):
+                        if not self.is_swa:
+                            return None
+                        return torch.zeros(max_bs)
+                """
+            ),
+            expected=((4, "KVP002"), (6, "KVP003"), (7, "KVP001"), (8, "KVP001"), (8, "KVP003"),
+                      (9, "KVP001"), (10, "KVP001"), (11, "KVP001"), (12, "KVP001"),
+                      (14, "KVP001"), (17, "KVP003"), (18, "KVP001"), (19, "KVP001"),
+                      (22, "KVP003")),
         ),
     )
     CODE = "KVP001"

@@ -5,6 +5,7 @@ from textwrap import dedent
 from typing import Iterator
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
+from lint_rules.rules._facts import shown_sink
 from lint_rules.rules._fixes import property_fix
 from lint_rules.rules._flow import GATED, KIND, RECORD, TYPE, is_runner_copy
 
@@ -108,6 +109,31 @@ class SwaTypeFlag(Rule):
 
                     def init_forward_metadata(self, forward_batch):
                         self.swa_now = isinstance(self.token_to_kv_pool, SWAKVPool)
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: a detecting helper given the live pool per forward, logging under the
+            # runner flag, the resolved pool's own test, a window size from the runner
+            dedent(
+                """\
+                class DetectLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.window = model_runner.sliding_window_size
+                        if model_runner.is_hybrid_swa:
+                            logger.info("hybrid SWA model")
+
+                    def _detect(self, pool):
+                        try:
+                            pool.translate_loc_from_full_to_swa
+                        except AttributeError:
+                            return False
+                        return True
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.translating = self._detect(self.token_to_kv_pool)
                 """
             )
         ),
@@ -248,16 +274,64 @@ class SwaTypeFlag(Rule):
             ),
             expected=((5, "KVP002"), (7, "KVP002"), (9, "KVP002")),
         ),
+        Invalid(
+            # helpers whose result is a duck test: try/except, hasattr with early returns,
+            # callable(getattr(..., None)), a module function; runner flags kept on the backend
+            # (no safe fix: a pool property would change their meaning); a flag set under a
+            # stale flag; a module global
+            dedent(
+                """\
+                _SWA = None
+
+
+                def _translates(pool):
+                    fn = getattr(pool, "translate_loc_from_full_to_swa", None)
+                    if fn is None:
+                        return False
+                    return True
+
+
+                class DetectHelperFormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        global _SWA
+                        pool = model_runner.token_to_kv_pool
+                        self.a = self._by_try(pool)
+                        self.b = self._by_hasattr(pool)
+                        self.c = callable(getattr(pool, "translate_loc_from_full_to_swa", None))
+                        self.d = _translates(pool)
+                        self.is_hybrid_swa = model_runner.is_hybrid_swa
+                        self.hybrid = getattr(model_runner.model_config, "is_hybrid_swa", False)
+                        if self.a:
+                            self.unified = True
+                        _SWA = isinstance(pool, SWAKVPool)
+
+                    def _by_try(self, pool):
+                        try:
+                            pool.full_to_swa_index_mapping
+                        except AttributeError:
+                            return False
+                        return True
+
+                    def _by_hasattr(self, pool):
+                        if not hasattr(pool, "swa_kv_pool"):
+                            return False
+                        return True
+                """
+            ),
+            expected=((15, "KVP002"), (16, "KVP002"), (17, "KVP002"), (18, "KVP002"),
+                      (19, "KVP002"), (20, "KVP002"), (21, "KVP003"), (22, "KVP002"),
+                      (23, "KVP002")),
+        ),
     )
     CODE = "KVP002"
     NAME = "swa-type-flag"
     MESSAGE = (
-        "self.{attr} decides SWA once from a pool type; FROZEN_KV MTP swaps pools: test "
+        "{subject} decides SWA once from a pool type; FROZEN_KV MTP swaps pools: test "
         "self.{pool_attr} is not None"
     )
 
     RUNNER_MESSAGE = (
-        "self.{attr} keeps the runner's SWA flag, which FROZEN_KV MTP pool swaps never update: "
+        "{subject} keeps the runner's SWA flag, which FROZEN_KV MTP pool swaps never update: "
         "test self.{pool_attr}"
     )
 
@@ -269,7 +343,7 @@ class SwaTypeFlag(Rule):
                 if store.bits & TYPE and not store.bits & RECORD:
                     plain = not store.bits & (KIND | GATED)  # the flag is the SWA pool test
                     fix = property_fix(self.facts, cls, store, self.lines) if plain else None
-                    yield self.report(store.node, fix, cls.node, attr=store.attr)
+                    yield self.report(store.node, fix, cls.node, subject=shown_sink(store))
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
-                                      attr=store.attr)
+                                      subject=shown_sink(store))

@@ -145,6 +145,34 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # a helper whose result depends only on its argument, given the live pool, is live
+            # (also when __init__ asks it about the runner's pool only to log); lookups keyed by
+            # geometry; record fields and module globals that hold geometry
+            dedent(
+                """\
+                _WINDOW = None
+
+
+                class LiveArgumentHelperBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        global _WINDOW
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.geom = Geometry(window=model_runner.sliding_window_size)
+                        _WINDOW = model_runner.sliding_window_size
+                        if self._is_swa(model_runner.token_to_kv_pool):
+                            logger.info("SWA pool at start")
+
+                    def _is_swa(self, pool):
+                        return isinstance(pool, SWAKVPool)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self._is_swa(self.token_to_kv_pool) and self.geom.window > 0:
+                            return self.tables[layer.layer_id]
+                        return q if _WINDOW else k
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -361,6 +389,44 @@ class SwaFlagGate(Rule):
             ),
             expected=((4, "KVP002"), (5, "KVP002"), (14, "KVP003"), (17, "KVP003"), (18, "KVP001")),
         ),
+        Invalid(
+            # gates on pool-type flags (no SWA rewrite: the message says to test the pool), on
+            # flags kept in containers, record fields and module globals, read reflectively, and
+            # lookups keyed by a flag
+            dedent(
+                """\
+                _FLAGS = {}
+
+
+                class ContainerGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.is_mla = isinstance(pool, MLATokenToKVPool)
+                        self.kinds = {"swa": isinstance(pool, SWAKVPool)}
+                        self.layout = Layout(enabled=isinstance(pool, SWAKVPool), pages=4)
+                        _FLAGS["swa"] = isinstance(pool, SWAKVPool)
+                        self.names = {True: "swa_page_table", False: "page_table"}
+
+                    def _windowed(self, layer):
+                        return self.layout.enabled and layer.sliding_window_size > 0
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        assert self.is_mla or layer.layer_id >= 0
+                        if self.kinds["swa"] or self._windowed(layer):
+                            return q
+                        name = "is_mla"
+                        if getattr(self, name) or vars(self).get("is_mla"):
+                            return k
+                        if _FLAGS.get("swa"):
+                            return v
+                        return getattr(forward_batch, self.names[self.kinds["swa"]])
+                """
+            ),
+            expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
+                      (15, "KVP003"), (18, "KVP003"), (19, "KVP003"), (19, "KVP003"), (22, "KVP003"),
+                      (22, "KVP003"), (24, "KVP003"), (26, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
@@ -377,13 +443,14 @@ class SwaFlagGate(Rule):
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
             for gate in cls.gates:
-                if gate.kind == "call":  # a helper returning a stale decision
+                if gate.kind in ("call", "global"):  # a helper's result, a module global
                     flag = self.facts.call_flag(gate)
                 else:
                     flag = self.facts.flag(cls, gate.name)
                 if flag is None:
                     continue
-                shown = f"self.{gate.name}()" if gate.kind == "call" else f"self.{gate.name}"
+                shown = {"call": f"self.{gate.name}()", "global": gate.name}.get(
+                    gate.kind, f"self.{gate.name}")
                 if flag.pool_type:  # no SWA rewrite may replace a test of another pool class
                     yield self.report(gate.node, None, cls.node, self.POOL_TYPE_MESSAGE,
                                       attr=shown)
