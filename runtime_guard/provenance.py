@@ -54,10 +54,16 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
         stores = [store for relative in facts.relatives(node) for store in relative.stores]
         attrs = {store.attr for store in stores}
         attrs |= {name for relative in facts.relatives(node) for name in relative.properties}
-        flags.update(attr for attr in attrs if facts.flag(node, attr) is not None)
+        flags.update(attr for attr in attrs if _says_swa(facts.flag(node, attr)))
         state.update(store.attr for store in stores if store.sink and store.scope == "self"
                      and store.bits & Taint.SWA)
     return Proven(frozenset(flags), frozenset(state - flags)) if read_any else None
+
+
+def _says_swa(flag) -> bool:
+    """A flag the guard may hold to the active pool: one whose value says "the pool is SWA"
+    (not a test of another pool class, nor a choice made under another flag)."""
+    return flag is not None and flag.says_swa
 
 
 def _facts_of(klass: type, bases: tuple):

@@ -101,6 +101,13 @@ class Flag:
     exact: Optional[Store] = None
     polarity: bool = True
     pool_type: bool = False
+    derived: bool = False  # decided only under another stale flag (a second-order flag)
+
+    @property
+    def says_swa(self) -> bool:
+        """Its value is the SWA question itself (True exactly when the pool it was decided
+        from is SWA), not another pool class nor a choice made under another flag."""
+        return not self.pool_type and not self.derived
 
 
 @dataclass
@@ -683,7 +690,8 @@ class FileFacts:
         if decisive:  # (a stored mirror alone is KVP004's (opt-in) business)
             if not any(bits & (TYPE | RUNNER | CHOICE | GATED) for bits in decisive):
                 return Flag(name, pool_type=True)  # only non-SWA type tests decide it
-            return self._exactness(Flag(name), sinks)
+            derived = all(bits & GATED for bits in decisive)
+            return self._exactness(Flag(name, derived=derived), sinks)
         if name != DEFAULT_FLAG and name not in self.options.swa_flags:
             return None
         forward = [s for s in stores if not s.sink]
@@ -702,7 +710,7 @@ class FileFacts:
         return Flag(gate.name, pool_type=not bits & (TYPE | RUNNER | MIRROR | CHOICE))
 
     def _exactness(self, flag: Flag, sinks: List[Store]) -> Flag:
-        if len(sinks) != 1 or self.times_stored(flag.name) != 1:
+        if flag.derived or len(sinks) != 1 or self.times_stored(flag.name) != 1:
             return flag
         store = sinks[0]
         polarity = mirror_polarity(store.value, self.options.pool_attr)
