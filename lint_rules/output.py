@@ -167,6 +167,8 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
                 "version": version,
                 "rules": [_sarif_rule(doc) for doc in docs],
             }},
+            # columns count characters (code points), not the UTF-16 units SARIF may assume
+            "columnKind": "unicodeCodePoints",
             "originalUriBaseIds": {"%SRCROOT%": {
                 "uri": "file://" + quote(os.fsencode(root.as_posix())).rstrip("/") + "/"}},
             "results": results,

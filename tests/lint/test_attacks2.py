@@ -3,6 +3,7 @@ the run that tried it, what only a fix run knows never leaks into a later lint's
 main process's class-graph reading is linear and sees every line-break spelling Python reads."""
 from __future__ import annotations
 
+import json
 from textwrap import dedent
 
 import pytest
@@ -84,3 +85,33 @@ def test_a_subclass_is_in_the_class_graph_whatever_its_line_breaks(tmp_path, spe
     done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", "p", cwd=tree,
                      expect=1)
     assert json_rows(done.stdout) == [("p/base.py", 7, "KVP002"), ("p/child.py", 6, "KVP003")]
+
+
+MIRROR = dedent("""\
+    class MirrorAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            tag = "\U0001F600"; return q if self.use_sliding_window_kv_pool else k
+""")
+
+
+def test_sarif_says_its_columns_count_code_points(tmp_path):
+    # an astral character is one code point but two UTF-16 units (SARIF's usual unit): the log
+    # must say which it counts, or every column after it is off by one
+    tree = write(tmp_path / "tree", {"g.py": MIRROR})
+    text = poolguard("lint", "--isolated", "--no-cache", "g.py", cwd=tree, expect=1)
+    column = int(text.stdout.split(":")[2])
+    line = MIRROR.splitlines()[6]
+    assert line[column - 1:].startswith("self.use_sliding_window_kv_pool")
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "sarif", "g.py", cwd=tree,
+                     expect=1)
+    run = json.loads(done.stdout)["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"
+    [result] = run["results"]
+    assert result["locations"][0]["physicalLocation"]["region"]["startColumn"] == column
+    [replacement] = result["fixes"][0]["artifactChanges"][0]["replacements"]
+    region = replacement["deletedRegion"]  # the whole line and its line break, in code points
+    assert region["endColumn"] - region["startColumn"] == len(line) + 1
