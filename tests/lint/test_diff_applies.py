@@ -1,6 +1,7 @@
 """Every ``--diff`` applies with ``git apply`` and gives exactly what ``--fix`` writes (issue 16,
 class 3), whatever the file's bytes: line separators that are not newlines to git (U+2028,
-U+0085, form feed), CR-only and CRLF newlines, no final newline, a BOM, a latin-1 file.
+U+0085, form feed), CR-only and CRLF newlines, no final newline, a BOM, a latin-1 file; and
+whatever the file's name (a tab, a newline, a quote: C-quoted in the header as git quotes it).
 """
 from __future__ import annotations
 
@@ -50,3 +51,29 @@ def test_every_diff_applies_with_git_and_equals_the_fix(tmp_path):
         assert (applied / name).read_bytes() == after, name
     assert poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=applied,
                      text=False).stdout == b""  # nothing left to diff once applied
+
+
+NAMES = ["tab\there.py", "new\nline.py", 'q"uote.py', "back\\slash.py", "bell\x07.py",
+         "sp ace.py", "\u00fcn\u00ef.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_diff_of_files_with_odd_names_applies_with_git(tmp_path):
+    # git reads a tab in a "--- a/name" header as the end of the name: such names (and quotes,
+    # backslashes, control characters) are C-quoted as git itself writes them
+    applied, fixed = tmp_path / "applied", tmp_path / "fixed"
+    for tree in (applied, fixed):
+        tree.mkdir()
+        for name in NAMES:
+            (tree / name).write_text(GATED)
+    subprocess.run(["git", "init", "-q", str(applied)], check=True)
+    diff = poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=applied, expect=1,
+                     text=False).stdout
+    (tmp_path / "fix.patch").write_bytes(diff)
+    check = subprocess.run(["git", "apply", "--check", "--verbose", str(tmp_path / "fix.patch")],
+                           cwd=applied, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    subprocess.run(["git", "apply", str(tmp_path / "fix.patch")], cwd=applied, check=True)
+    poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=fixed)
+    for name in NAMES:
+        assert (applied / name).read_text() == (fixed / name).read_text() != GATED, repr(name)
