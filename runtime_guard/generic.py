@@ -240,7 +240,11 @@ def _search(root, value, steps, path, depth, found: _Found) -> None:
     elements of a list, tuple or dict, attributes of a helper or record object (``__dict__``
     or ``__slots__``), the cells of a closure, the object a method is bound to; to
     ``_RECORD_DEPTH`` levels."""
-    for suffix, item, getter in _items(value):
+    try:
+        items = _items(value)
+    except Exception:  # noqa: BLE001 - its attribute reads raise (a lazy proxy): not searched
+        return
+    for suffix, item, getter in items:
         label, where = path + suffix, steps + (getter,)
         kind = _kind(item)
         if type(item) is bool:
@@ -504,7 +508,7 @@ def _follow(value, steps):
             return None
         try:
             value = step(value)
-        except (LookupError, AttributeError, TypeError):  # the holder changed since discovery
+        except Exception:  # noqa: BLE001 - the holder changed since discovery: nothing to read
             return None
     return value
 

@@ -12,7 +12,8 @@ a record holding the pool, a bound method of a helper holding it, a weak referen
 backends in a dict, an SWA verdict in a NamedTuple. Correct look-alikes: closures over the
 allocator, geometry flags named for windows (negated too), a geometry record, a memo keyed by
 the live pool, a wrapper with inner backends in a dict that follows the swap, a target that
-caches its own pool's mapping, a record rebuilt per forward, an SWA-named config bool.
+caches its own pool's mapping, a record rebuilt per forward, an SWA-named config bool, a
+mapping-shaped workspace, class-level capability bools, a helper whose attribute reads raise.
 """
 
 from __future__ import annotations
@@ -410,6 +411,30 @@ class MappingWorkspaceAttnBackend(_Base):
         self.swa_loc_workspace = torch.empty_like(pool.full_to_swa_index_mapping)
 
 
+class _Touchy:
+    """A helper whose attribute reads raise (a lazy proxy, an uninitialised binding)."""
+
+    __slots__ = ("handle",)
+
+    @property
+    def state(self):
+        raise RuntimeError("not bound yet")
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"{name}: not bound yet")
+
+
+class TouchyHelperAttnBackend(_Base):
+    """Holds a helper whose every attribute read raises: the check must neither crash nor
+    refuse (nothing it can read is a pool)."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self.swa_helper = _Touchy()
+
+
 STALE = (
     NegatedFlagAttnBackend, TypeNameFlagAttnBackend, DuckTypedFlagAttnBackend,
     SwaTableAttnBackend, OwnMappingTensorAttnBackend, LayerReaderDefaultsAttnBackend,
@@ -422,7 +447,7 @@ CORRECT = (
     AllocatorClosureAttnBackend, WindowGeometryAttnBackend, PoolMemoAttnBackend,
     LiveDictWrapperAttnBackend, OwnMappingTargetAttnBackend, PerForwardRecordAttnBackend,
     SwaConfigBoolAttnBackend, HelperBoundToBackendAttnBackend, CapabilityClassAttnBackend,
-    MappingWorkspaceAttnBackend,
+    MappingWorkspaceAttnBackend, TouchyHelperAttnBackend,
 )
 
 
