@@ -152,8 +152,11 @@ def lint(args: argparse.Namespace) -> int:
 
     try:
         parse_timeout()  # a bad $POOLGUARD_PARSE_TIMEOUT is a usage error before any work
+        os.getcwd()  # config search and relative paths start here
     except ValueError as exc:
         raise UsageError(str(exc))
+    except FileNotFoundError:
+        raise UsageError("the current directory no longer exists: cd into one that does")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     _raw_paths_on_stdout()

@@ -4,6 +4,9 @@ main process's class-graph reading is linear and sees every line-break spelling 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from textwrap import dedent
 
 import pytest
@@ -115,3 +118,16 @@ def test_sarif_says_its_columns_count_code_points(tmp_path):
     [replacement] = result["fixes"][0]["artifactChanges"][0]["replacements"]
     region = replacement["deletedRegion"]  # the whole line and its line break, in code points
     assert region["endColumn"] - region["startColumn"] == len(line) + 1
+
+
+def test_a_run_from_a_deleted_directory_is_a_usage_error(tmp_path):
+    # e.g. a shell left in a folder a checkout removed: one clear line, not "please report"
+    (tmp_path / "gone").mkdir()
+    write(tmp_path, {"b.py": STALE})
+    script = f'cd "{tmp_path / "gone"}" && rmdir "$PWD" && exec "$0" -m lint_rules.cli lint "$1"'
+    done = subprocess.run(["bash", "-c", script, sys.executable, str(tmp_path / "b.py")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "POOLGUARD_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr == ("poolguard: error: the current directory no longer exists: cd into "
+                           "one that does\n")
