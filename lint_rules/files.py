@@ -35,6 +35,8 @@ def read_regular_file(path, limit: int) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
+        if st.st_size > limit:  # refused unread (a sparse file's size costs nothing to ask)
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit + 1)
         if len(data) > limit:

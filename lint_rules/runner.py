@@ -27,13 +27,14 @@ from typing import Iterable, Optional
 from lint_rules.cache import ResultCache, content_key
 from lint_rules.config import RunConfig
 from lint_rules.fixes import DECLINED
-from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, remove_stray_temp,
-                              write_fix)
+from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file,
+                              remove_stray_temp, write_fix)
 from lint_rules.package import ASKED, SELF_KEY, TREE_KEY
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
 MAX_PARSE_TIMEOUT_S = 86_400.0  # a day
+MAX_SOURCE_BYTES = 256 * 1024 * 1024  # no Python source is this large; reading costs 2x in RAM
 TIMEOUT_ENV = "POOLGUARD_PARSE_TIMEOUT"
 
 
@@ -331,9 +332,8 @@ class _TreeRun:
                 yield job
 
     def _bytes(self, path: str) -> Optional[bytes]:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+        try:  # bounded: a huge (or sparse) file must cost its own line, not the run's memory
+            data = read_regular_file(path, MAX_SOURCE_BYTES)
         except OSError as exc:
             self.errors.append(f"{path}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])

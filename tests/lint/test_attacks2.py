@@ -131,3 +131,14 @@ def test_a_run_from_a_deleted_directory_is_a_usage_error(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr == ("poolguard: error: the current directory no longer exists: cd into "
                            "one that does\n")
+
+
+def test_a_huge_file_is_refused_unread_and_the_others_are_linted(tmp_path):
+    # a sparse 16 GiB "module" (or a data dump named .py) was read whole: the run died of memory
+    tree = write(tmp_path / "tree", {"b.py": STALE})
+    with open(tree / "dump.py", "wb") as handle:
+        handle.truncate(16 * 1024 ** 3)
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=tree,
+                     expect=2)
+    assert json_rows(done.stdout) == [("b.py", 3, "KVP001")]
+    assert done.stderr.splitlines() == ["poolguard: error: dump.py: larger than 268435456 bytes"]
