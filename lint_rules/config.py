@@ -140,6 +140,10 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         first_line = re.sub(r"^While reading from .*? \[line +(\d+)\]", r"line \1",
                             str(exc).splitlines()[0])  # the path is named once, below
         raise ConfigError(f"cannot parse config file {path}: {first_line}") from None
+    if not any(parser.has_section(section) for section in SECTIONS):  # only --config gets here
+        raise ConfigError(f"config file {path} has no [flake8] or [poolguard] section (the "
+                          "INI syntax of setup.cfg, tox.ini or .flake8; pyproject.toml is not "
+                          "read)")
     values: dict = {}
     for section in SECTIONS:
         if parser.has_section(section):

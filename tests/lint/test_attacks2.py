@@ -142,3 +142,13 @@ def test_a_huge_file_is_refused_unread_and_the_others_are_linted(tmp_path):
                      expect=2)
     assert json_rows(done.stdout) == [("b.py", 3, "KVP001")]
     assert done.stderr.splitlines() == ["poolguard: error: dump.py: larger than 268435456 bytes"]
+
+
+@pytest.mark.parametrize("content", ['[tool.poolguard]\nselect = ["KVP003"]\n', "", "[mypy]\n"],
+                         ids=["pyproject", "empty", "other-tool"])
+def test_a_named_config_without_our_sections_is_refused(tmp_path, content):
+    # --config pyproject.toml parsed as INI has sections, none ours: the user's select was dropped
+    tree = write(tmp_path / "tree", {"b.py": STALE, "given.toml": content})
+    done = poolguard("lint", "--no-cache", "--config", "given.toml", "b.py", cwd=tree, expect=2)
+    assert done.stderr.startswith("poolguard: error: config file given.toml has no [flake8] or "
+                                  "[poolguard] section") and done.stderr.count("\n") == 1
