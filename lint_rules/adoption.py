@@ -190,12 +190,28 @@ def write_baseline(target: str, findings: list) -> int:
              "line": item[1].line, "message": valid_unicode(item[1].message)}
             for key, item in _keys(findings, root)]
     payload = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION, "findings": rows}
+    if not _replaceable(target):  # `--write-baseline src/x.py`: never write over a source
+        raise AdoptionError(f"{target} exists and is not a poolguard baseline: not overwritten "
+                            "(remove it or name another file)")
     try:
         write_whole(target, (json.dumps(payload, indent=1) + "\n").encode("utf-8"))
     except (OSError, WriteRefused) as exc:
         raise AdoptionError(f"cannot write baseline {target}: "
                             f"{getattr(exc, 'strerror', None) or exc}")
     return len(rows)
+
+
+def _replaceable(target: str) -> bool:
+    """``target`` is absent, empty, not a regular file (``write_whole`` refuses that itself)
+    or a baseline of any version (rewriting an old one is how it is updated)."""
+    try:
+        data = read_regular_file(target, MAX_BASELINE_BYTES)
+    except OSError:
+        return True
+    try:
+        return not data.strip() or json.loads(data).get("format") == BASELINE_FORMAT
+    except (ValueError, RecursionError, AttributeError):
+        return False
 
 
 def read_baseline(source: str) -> set:

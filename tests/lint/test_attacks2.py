@@ -152,3 +152,18 @@ def test_a_named_config_without_our_sections_is_refused(tmp_path, content):
     done = poolguard("lint", "--no-cache", "--config", "given.toml", "b.py", cwd=tree, expect=2)
     assert done.stderr.startswith("poolguard: error: config file given.toml has no [flake8] or "
                                   "[poolguard] section") and done.stderr.count("\n") == 1
+
+
+def test_write_baseline_never_overwrites_a_file_that_is_not_a_baseline(tmp_path):
+    # `--write-baseline b.py b.py` (the file name forgotten) replaced the source with JSON
+    tree = write(tmp_path / "tree", {"b.py": STALE, "setup.cfg": "[flake8]\nselect = KVP\n"})
+    for target in ("b.py", "setup.cfg"):
+        done = poolguard("lint", "--no-cache", "--write-baseline", target, "b.py", cwd=tree,
+                         expect=2)
+        assert done.stderr == (f"poolguard: error: {target} exists and is not a poolguard "
+                               "baseline: not overwritten (remove it or name another file)\n")
+    assert (tree / "b.py").read_text() == STALE
+    # a baseline (of any version) is rewritten: that is how one is updated
+    (tree / "old.json").write_text('{"format": "poolguard-baseline", "version": 0}')
+    poolguard("lint", "--no-cache", "--write-baseline", "old.json", "b.py", cwd=tree, expect=0)
+    poolguard("lint", "--no-cache", "--baseline", "old.json", "b.py", cwd=tree, expect=0)
