@@ -76,8 +76,18 @@ def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
         mode=mode,
         action=_pick(env, ACTION_VAR, _ACTIONS),
         fix=_pick(env, FIX_VAR, _FIX),
-        latent=_pick(env, LATENT_VAR, _LATENT) if mode != "off" else GuardConfig.latent,
+        latent=_latent(env) if mode != "off" else GuardConfig.latent,
     )
+
+
+def _latent(env: Mapping[str, str]) -> str:
+    """SGLang parses ``int(value)`` (so ``02`` and `` +2 `` mean 2); the names are ours too."""
+    raw = env.get(LATENT_VAR, "")
+    try:
+        raw = str(int(raw))
+    except ValueError:
+        pass
+    return _pick({LATENT_VAR: raw}, LATENT_VAR, _LATENT)
 
 
 def plugin_allowed(environ: Mapping[str, str] | None = None) -> bool:

@@ -154,9 +154,10 @@ def test_invariant_check_levels_are_read_as_sglang_spells_them():
     level = getattr(importlib.import_module("sglang.srt.environ"), "InvariantCheckLevel", None)
     if level is None:
         pytest.skip("this SGLang release has no SGLANG_INVARIANT_CHECK")
-    for member in level:  # SGLang parses int(value) into its IntEnum
-        config = read_config({"SGLANG_POOLGUARD": "1", "SGLANG_INVARIANT_CHECK": str(member.value)})
-        assert config.latent == member.name.lower()
+    for member in level:  # SGLang parses int(value) into its IntEnum: " 02" is 2 too
+        for value in (str(member.value), f" 0{member.value}"):
+            config = read_config({"SGLANG_POOLGUARD": "1", "SGLANG_INVARIANT_CHECK": value})
+            assert config.latent == member.name.lower()
 
 
 def test_a_subclass_shipping_its_own_launches_is_found_hooked_and_listed():
