@@ -474,7 +474,10 @@ class _Pass:
         for summary in self.facts.foreign:
             if name in summary.returns:
                 return Taint(summary.returns[name])
-        return CLEAN
+        # no method of that name: a stored callable (a closure, a bound method, a partial)
+        # returns what it holds
+        stored = self.attr_value(name)
+        return stored & ~RECORD if stored & RECORD else CLEAN
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          follow: bool = True) -> Optional[Taint]:

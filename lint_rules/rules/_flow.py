@@ -406,6 +406,8 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(holder)
             return RUNNER | STALE
         path = self_path(node) or (name if is_self(holder) else None)
+        if path is None and isinstance(node, ast.Attribute):
+            path = class_target(node, self.owner.class_names)  # cls.x, type(self).x
         if path is not None:
             return self.self_read(path, node, holder, name)
         return self.source(self.derived(self.visit(holder), name))

@@ -70,8 +70,15 @@ class StalePoolState(Rule):
         type test that selects a value). The value is followed through locals, tuple unpacking,
         the walrus operator, ``typing.cast``, containers (dict, list, tuple, named tuples,
         dataclasses, objects built around it, ``self.pools[i] = ...``, ``self.maps.append(...)``),
-        comprehensions, ``setattr(self, "name", ...)``, lambdas and
-        closures, and same-class helpers. Also flags ``self.model_runner.token_to_kv_pool`` read
+        comprehensions (a walrus in one binds outside it), ``setattr(self, "name", ...)``,
+        lambdas and closures, and same-class helpers; per-layer buffers and scales read off a
+        pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
+        decision outside per-forward code (control dependence): a buffer allocated under a
+        stored SWA flag in ``init_cuda_graph_state`` (``if self.is_swa: self.table = ...``, a
+        ternary, a container entry, a helper that returns early on the flag), a value picked by
+        the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
+        and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
+        on the pool all the same). Also flags ``self.model_runner.token_to_kv_pool`` read
         in a per-forward method. Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared
         by both pools and never flagged; neither is the swap point
         ``self.token_to_kv_pool = model_runner.token_to_kv_pool`` nor what a resolver that asks

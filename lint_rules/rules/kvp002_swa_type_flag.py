@@ -21,9 +21,15 @@ class SwaTypeFlag(Rule):
         ``getattr(pool, "full_to_swa_index_mapping", None) is not None`` — directly, through
         locals, tuple unpacking, the walrus operator, ``setattr``, a same-class helper that
         returns the test, a function of the module, a ``functools.cached_property``, or
-        ``True``/``False`` stored under such a test (control dependence). A flag recomputed from
-        ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is live, and
-        not flagged.
+        ``True``/``False`` stored under such a test or under another stale flag (control
+        dependence); a helper's test written with ``try``/``except``, ``hasattr`` or
+        ``getattr(..., None)`` and early returns counts the same. A runner-level SWA flag kept
+        on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
+        ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
+        runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
+        pool would change what it means; gate on ``self.<pool_attr>`` where it is read. A flag
+        recomputed from ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is
+        live, and not flagged.
 
     Why is this bad?
         The flag answers "is this an SWA backend?" once, from whatever pool was active then,

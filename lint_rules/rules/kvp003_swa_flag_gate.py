@@ -20,8 +20,14 @@ class SwaFlagGate(Rule):
         ``use_sliding_window_kv_pool`` (also when it stores a mirror of the pool, as upstream
         0.5.14+ does), a flag stored from a type test (KVP002), a runner-level SWA flag copied
         onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``), or a name given
-        with ``--kvp-swa-flags``. Live state is not a flag: a read-only property evaluating the
-        current pool, or a flag recomputed from ``self.token_to_kv_pool`` on every forward.
+        with ``--kvp-swa-flags``; also a flag kept in a container (``self.kinds["swa"]``), a
+        record field (``self.layout.enabled``), a class attribute or a module global
+        (``global NAME``), read reflectively (``vars(self).get(...)``, ``getattr(self, name)``),
+        or used as a lookup key (``names[self.flag]``), and a test of the pool against another
+        class (``self.is_mla``: no fix, test ``self.token_to_kv_pool`` where it is used). Live
+        state is not a flag: a read-only property evaluating the current pool, a flag recomputed
+        from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
+        on its argument, given the live pool (``self._is_swa(self.token_to_kv_pool)``).
 
     Why is this bad?
         The flag is a second source of truth. Under FROZEN_KV MTP the draft backend's
@@ -426,6 +432,33 @@ class SwaFlagGate(Rule):
             expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
                       (15, "KVP003"), (18, "KVP003"), (19, "KVP003"), (19, "KVP003"),
                       (22, "KVP003"), (22, "KVP003"), (24, "KVP003"), (26, "KVP003")),
+        ),
+        Invalid(
+            # a flag kept as a class attribute and gated through cls / type(self) / the class;
+            # a stored closure that captured the pool at __init__, gated by calling it (one that
+            # reads self.token_to_kv_pool when called is live)
+            dedent(
+                """\
+                class ClassFlagBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.token_to_kv_pool = pool
+                        type(self).is_swa = isinstance(pool, SWAKVPool)
+                        self._is_swa_fn = lambda: isinstance(pool, SWAKVPool)
+                        self._live_fn = lambda: isinstance(self.token_to_kv_pool, SWAKVPool)
+
+                    @classmethod
+                    def table(cls, meta):
+                        return meta.swa_page_table if cls.is_swa else meta.page_table
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self._is_swa_fn() or self._live_fn():
+                            return q
+                        return v if type(self).is_swa or ClassFlagBackend.is_swa else k
+                """
+            ),
+            expected=((5, "KVP002"), (6, "KVP001"), (11, "KVP003"), (14, "KVP003"),
+                      (16, "KVP003"), (16, "KVP003")),
         ),
     )
     CODE = "KVP003"
