@@ -972,6 +972,7 @@ class MethodFlow(ast.NodeVisitor):
                 held = union(self.visit(a) for a in call.args) | union(
                     self.visit(k.value) for k in call.keywords
                 )
+                held = self.controlled(call, held)  # (appended under a decision: made by it)
                 if self.fill(call.func.value, call.func.value, call, container(held)):
                     return
         self.visit(call)
@@ -982,7 +983,8 @@ class MethodFlow(ast.NodeVisitor):
         func, args = call.func, call.args
         if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
             name = const_str(args[1])
-            self.store(name or "<setattr>", args[1], None, args[2], self.visit(args[2]))
+            self.store(name or "<setattr>", args[1], None, args[2],
+                       self.controlled(args[2], self.visit(args[2])))
             return True
         if isinstance(func, ast.Attribute) and func.attr == "update":
             namespace = _namespace_of(func.value)
@@ -991,12 +993,13 @@ class MethodFlow(ast.NodeVisitor):
             for keyword in call.keywords:
                 if keyword.arg is not None:
                     self.store(keyword.arg, keyword.value, None, keyword.value,
-                               self.visit(keyword.value))
+                               self.controlled(keyword.value, self.visit(keyword.value)))
             for arg in args:
                 if isinstance(arg, ast.Dict):
                     for key, value in zip(arg.keys, arg.values):
                         if const_str(key) is not None:
-                            self.store(const_str(key), key, None, value, self.visit(value))
+                            self.store(const_str(key), key, None, value,
+                                       self.controlled(value, self.visit(value)))
             return True
         return False
 
@@ -1084,8 +1087,12 @@ class MethodFlow(ast.NodeVisitor):
         return TYPE | (read & STALE) if read & STATE else CLEAN
 
     def visit_Match(self, node: ast.Match) -> None:
+        saved, self.read_flag = self.read_flag, False
         subject = self.condition(node.subject)
-        decided = CLEAN
+        kept = is_flag_read(node.subject) or self.read_flag
+        self.read_flag = saved or kept
+        # match self.is_swa: what a case keeps outside per-forward code is derived from it
+        decided = kept_decision(subject) if kept and not self.per_forward else CLEAN
         before, merged = dict(self.env), dict(self.env)
         for case in node.cases:
             self.env = dict(before)

@@ -471,6 +471,31 @@ class StalePoolState(Rule):
                       (14, "KVP001"), (17, "KVP003"), (18, "KVP001"), (19, "KVP001"),
                       (22, "KVP003")),
         ),
+        Invalid(
+            # what is kept from under a stale flag in every spelling of a decision and a store:
+            # match, an append, setattr, __dict__.update, the rest of __init__ after an early
+            # return
+            dedent(
+                """\
+                class UnderFlagFormsBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.is_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                        self.tables = []
+                        match self.is_swa:
+                            case True:
+                                self.m_table = torch.zeros(4)
+                        if self.is_swa:
+                            self.tables.append(torch.zeros(4))
+                            setattr(self, "s_table", torch.zeros(4))
+                            self.__dict__.update(d_table=torch.zeros(4))
+                        if not self.is_swa:
+                            return
+                        self.late_table = torch.zeros(4)
+                """
+            ),
+            expected=((3, "KVP002"), (5, "KVP003"), (7, "KVP001"), (8, "KVP003"), (9, "KVP001"),
+                      (10, "KVP001"), (11, "KVP001"), (12, "KVP003"), (14, "KVP001")),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
