@@ -126,9 +126,9 @@ class PackageIndex:
             grew = False
             for rows in self.headers.values():
                 for name, bases in rows:
-                    if name not in backends and any(
+                    if name not in backends and (name.endswith(BACKEND_SUFFIX) or any(
                             b.endswith(BACKEND_SUFFIX) or b in self.options.backend_bases
-                            or b in backends for b in bases):
+                            or b in backends for b in bases)):  # (its own name: no bases)
                         backends.add(name)
                         grew = True
         inherited, holders = set(), set()

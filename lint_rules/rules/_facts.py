@@ -44,6 +44,7 @@ from lint_rules.rules._flow import (
 from lint_rules.rules._vocab import (
     ALLOCATOR,
     ALLOCATOR_POOL,
+    BACKEND_METHODS,
     BACKEND_SUFFIX,
     CACHED_DECORATORS,
     DEFAULT_FLAG,
@@ -134,10 +135,13 @@ class ClassFacts:
 
 # -- which classes ----------------------------------------------------------------------------
 def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset()) -> list:
-    """Classes (at any statement depth) with a ``...Backend`` or configured base name, or a
-    base that is such a class of the same file (or, with a package index, of another module)."""
+    """Classes (at any statement depth) named ``...Backend``, with a ``...Backend`` or
+    configured base name, defining a method of the backend protocol, or with a base that is
+    such a class of the same file (or, with a package index, of another module)."""
     classes = list(_class_defs(getattr(tree, "body", ())))
-    names: set = set()
+    names: set = {node.name for node in classes if node.name.endswith(BACKEND_SUFFIX)
+                  or any(isinstance(s, FUNCTIONS) and s.name in BACKEND_METHODS
+                         for s in node.body)}
     grew = True
     while grew:  # a class may derive from a local backend defined anywhere in the file
         grew = False

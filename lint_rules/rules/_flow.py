@@ -461,6 +461,8 @@ class MethodFlow(ast.NodeVisitor):
             if reads_pool_state(attr):
                 return SWA | stale
             return CLEAN
+        if base & POOL and "pool" in attr.lower() and not is_geometry(attr):
+            return POOL | stale  # state.kv_pool off a record built around the pool
         return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN
 
     def visit_Subscript(self, node: ast.Subscript) -> Taint:
@@ -564,8 +566,8 @@ class MethodFlow(ast.NodeVisitor):
     def method_call(self, node: ast.Call, func: ast.Attribute, values: Tuple[Taint, ...]) -> Taint:
         owner = func.value
         if func.attr == ALLOCATOR_POOL and self.is_allocator(owner):
-            self.visit(owner)
-            return POOL  # the allocator's pool, taken without looking at the active one
+            self.visit(owner)  # the allocator's pool, taken without looking at the active one
+            return CLEAN if self.deferred else POOL  # (asked per call in a closure: live)
         if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
@@ -623,7 +625,7 @@ class MethodFlow(ast.NodeVisitor):
         """``isinstance(x, SWAKVPool)`` and duck tests: a decision (``TYPE``); a non-SWA type
         test of pool state (``isinstance(pool, MLATokenToKVPool)``): a decision on the pool
         too (``KIND``), which no SWA rewrite may replace."""
-        if subject & RECORD or self.live_pool(subject_node):
+        if subject & RECORD or self.live_pool(subject_node) or self.deferred and not subject:
             return CLEAN  # a record's type is not the pool's; a closure tests the live pool
         if swa:
             return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
@@ -762,6 +764,7 @@ class MethodFlow(ast.NodeVisitor):
         env.update(self.defaults(function.args))
         inner = MethodFlow(self.owner, function, self.name, deferred=True, record=self.record,
                            runners=self.runners, env=env)
+        inner.allocators = set(self.allocators) - set(params_of(function))  # captured too
         self.closures.append(inner)
         if isinstance(function, ast.Lambda):
             return inner.visit(body[0])

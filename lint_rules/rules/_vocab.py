@@ -15,6 +15,11 @@ ALLOCATOR = "token_to_kv_pool_allocator"
 ALLOCATOR_POOL = "get_kvcache"  # the allocator's own pool: what a resolver consults
 DEFAULT_FLAG = "use_sliding_window_kv_pool"
 BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
+# Methods of SGLang's attention backend protocol: a class defining one is a backend whatever it
+# and its bases are called (``DllmFlashAttention``, a helper base ``_DecodeOnly``).
+BACKEND_METHODS = ("forward_decode", "forward_extend", "forward_mixed", "init_forward_metadata",
+                   "init_cuda_graph_state", "init_forward_metadata_capture_cuda_graph",
+                   "init_forward_metadata_replay_cuda_graph")
 # Words that make an attribute, a type name or a duck-typing string SWA-specific.
 SWA_WORDS = ("swa", "sliding", "layers_mapping", "translate_loc")
 # Prefixes of boolean flag names (a runner attribute ``is_hybrid_swa`` is a flag; a
@@ -101,13 +106,14 @@ def is_flag_name(name: str) -> bool:
 
 def may_match(source: str, options: Options = Options()) -> bool:
     """False only when no rule can fire: none of the vocabulary above (nor a configured flag or
-    pool attribute name) in the text, or no class statement whose header names a backend base."""
-    if "class" not in source:
+    pool attribute name) in the text, or no class that may be a backend: none whose header
+    names a backend (its own name or a base's), and no definition of a backend method."""
+    if "class" not in source or not mentions_vocabulary(source, options):
         return False
+    if any(f"def {method}(" in source for method in BACKEND_METHODS):
+        return True  # (a class defining one is a backend; spaced-out spellings cost a parse)
     bases = (BACKEND_SUFFIX, *options.backend_bases)
     if not any(base in source for base in bases):
-        return False
-    if not mentions_vocabulary(source, options):
         return False
     return any(_header_names(source, start, bases) for start in _class_starts(source))
 

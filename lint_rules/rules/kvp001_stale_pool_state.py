@@ -270,6 +270,24 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # a closure that asks the allocator for its pool on each call is the resolver, live
+            dedent(
+                """\
+                class AllocatorClosureBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        allocator = model_runner.token_to_kv_pool_allocator
+
+                        def translate(loc):
+                            pool = allocator.get_kvcache()
+                            if isinstance(pool, SWAKVPool):
+                                return pool.translate_loc_from_full_to_swa(loc)
+                            return loc
+
+                        self.translate = translate
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -495,6 +513,28 @@ class StalePoolState(Rule):
             ),
             expected=((3, "KVP002"), (5, "KVP003"), (7, "KVP001"), (8, "KVP003"), (9, "KVP001"),
                       (10, "KVP001"), (11, "KVP001"), (12, "KVP003"), (14, "KVP001")),
+        ),
+        Invalid(
+            # backends by what they are: named ...Backend with no base, or defining a method of
+            # the backend protocol under a helper base of another name; a record's pool field
+            # read in a closure
+            dedent(
+                """\
+                class DllmFlashAttention(_DecodeOnly):
+                    def __init__(self, model_runner):
+                        self.mapping = model_runner.token_to_kv_pool.full_to_swa_index_mapping
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return q
+
+
+                class EagleMultiStepDraftBackend:
+                    def __init__(self, model_runner):
+                        state = SimpleNamespace(kv_pool=model_runner.token_to_kv_pool)
+                        self.write = lambda loc: state.kv_pool.translate_loc_from_full_to_swa(loc)
+                """
+            ),
+            expected=((3, "KVP001"), (12, "KVP001")),
         ),
     )
     CODE = "KVP001"

@@ -361,12 +361,45 @@ def test_scope_is_backend_classes_by_base_name_or_local_inheritance():
                 self.swa_pool = model_runner.token_to_kv_pool
 
 
-        class NotABackend(Base2):
+        class PoolStats(Base2):
             def __init__(self, model_runner):
                 self.swa_pool = model_runner.token_to_kv_pool
         """
     )
     assert kvp001_lines(source) == [7]
+
+
+def test_scope_is_also_what_a_class_is_its_own_name_or_a_backend_method():
+    source = src(
+        """
+        class EagleMultiStepDraftBackend:
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+
+
+        class DllmFlashAttention(_Helper):
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+
+            def init_forward_metadata(self, forward_batch):
+                pass
+
+
+        class Child(DllmFlashAttention):
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+
+
+        class PoolStats(_Helper):
+            def __init__(self, model_runner):
+                self.swa_pool = model_runner.token_to_kv_pool
+
+            def report(self, forward_batch):
+                pass
+        """
+    )
+    assert may_match(source)
+    assert kvp001_lines(source) == [3, 8, 16]
 
 
 def test_kvp001_runner_under_any_name_and_the_allocator_pool_outside_a_resolver():
