@@ -251,6 +251,9 @@ def _summarise(result, findings: list, unsafe: bool = False, baselined: int = 0)
         line = f"Found {_plural(len(findings), 'finding')}{detail}."
     else:
         line = f"All checks passed!{detail}"
+        if result.errors:  # not all passed: some paths were never checked (named above)
+            line = (f"No findings in the files checked{detail}; "
+                    f"{_plural(len(result.errors), 'error')} above.")
     if fixed:
         line = f"Fixed {_plural(fixed, 'file')}; {line[0].lower()}{line[1:]}"
     if rewritable and not unsafe:

@@ -167,3 +167,14 @@ def test_write_baseline_never_overwrites_a_file_that_is_not_a_baseline(tmp_path)
     (tree / "old.json").write_text('{"format": "poolguard-baseline", "version": 0}')
     poolguard("lint", "--no-cache", "--write-baseline", "old.json", "b.py", cwd=tree, expect=0)
     poolguard("lint", "--no-cache", "--baseline", "old.json", "b.py", cwd=tree, expect=0)
+
+
+def test_a_run_with_error_lines_never_says_all_checks_passed(tmp_path):
+    tree = write(tmp_path / "tree", {"clean.py": "x = 1\n"})
+    done = poolguard("lint", "--isolated", "--no-cache", "clean.py", "missing.py", cwd=tree,
+                     expect=2)
+    assert done.stderr.splitlines() == [
+        "poolguard: error: missing.py: No such file or directory",
+        "poolguard: No findings in the files checked; 1 error above."]
+    assert poolguard("lint", "--isolated", "--no-cache", "clean.py", cwd=tree,
+                     expect=0).stderr == "poolguard: All checks passed!\n"
