@@ -93,21 +93,23 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
     """``(obj, name)`` for the attribute read ``node`` spells: ``obj.name``,
     ``getattr(obj, "name"[, default])``, ``obj.__dict__["name"]``, ``vars(obj)["name"]``,
     ``vars(obj).get("name"[, default])``, ``attrgetter("name")(obj)``."""
-    if isinstance(node, ast.Attribute):
+    kind = type(node)
+    if kind is ast.Attribute:
         return node.value, node.attr
-    if isinstance(node, ast.Call):
+    if kind is ast.Call:
         func, args = node.func, node.args
-        if last_name(func) == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
+        called = last_name(func)
+        if called == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
             return args[0], const_str(args[1])
-        if isinstance(func, ast.Attribute) and func.attr == "get" and args and const_str(args[0]):
+        if called == "get" and args and const_str(args[0]) and type(func) is ast.Attribute:
             holder = _namespace_of(func.value)  # vars(obj).get("name"), obj.__dict__.get(...)
             if holder is not None:
                 return holder, const_str(args[0])
-        path = getter_path(func)
+        path = getter_path(func) if type(func) is ast.Call else None
         if path is not None and len(args) == 1:
             read = _chain(args[0], path, node)
             return read.value, read.attr
-    if isinstance(node, ast.Subscript) and const_str(node.slice) is not None:
+    if kind is ast.Subscript and const_str(node.slice) is not None:
         holder = _namespace_of(node.value)
         if holder is not None:
             return holder, const_str(node.slice)
@@ -405,12 +407,25 @@ class MethodFlow(ast.NodeVisitor):
         if is_flag_name(name) and self.is_runner(holder) and not _through_pool(holder):
             self.visit(holder)
             return RUNNER | STALE
-        path = self_path(node) or (name if is_self(holder) else None)
-        if path is None and isinstance(node, ast.Attribute):
-            path = class_target(node, self.owner.class_names)  # cls.x, type(self).x
+        path = self_path(node)
+        if path is None:
+            path = self.other_self_read(node, holder, name)
         if path is not None:
             return self.self_read(path, node, holder, name)
         return self.source(self.derived(self.visit(holder), name))
+
+    def other_self_read(self, node: ast.AST, holder: ast.AST, name: str) -> Optional[str]:
+        """``name`` for a read of ``self`` state no ``self_path`` spells: ``getattr(self, n)``
+        with ``n`` a constant local, a class attribute (``cls.x``, ``type(self).x``)."""
+        kind = type(holder)
+        if kind is ast.Name:
+            if holder.id == "self":
+                return name
+            if holder.id == "cls" or holder.id in self.owner.class_names:
+                return class_target(node, self.owner.class_names)
+        elif kind is ast.Call or kind is ast.Attribute and holder.attr == "__class__":
+            return class_target(node, self.owner.class_names)
+        return None
 
     def self_read(self, path: str, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         if self.deciding:
@@ -897,8 +912,8 @@ class MethodFlow(ast.NodeVisitor):
         self.getters.pop(name, None)
         self.namespaces.pop(name, None)
         self.strings.pop(name, None)
-        if const_str(value_node) is not None:
-            self.strings[name] = const_str(value_node)
+        if type(value_node) is ast.Constant and isinstance(value_node.value, str):
+            self.strings[name] = value_node.value
         self.instances.discard(name)
         if getter_path(value_node) is not None:
             self.getters[name] = getter_path(value_node)
@@ -1185,7 +1200,7 @@ def _through_pool(node: ast.AST) -> bool:
 
 def _global_key(node: ast.AST) -> Optional[str]:
     """``"NAME"`` for ``globals()["NAME"]``."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and last_name(
+    if type(node) is ast.Subscript and type(node.value) is ast.Call and last_name(
             node.value.func) == "globals" and not node.value.args:
         return const_str(node.slice)
     return None
