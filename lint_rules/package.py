@@ -162,6 +162,36 @@ class PackageIndex:
                         found.append(summary)
         return tuple(found)
 
+    def heirs_mention(self, names: Iterable[str], attr: str, path: str) -> bool:
+        """Whether a file of another module holding a subclass (at any depth) of the classes
+        ``names`` of ``path`` mentions ``attr``: it may bind the name a safe fix would turn into
+        a property, so no fix that depends on it is proven."""
+        here, word = os.path.abspath(path), re.compile(rb"\b%s\b" % re.escape(attr.encode()))
+        todo, seen = list(names), set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
+            for heir in self.subclassed_in.get(name, ()):
+                todo.extend(sub for sub, bases in self.headers.get(heir, ()) if name in bases)
+                if heir == here:
+                    continue
+                data = self.contents.get(heir)
+                if data is None:
+                    try:
+                        self._text(heir)
+                    except (OSError, ValueError, LookupError, UnicodeDecodeError, SyntaxError):
+                        return True  # an unreadable heir proves nothing
+                    data = self.contents[heir]
+                if heir not in self.digests:
+                    self.digests[heir] = digest_bytes(data)
+                self._touch(heir, self.digests[heir])
+                if word.search(data):
+                    return True
+        return False
+
     def prepare(self, paths: Iterable[str]) -> None:
         """Parse ``paths`` and summarise what their backend classes and mixins read of other
         modules (bases, heirs), once, in this fixed order: forked workers inherit the trees and

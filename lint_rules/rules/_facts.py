@@ -617,6 +617,13 @@ class FileFacts:
         self._relatives: Dict[str, List[ClassFacts]] = {}
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
+        self.package, self.path = None, ""  # set in package mode: heirs in other modules
+
+    def heirs_mention(self, cls: ClassFacts, name: str) -> bool:
+        """A subclass of ``cls`` (or of a same-file relative) in another module of the package
+        may bind ``name``: what a fix of it proves in this file does not hold there."""
+        return self.package is not None and self.package.heirs_mention(
+            [c.name for c in self.relatives(cls)], name, self.path)
 
     def relatives(self, cls: ClassFacts) -> List[ClassFacts]:
         """The class, its same-file bases, its same-file subclasses and what those inherit
@@ -774,6 +781,7 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules;
     ``only`` names the classes to analyse instead (a base another module inherits from)."""
     facts = FileFacts(tree, options)
+    facts.package, facts.path = package, path
     if package is not None and scope is None:
         scope = ModuleScope(tree, package, module, path)
     if only is not None:
