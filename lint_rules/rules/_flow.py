@@ -370,7 +370,7 @@ class MethodFlow(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> Taint:
         if self.deciding and node.id in self.aliases:
             for read, name in self.aliases[node.id]:
-                self.gate(read, read, False, "alias", name=name)
+                self.gate(read, read, False, "alias", name=name, at=node)  # at the decision
         if node.id in self.env:
             return self.env[node.id]
         return self.global_read(node, node.id)
@@ -815,14 +815,16 @@ class MethodFlow(ast.NodeVisitor):
                 self.gate(inner, operand, negated, "attr")
 
     def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str,
-             bits: Taint = CLEAN, name: str = "") -> None:
+             bits: Taint = CLEAN, name: str = "", at: Optional[ast.AST] = None) -> None:
+        """A decision reads ``read`` (reported at ``at``: the local a decision tests, for a
+        read kept in one first; one finding per read, at the first decision reading it)."""
         if not self.record:
             return
         name = name or self_path(read) or (
             read.func.attr if isinstance(read, ast.Call) else "")
         known = self.gates.get(id(read))
         if known is None or (kind == "attr" and (negated or known.kind != "attr")):
-            self.gates[id(read)] = GateEvent(name, read, target, negated, kind, bits)
+            self.gates[id(read)] = GateEvent(name, at or read, target, negated, kind, bits)
 
     def decided(self, test: Optional[ast.AST]) -> Taint:
         """What a value chosen under ``test`` carries (control dependence)."""
@@ -859,6 +861,9 @@ class MethodFlow(ast.NodeVisitor):
             kind = _choice_kind(value_node, self.owner)  # a value picked under a decision
             if kind:
                 return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
+            if _is_none(value_node) and decided & TYPE and decided & STALE and not (
+                    self.per_forward or decided & GATED):
+                return SWA | STALE  # else: self.swa = None, the other half of a pool decision
         # (per forward it is made again each time: the gate is the finding)
         kept = decided & UNDER_FLAG and not self.per_forward
         if kept and not value & TYPE and not _is_none(value_node):

@@ -536,6 +536,22 @@ class StalePoolState(Rule):
             ),
             expected=((3, "KVP001"), (12, "KVP001")),
         ),
+        Invalid(
+            # both halves of a pool decision are derived from it: the else branch's None too
+            # (and a local gate is reported at the decision that reads it)
+            dedent(
+                """\
+                class WalrusElseBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        if (swa := getattr(pool, "swa_kv_pool", None)) is not None:
+                            self._swa_inner = swa
+                        else:
+                            self._swa_inner = None
+                """
+            ),
+            expected=((5, "KVP001"), (7, "KVP001")),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"

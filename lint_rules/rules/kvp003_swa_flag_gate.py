@@ -203,7 +203,7 @@ class SwaFlagGate(Rule):
                         return forward_batch.out_cache_loc
                 """
             ),
-            expected=((8, "KVP003"), (13, "KVP003"), (16, "KVP003")),
+            expected=((8, "KVP003"), (14, "KVP003"), (16, "KVP003")),
             fixed=dedent(
                 """\
                 class DemoAttnBackend(FlashInferAttnBackend):

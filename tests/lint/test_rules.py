@@ -438,7 +438,7 @@ def test_kvp003_follows_a_local_alias_of_the_flag_into_a_condition():
                 return meta.swa if not has_swa else meta.full
         """
     )
-    assert pairs(lint_source(source)) == [(7, "KVP003")]
+    assert pairs(lint_source(source)) == [(10, "KVP003")]  # at the decision; the fix at the read
     fixed, left = fix_source(source)
     assert "has_swa = self._swa_kv_pool is not None" in fixed and left == []
     assert "logged = self.use_sliding_window_kv_pool" in fixed

@@ -87,8 +87,8 @@ class AliasGateAttnBackend(AttentionBackend):
         self.window_kv = isinstance(model_runner.token_to_kv_pool_allocator.get_kvcache(), SWAKVPool)  # expect: KVP002
 
     def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
-        use_window = self.window_kv  # expect: KVP003
-        if use_window:
+        use_window = self.window_kv
+        if use_window:  # expect: KVP003
             return self._swa_extend(q, k, v, layer, forward_batch)
         return self._full_extend(q, k, v, layer, forward_batch)
 
