@@ -215,7 +215,8 @@ def run_flake8(times: dict, cwd: Path, target: str, env: dict, args) -> float:
     with tempfile.TemporaryDirectory(prefix="poolguard-bench-") as scratch:
         view = plugin_free_site(Path(scratch) / "site")  # mkdir below, before the links
         without_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}  # no checkout either
-        without = [sys.executable, "-S", "-c", FLAKE8_WITHOUT_KVP, str(view)]
+        # -I: not even the current folder (a wheel build leaves an .egg-info in a checkout)
+        without = [sys.executable, "-I", "-S", "-c", FLAKE8_WITHOUT_KVP, str(view)]
         with_plugin = [sys.executable, "-c", FLAKE8_METERED]
         shown = "sglang-poolguard"  # how flake8 --version names the plugin's distribution
         if shown in flake8_plugins(without, without_env) or shown not in flake8_plugins(

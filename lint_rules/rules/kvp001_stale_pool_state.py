@@ -47,12 +47,12 @@ def _variant(store) -> tuple:
     return None, f"{shown} caches pool state in {store.method}()"
 
 
-RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag: FROZEN_KV MTP swaps pools, pick "
-                 "it by self.{pool_attr}")
+RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag (blind to FROZEN_KV MTP swaps): "
+                 "test self.{pool_attr}")
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
              "self.token_to_kv_pool where used")
-MADE_UNDER_FLAG = ("{subject} is made under a stale SWA flag: FROZEN_KV MTP swaps pools, gate it "
-                   "on self.{pool_attr}")
+MADE_UNDER_FLAG = ("{subject} is made under a stale SWA flag (FROZEN_KV MTP swaps pools): test "
+                   "self.{pool_attr}")
 
 
 def _where(node) -> tuple:

@@ -62,7 +62,8 @@ def test_a_terminated_run_takes_its_workers_with_it(big_tree, signum):
     workers = _children(run.pid)
     assert len(workers) >= 2, "the workers never started"
     run.send_signal(signum)
-    out, err = run.communicate(timeout=10)  # EOF on both pipes: nobody else holds them
+    # EOF on both pipes: nobody else holds them (30 s: an overloaded 2-core CI box is slow to reap)
+    out, err = run.communicate(timeout=30)
     assert run.returncode == 128 + signum, (run.returncode, err)
     assert b"Traceback" not in err, err
     time.sleep(0.5)

@@ -59,7 +59,9 @@ def test_a_full_disk_refuses_every_write_and_keeps_every_byte(full_disk):
     sources = {"linked.py": _padded(GROWS.source), "plain.py": _padded(GROWS.source)}
     write(tree, sources)
     os.link(tree / "linked.py", full_disk / "other_name.py")
-    write(full_disk, {"old-baseline.json": "{}\n"})
+    poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "../old-baseline.json",
+              ".", cwd=tree, expect=0)  # a real baseline: only one may be replaced
+    old_baseline = (full_disk / "old-baseline.json").read_text()
     before = {name: (tree / name).read_bytes() for name in sources}
     _fill(full_disk)
     done = poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=tree, expect=2)
@@ -71,7 +73,7 @@ def test_a_full_disk_refuses_every_write_and_keeps_every_byte(full_disk):
     baseline = poolguard("lint", "--isolated", "--no-cache", "--write-baseline",
                          "../old-baseline.json", ".", cwd=tree, expect=2)
     assert "cannot write baseline ../old-baseline.json: No space left" in baseline.stderr
-    assert (full_disk / "old-baseline.json").read_text() == "{}\n"
+    assert (full_disk / "old-baseline.json").read_text() == old_baseline
     assert not [p for p in tree.iterdir() if p.name.startswith(".poolguard-")]  # no litter
     (full_disk / "filler").unlink()  # room again: the same run now fixes both
     poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=tree, expect=0)
