@@ -24,7 +24,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from lint_rules.cache import cache_dir, fingerprint
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
-from lint_rules.rules._flow import CLEAN, Taint, last_name
+from lint_rules.rules._flow import CLEAN, Taint, class_statements, last_name
 from lint_rules.rules._vocab import BACKEND_SUFFIX
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
@@ -203,7 +203,7 @@ class PackageIndex:
             module = self._modules[path]
             if module is None:
                 continue
-            for node in _class_statements(module.tree.body):
+            for node in class_statements(module.tree.body):
                 mixin = self.is_mixin(node.name)
                 if mixin or node.name in self.backends:
                     self.foreign_bases(module.scope, node)
@@ -413,7 +413,7 @@ class PackageIndex:
         """Base names this module's classes use that are attention backends of the package
         (from the class graph: no module is analysed to answer)."""
         return frozenset(
-            last_name(base) for node in _class_statements(getattr(scope.tree, "body", ()))
+            last_name(base) for node in class_statements(getattr(scope.tree, "body", ()))
             for base in node.bases if self._is_backend(last_name(base))
         )
 
@@ -421,18 +421,6 @@ class PackageIndex:
         found = name in self.backends
         self._touch(f"{ASKED}backend:{name}", "1" if found else "0")
         return found
-
-
-def _class_statements(statements) -> Iterable[ast.ClassDef]:
-    """Every class statement at any depth: they sit only in statement lists (bodies, else and
-    finally blocks, handlers, match cases), so expressions need no walking."""
-    for statement in statements:
-        if isinstance(statement, ast.ClassDef):
-            yield statement
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(statement, name, None)
-            if isinstance(inner, list):
-                yield from _class_statements(inner)
 
 
 class _Asked(frozenset):

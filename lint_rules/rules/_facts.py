@@ -33,6 +33,7 @@ from lint_rules.rules._flow import (
     TYPE,
     MethodFlow,
     Taint,
+    class_statements,
     const_str,
     getter_path,
     is_self,
@@ -138,7 +139,7 @@ def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(
     """Classes (at any statement depth) named ``...Backend``, with a ``...Backend`` or
     configured base name, defining a method of the backend protocol, or with a base that is
     such a class of the same file (or, with a package index, of another module)."""
-    classes = list(_class_defs(getattr(tree, "body", ())))
+    classes = list(class_statements(getattr(tree, "body", ())))
     names: set = {node.name for node in classes if node.name.endswith(BACKEND_SUFFIX)
                   or any(isinstance(s, FUNCTIONS) and s.name in BACKEND_METHODS
                          for s in node.body)}
@@ -158,7 +159,7 @@ def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(
 
 def _with_mixins(tree: ast.AST, backends: list) -> list:
     """The backends and every same-file class they inherit from (mixins hold their code too)."""
-    by_name = {node.name: node for node in _class_defs(getattr(tree, "body", ()))}
+    by_name = {node.name: node for node in class_statements(getattr(tree, "body", ()))}
     found = list(backends)
     todo = [last_name(b) for node in backends for b in node.bases]
     while todo:
@@ -167,16 +168,6 @@ def _with_mixins(tree: ast.AST, backends: list) -> list:
             found.append(node)
             todo.extend(last_name(b) for b in node.bases)
     return found
-
-
-def _class_defs(statements) -> Iterator[ast.ClassDef]:
-    for statement in statements:
-        if isinstance(statement, ast.ClassDef):
-            yield statement
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            inner = getattr(statement, name, None)
-            if isinstance(inner, list):
-                yield from _class_defs(inner)
 
 
 # -- what module-level names mean -------------------------------------------------------------
@@ -785,12 +776,12 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     if package is not None and scope is None:
         scope = ModuleScope(tree, package, module, path)
     if only is not None:
-        nodes = [node for node in _class_defs(getattr(tree, "body", ())) if node.name in only]
+        nodes = [node for node in class_statements(getattr(tree, "body", ())) if node.name in only]
     else:
         foreign = package.backend_names(scope) if package is not None else frozenset()
         nodes = backend_classes(tree, options, foreign)
         if package is not None:  # classes package backends of other modules inherit
-            nodes += [node for node in _class_defs(getattr(tree, "body", ()))
+            nodes += [node for node in class_statements(getattr(tree, "body", ()))
                       if node.name in package.mixins and node not in nodes]
     if not nodes:
         return facts

@@ -72,13 +72,25 @@ DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIN
 UNDER_FLAG = GATED | RUNNER
 
 
-# -- syntax helpers (shared with _facts and _fixes) --------------------------------------------
+# -- syntax helpers (shared with _facts, _fixes and the package index) -------------------------
 def last_name(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
+
+
+def class_statements(statements) -> Iterable[ast.ClassDef]:
+    """Every class statement at any depth: they sit only in statement lists (bodies, else and
+    finally blocks, handlers, match cases), so expressions need no walking."""
+    for statement in statements:
+        if isinstance(statement, ast.ClassDef):
+            yield statement
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, name, None)
+            if isinstance(inner, list):
+                yield from class_statements(inner)
 
 
 def is_self(node: ast.AST) -> bool:
