@@ -162,11 +162,12 @@ class PackageIndex:
                         found.append(summary)
         return tuple(found)
 
-    def heirs_mention(self, names: Iterable[str], attr: str, path: str) -> bool:
+    def heirs_bind(self, names: Iterable[str], attr: str, path: str) -> bool:
         """Whether a file of another module holding a subclass (at any depth) of the classes
-        ``names`` of ``path`` mentions ``attr``: it may bind the name a safe fix would turn into
-        a property, so no fix that depends on it is proven."""
-        here, word = os.path.abspath(path), re.compile(rb"\b%s\b" % re.escape(attr.encode()))
+        ``names`` of ``path`` may bind ``attr`` (assigns, deletes or names it as a string): it
+        would then read or shadow the property a safe fix turns the flag into, so no fix that
+        depends on it is proven. A file that defines a class of the same name inherits its own."""
+        here, binds = os.path.abspath(path), _binding(attr)
         todo, seen = list(names), set()
         while todo:
             name = todo.pop()
@@ -175,9 +176,10 @@ class PackageIndex:
             seen.add(name)
             self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
             for heir in self.subclassed_in.get(name, ()):
-                todo.extend(sub for sub, bases in self.headers.get(heir, ()) if name in bases)
-                if heir == here:
+                rows = self.headers.get(heir, ())
+                if heir == here or any(defined == name for defined, _ in rows):
                     continue
+                todo.extend(sub for sub, bases in rows if name in bases)
                 data = self.contents.get(heir)
                 if data is None:
                     try:
@@ -188,7 +190,7 @@ class PackageIndex:
                 if heir not in self.digests:
                     self.digests[heir] = digest_bytes(data)
                 self._touch(heir, self.digests[heir])
-                if word.search(data):
+                if binds.search(data):
                     return True
         return False
 
@@ -421,6 +423,16 @@ class PackageIndex:
         found = name in self.backends
         self._touch(f"{ASKED}backend:{name}", "1" if found else "0")
         return found
+
+
+def _binding(attr: str) -> "re.Pattern":
+    """Text that may bind ``attr``: ``.attr =`` (annotated, augmented, first of a tuple),
+    ``attr =`` at the start of a line (a class attribute), ``del ... attr``, or the name as a
+    string (``setattr``, ``__dict__``). Reads (``if self.attr:``, ``==``) do not count."""
+    name = re.escape(attr.encode())
+    return re.compile(
+        rb"\.%s\s*(?:,[^\n]*)?(?::[^=\n]*)?[-+*/|&^%%@]?=(?!=)|^[ \t]*%s\s*(?::[^=\n]*)?=(?!=)"
+        rb"|\bdel\b[^\n]*\b%s\b|[\x27\x22]%s[\x27\x22]" % (name, name, name, name), re.M)
 
 
 class _Asked(frozenset):

@@ -66,9 +66,15 @@ def test_no_safe_fix_for_a_flag_a_subclass_in_another_module_binds(tmp_path, kin
     assert (root / "q/base.py").read_text() == before
 
 
-def test_a_subclass_that_never_names_the_flag_keeps_the_safe_fixes(tmp_path):
+def test_a_subclass_that_only_reads_the_flag_keeps_the_safe_fix(tmp_path):
+    """Reading the flag (``if self.use_swa``, ``==``) reads the property as it read the store;
+    and a module defining its own ``ParentAttnBackend`` inherits that one, not ours."""
     root = write(tmp_path / "tree", {
         "q/__init__.py": "", "q/base.py": BASE,
         "q/child.py": "from .base import ParentAttnBackend\n\n\n"
-                      "class ChildAttnBackend(ParentAttnBackend):\n    window = 4096\n"})
+                      "class ChildAttnBackend(ParentAttnBackend):\n    window = 4096\n\n"
+                      "    def forward_extend(self, q, k, v, layer, forward_batch):\n"
+                      "        return q if self.use_swa == True else k\n",
+        "q/other.py": "class ParentAttnBackend:\n    use_swa = False\n\n\n"
+                      "class OtherAttnBackend(ParentAttnBackend):\n    use_swa = True\n"})
     assert _fixes(root, "q") == {("KVP002", 9): True, ("KVP003", 17): False}
