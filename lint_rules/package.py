@@ -180,15 +180,10 @@ class PackageIndex:
                 if heir == here or any(defined == name for defined, _ in rows):
                     continue
                 todo.extend(sub for sub, bases in rows if name in bases)
-                data = self.contents.get(heir)
-                if data is None:
-                    try:
-                        self._text(heir)
-                    except (OSError, ValueError, LookupError, UnicodeDecodeError, SyntaxError):
-                        return True  # an unreadable heir proves nothing
-                    data = self.contents[heir]
-                if heir not in self.digests:
-                    self.digests[heir] = digest_bytes(data)
+                try:
+                    data = self._bytes(heir)
+                except OSError:
+                    return True  # an unreadable heir proves nothing
                 self._touch(heir, self.digests[heir])
                 if binds.search(data):
                     return True
@@ -301,7 +296,8 @@ class PackageIndex:
             return None  # an unreadable module answers nothing; its own lint says why
         return self._module_of(path, tree, text)
 
-    def _text(self, path: str) -> str:
+    def _bytes(self, path: str) -> bytes:
+        """What the run read at ``path`` (its digest recorded)."""
         data = self.contents.get(path)
         if data is None:  # a module outside the run's reading (a test builds the index alone)
             with open(path, "rb") as handle:
@@ -309,6 +305,10 @@ class PackageIndex:
             self.contents[path] = data
         if path not in self.digests:
             self.digests[path] = digest_bytes(data)
+        return data
+
+    def _text(self, path: str) -> str:
+        data = self._bytes(path)
         encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
         return data.decode(encoding)
 
