@@ -20,17 +20,19 @@ from lint_rules.config import ConfigError
 
 
 def _jobs(value: str) -> int:
-    if value == "auto":
-        from lint_rules.runner import default_jobs
+    """``--jobs``: a positive integer or ``auto``; more workers than the CPUs this process may
+    run on only slow the run (and ``--jobs 100000`` would fork that many), so N is capped there."""
+    from lint_rules.runner import default_jobs
 
+    if value.strip() == "auto":
         return default_jobs()
     try:
         jobs = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {value!r}")
+        jobs = 0
     if jobs < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {value!r}")
-    return jobs
+    return min(jobs, default_jobs())
 
 
 def _add_lint(commands) -> None:
@@ -110,6 +112,7 @@ def main(argv: Optional[list] = None) -> int:
         _settle_streams()  # a usage message stuck on a full stderr must not turn 2 into 120
         raise
     try:
+        commands.stdout_takes_utf8()  # no subcommand may fail on a character stdout lacks
         return COMMANDS[args.command](args)
     except (UsageError, ConfigError) as exc:
         error(str(exc))

@@ -59,13 +59,17 @@ def write_stderr(text: str) -> None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
 
 
-def _raw_paths_on_stdout() -> None:
-    """Text output names files by their raw bytes, as ``ls`` does: a file name that is not
-    UTF-8 (a lone surrogate in Python) is written back as the original byte, not a crash."""
+def stdout_takes_utf8() -> bool:
+    """Whether stdout is UTF-8, after making it unable to fail on a character: text output
+    names files by their raw bytes, as ``ls`` does (a name that is not UTF-8, a lone surrogate
+    in Python, goes out as the original byte); on any other encoding (``LC_ALL=C`` without
+    UTF-8 mode, ``PYTHONIOENCODING=ascii``) what it cannot encode becomes a backslash escape
+    and paths are git-quoted (``output.text_path``), so neither is ever ambiguous."""
     encoding = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "")
+    utf8 = encoding in ("utf8", "utf")
     if hasattr(sys.stdout, "reconfigure"):
-        sys.stdout.reconfigure(errors="surrogateescape" if encoding == "utf8" else
-                               "backslashreplace")
+        sys.stdout.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+    return utf8
 
 
 def error(message: str) -> None:
@@ -159,7 +163,7 @@ def lint(args: argparse.Namespace) -> int:
         raise UsageError("the current directory no longer exists: cd into one that does")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
-    _raw_paths_on_stdout()
+    utf8 = stdout_takes_utf8()
     _stop_cleanly()
     config = resolve_config(args)
     cache = (ResultCache.disabled() if args.no_cache else
@@ -187,8 +191,10 @@ def lint(args: argparse.Namespace) -> int:
             from lint_rules.fixes.preview import sarif_fixes
 
             shown = sarif_fixes(findings, config)
-        _write(render(findings, args.format, version=tool_version(), unsafe=args.unsafe_fixes,
-                      fixes=shown))
+        report = render(findings, args.format, version=tool_version(),
+                        unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
+        # annotations are for the runner, which reads UTF-8 whatever this locale says
+        _write(report.encode("utf-8") if args.format == "github" and not utf8 else report)
         if args.format == "text":
             _summarise(result, findings, args.unsafe_fixes, len(found) - len(visible))
         changed = bool(findings)

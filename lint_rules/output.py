@@ -51,12 +51,38 @@ def applied_fix(finding, unsafe: bool = False) -> Optional[str]:
     return safe
 
 
-def render_text(findings: list, unsafe: bool = False) -> str:
+def git_quoted(name: bytes, non_ascii: bool = False) -> bytes:
+    """``name`` C-quoted as git quotes a path (``"a\\tb.py"``, octal escapes) when it holds a
+    quote, a backslash or a control character, and with ``non_ascii`` any byte above 0x7F
+    (git's ``core.quotePath``); else unchanged. The quotes say it is escaped, so the escapes
+    can never be read as a name that holds those characters."""
+    def octal(byte: int) -> bool:
+        return byte < 0x20 or byte == 0x7F or (non_ascii and byte > 0x7F)
+
+    if not any(octal(byte) or byte in (0x22, 0x5C) for byte in name):
+        return name
+    escapes = {0x22: b'\\"', 0x5C: b"\\\\", 0x09: b"\\t", 0x0A: b"\\n"}
+    quoted = (escapes.get(byte) or (b"\\%03o" % byte if octal(byte) else bytes([byte]))
+              for byte in name)
+    return b'"' + b"".join(quoted) + b'"'
+
+
+def text_path(path: str, utf8: bool = True) -> str:
+    """A path for the text format: its raw bytes (kept as lone surrogates, which the CLI writes
+    back ``surrogateescape``), git-quoted when a control character would break the line or,
+    on a stdout that is not UTF-8, when it is not plain ASCII (``"\\303\\274.py"``)."""
+    raw = os.fsencode(path)
+    shown = git_quoted(raw, non_ascii=not utf8)
+    return path if shown == raw else os.fsdecode(shown)
+
+
+def render_text(findings: list, unsafe: bool = False, utf8: bool = True) -> str:
     """flake8's shape, ``[*]`` on what ``--fix`` fixes (with ``unsafe``: also the unsafe
-    fixes), then the fix's title; the path keeps its raw bytes (the CLI writes them
-    ``surrogateescape``)."""
+    fixes), then the fix's title; the path as ``text_path`` shows it on a stdout that is
+    ``utf8`` or not."""
     lines = []
     for path, f in findings:
+        path = text_path(path, utf8)
         title = applied_fix(f, unsafe)
         mark = " [*]" if f.fixable or title else ""
         fix = f" (fix: {title})" if title else ""
@@ -178,16 +204,16 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
 
 
 def render(findings: list, fmt: str, *, version: str = "0", unsafe: bool = False,
-           fixes: Optional[dict] = None) -> str:
+           fixes: Optional[dict] = None, utf8: bool = True) -> str:
     """Dispatch on ``fmt`` (one of ``FORMATS``); ``unsafe``: ``--unsafe-fixes`` was given;
-    ``fixes``: SARIF fix objects per finding."""
+    ``fixes``: SARIF fix objects per finding; ``utf8``: stdout takes UTF-8 (text paths)."""
     if fmt == "json":
         return render_json(findings)
     if fmt == "sarif":
         return render_sarif(findings, version=version, fixes=fixes)
     if fmt == "github":
         return render_github(findings)
-    return render_text(findings, unsafe)
+    return render_text(findings, unsafe, utf8)
 
 
 # ---------------------------------------------------------------- explain

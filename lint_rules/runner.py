@@ -29,6 +29,7 @@ from lint_rules.config import RunConfig
 from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file,
                               remove_stray_temp, write_fix)
+from lint_rules.output import git_quoted
 from lint_rules.package import ASKED, SELF_KEY, TREE_KEY
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
@@ -261,21 +262,10 @@ def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     shown = os.fsencode(path.replace(os.sep, "/"))
     lines = difflib.diff_bytes(
         difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
-        fromfile=_git_quoted(b"a/" + shown), tofile=_git_quoted(b"b/" + shown),
+        fromfile=git_quoted(b"a/" + shown), tofile=git_quoted(b"b/" + shown),
     )
     return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
                     for line in lines)
-
-
-def _git_quoted(name: bytes) -> bytes:
-    """``name`` as git writes it in a diff header: C-quoted when it holds a quote, a backslash
-    or a control character (``git apply`` would read a tab as the end of the name)."""
-    if not any(byte < 0x20 or byte in (0x22, 0x5C, 0x7F) for byte in name):
-        return name
-    escapes = {0x22: b'\\"', 0x5C: b"\\\\", 0x09: b"\\t", 0x0A: b"\\n"}
-    quoted = (escapes.get(byte) or (b"\\%03o" % byte if byte < 0x20 or byte == 0x7F
-                                    else bytes([byte])) for byte in name)
-    return b'"' + b"".join(quoted) + b'"'
 
 
 # ---------------------------------------------------------------- orchestration

@@ -23,6 +23,11 @@ PLUGIN_NAME = "poolguard"  # our entry point's name in the group sglang.srt.plug
 # SGLang's own invariant-check level: what a latent inconsistency does. SGLang reads it as an
 # int (InvariantCheckLevel: 0 off, 1 warn, 2 strict); the names are accepted too.
 LATENT_VAR = "SGLANG_INVARIANT_CHECK"
+# SGLang's switch for its async device asserts; with it, ``bounds`` uses a device assert too.
+ASYNC_ASSERT_VAR = "SGLANG_ENABLE_ASYNC_ASSERT"
+# SGLang's EnvBool spellings (lower-cased, never stripped): anything else SGLang warns about.
+SGLANG_BOOL = {**dict.fromkeys(("true", "1", "yes", "y"), True),
+               **dict.fromkeys(("false", "0", "no", "n"), False)}
 
 # Accepted spellings, in the order the error message lists them; "" stands for unset.
 _OFF, _ON = ("0", "off", "false", "no"), ("1", "on", "true", "yes")
@@ -72,12 +77,15 @@ def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
     nothing of poolguard may stop a server over a variable that belongs to SGLang."""
     env = os.environ if environ is None else environ
     mode = _pick(env, MODE_VAR, _MODES)
-    return GuardConfig(
+    config = GuardConfig(
         mode=mode,
         action=_pick(env, ACTION_VAR, _ACTIONS),
         fix=_pick(env, FIX_VAR, _FIX),
         latent=_latent(env) if mode != "off" else GuardConfig.latent,
     )
+    if config.bounds:  # the one mode that reads it (for its device assert)
+        _async_assert(env)
+    return config
 
 
 def _latent(env: Mapping[str, str]) -> str:
@@ -88,6 +96,21 @@ def _latent(env: Mapping[str, str]) -> str:
     except ValueError:
         pass
     return _pick({LATENT_VAR: raw}, LATENT_VAR, _LATENT)
+
+
+def async_assert(environ: Mapping[str, str] | None = None) -> bool:
+    """``SGLANG_ENABLE_ASYNC_ASSERT`` as SGLang's ``EnvBool`` reads it (unset: off)."""
+    env = os.environ if environ is None else environ
+    return SGLANG_BOOL.get(env.get(ASYNC_ASSERT_VAR, "false").lower(), False)
+
+
+def _async_assert(env: Mapping[str, str]) -> None:
+    """A value SGLang would warn about and read as off is refused at load: the user asked
+    for device asserts and would get host checks without a word."""
+    raw = env.get(ASYNC_ASSERT_VAR)
+    if raw is not None and raw.lower() not in SGLANG_BOOL:
+        raise PoolGuardConfigError(f"{ASYNC_ASSERT_VAR}={raw!r} is not valid; accepted values "
+                                   f"(as SGLang reads them): unset, {', '.join(SGLANG_BOOL)}")
 
 
 def plugin_allowed(environ: Mapping[str, str] | None = None) -> bool:

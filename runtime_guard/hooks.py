@@ -14,7 +14,6 @@ metadata hooks start a new forward). KV write buffers a model takes before the l
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 from runtime_guard import liveness
@@ -28,7 +27,7 @@ from runtime_guard.checks import (
     inner_backends,
     record_runner,
 )
-from runtime_guard.config import GuardConfig
+from runtime_guard.config import GuardConfig, async_assert
 from runtime_guard.errors import SWAPoolMismatchError
 from runtime_guard.fix import follow_active_pool
 
@@ -218,4 +217,4 @@ def _device_assert_only(table: Any) -> bool:
 
     if torch.cuda.is_current_stream_capturing():
         return True
-    return os.environ.get("SGLANG_ENABLE_ASYNC_ASSERT", "").lower() in ("1", "true", "yes")
+    return async_assert()

@@ -142,7 +142,8 @@ def test_sglangs_own_invariant_check_values_never_stop_an_unguarded_server():
     # SGLANG_INVARIANT_CHECK belongs to SGLang (an int: 0/1/2); with the guard off the plugin
     # must not even read it, whatever it holds
     for value in ("2", "not a level"):
-        seen = observed(run_child("off", SGLANG_INVARIANT_CHECK=value))
+        seen = observed(run_child("off", SGLANG_INVARIANT_CHECK=value,
+                                  SGLANG_ENABLE_ASYNC_ASSERT=f"{value}?"))
         assert seen["untouched"] == [True, True, True] and not seen["hooks_imported"]
 
 
@@ -158,6 +159,40 @@ def test_invariant_check_levels_are_read_as_sglang_spells_them():
         for value in (str(member.value), f" 0{member.value}"):
             config = read_config({"SGLANG_POOLGUARD": "1", "SGLANG_INVARIANT_CHECK": value})
             assert config.latent == member.name.lower()
+
+
+def test_async_assert_is_read_as_sglangs_envbool_reads_it():
+    import warnings
+
+    from runtime_guard.config import ASYNC_ASSERT_VAR, async_assert, read_config
+    from runtime_guard.demo import scenarios as sc
+    from runtime_guard.errors import PoolGuardConfigError
+
+    sc.sglang()
+    field = getattr(importlib.import_module("sglang.srt.environ").envs, ASYNC_ASSERT_VAR, None)
+    if field is None:
+        pytest.skip("this SGLang release has no SGLANG_ENABLE_ASYNC_ASSERT")
+    for value in ("y", "Y", "yes", "TRUE", "1", "n", "No", "false", "0", "", " 1", "on", "2"):
+        with pytest.MonkeyPatch.context() as patch, warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            patch.setenv(ASYNC_ASSERT_VAR, value)
+            sglang_reads = field.get()  # SGLang's own parse (it warns, then uses off)
+        assert async_assert({ASYNC_ASSERT_VAR: value}) is sglang_reads, value
+        env = {"SGLANG_POOLGUARD": "bounds", ASYNC_ASSERT_VAR: value}
+        if warned:  # what SGLang only warns about (and runs with off) stops a bounds guard
+            with pytest.raises(PoolGuardConfigError, match="accepted values .as SGLang"):
+                read_config(env)
+        else:
+            assert read_config(env).bounds
+        assert not read_config({"SGLANG_POOLGUARD": "check", ASYNC_ASSERT_VAR: value}).bounds
+
+
+def test_a_bad_async_assert_stops_a_bounds_guard_at_load_with_one_line():
+    done = run_child("bad", SGLANG_POOLGUARD="bounds", SGLANG_ENABLE_ASYNC_ASSERT="maybe")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "poolguard: SGLANG_ENABLE_ASYNC_ASSERT='maybe' is not valid; accepted values (as "
+        "SGLang reads them): unset, true, 1, yes, y, false, 0, no, n")
 
 
 def test_a_subclass_shipping_its_own_launches_is_found_hooked_and_listed():
