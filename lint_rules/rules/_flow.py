@@ -873,9 +873,12 @@ class MethodFlow(ast.NodeVisitor):
             kind = _choice_kind(value_node, self.owner)  # a value picked under a decision
             if kind:
                 return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
-            if _is_none(value_node) and decided & TYPE and decided & STALE and not (
-                    self.per_forward or decided & GATED):
-                return SWA | STALE  # else: self.swa = None, the other half of a pool decision
+            if _is_none(value_node) and decided & TYPE and not (
+                    self.per_forward or self.deferred or decided & GATED):
+                # else: self.swa = None, the other half of a pool decision; outside per-forward
+                # code the pool it tested (the runner's or self.token_to_kv_pool) is the
+                # init-time one, so the None is kept past the swap
+                return SWA | STALE
         # (per forward it is made again each time: the gate is the finding)
         kept = decided & UNDER_FLAG and not self.per_forward
         if kept and not value & TYPE and not _is_none(value_node):
@@ -1108,7 +1111,8 @@ class MethodFlow(ast.NodeVisitor):
         self.control[-1] = outer | self.try_decided(opened[0])
         body_env = self.env
         blocks = [h.body for h in node.handlers] + [node.orelse]
-        self.env = before
+        self.env = dict(before)  # a handler runs after any statement, the else after them all
+        _merge(self.env, body_env)
         self.blocks(blocks, extra=body_env)
         self.control.pop()
         if any(_terminates(h.body) for h in node.handlers):  # reached only when nothing raised

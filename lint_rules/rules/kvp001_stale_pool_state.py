@@ -288,6 +288,30 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # the None of a pool decision made per forward (or per call in a closure, or under
+            # the resolved pool) is decided again each time
+            dedent(
+                """\
+                class PerForwardWalrusBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                        def window_pool():
+                            if (swa := getattr(self.token_to_kv_pool, "swa_kv_pool", None)):
+                                return swa
+                            return None
+                        self.window_pool = window_pool
+
+                    def init_forward_metadata(self, forward_batch):
+                        pool = self.token_to_kv_pool
+                        if (swa := getattr(pool, "swa_kv_pool", None)) is not None:
+                            self.swa_view = swa
+                        else:
+                            self.swa_view = None
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -548,9 +572,27 @@ class StalePoolState(Rule):
                             self._swa_inner = swa
                         else:
                             self._swa_inner = None
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        pool = self.token_to_kv_pool  # the init-time pool here too
+                        if (swa := getattr(pool, "swa_kv_pool", None)) is not None:
+                            self.graph_swa = swa
+                        else:
+                            self.graph_swa = None
+                        if isinstance(self.token_to_kv_pool, SWAKVPool):
+                            self.win = pool.swa_kv_pool
+                        elif pool is not None:
+                            self.win = None
+                        try:
+                            mapping = pool.full_to_swa_index_mapping
+                        except AttributeError:
+                            self.graph_map = None
+                        else:  # runs after the whole try body: it holds what the body read
+                            self.graph_map = mapping
                 """
             ),
-            expected=((5, "KVP001"), (7, "KVP001")),
+            expected=((5, "KVP001"), (7, "KVP001"), (12, "KVP001"), (14, "KVP001"),
+                      (16, "KVP001"), (18, "KVP001"), (22, "KVP001"), (24, "KVP001")),
         ),
     )
     CODE = "KVP001"
