@@ -39,7 +39,11 @@ def _add_lint(commands) -> None:
     from lint_rules.output import FORMATS
 
     lint = commands.add_parser("lint", help="lint Python files or directories")
-    lint.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    lint.add_argument("paths", nargs="*", metavar="PATH",
+                      help="files or directories (default: .); - reads the source from stdin")
+    lint.add_argument("--stdin-filename", metavar="NAME",
+                      help="lint stdin as NAME: the name shown and matched by per-file-ignores "
+                           "and exclude (default: stdin)")
     lint.add_argument("--select", metavar="CODES", help="only these codes or prefixes (KVP = all)")
     lint.add_argument("--extend-select", metavar="CODES", help="add codes, e.g. the opt-in KVP004")
     lint.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")

@@ -169,8 +169,17 @@ def lint(args: argparse.Namespace) -> int:
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
-    result = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
-                 unsafe=args.unsafe_fixes)
+    stdin_name = _stdin_name(args)
+    if stdin_name is not None:
+        from lint_rules.stdin import StdinError, lint_stdin
+
+        try:
+            result, fixed = lint_stdin(stdin_name, config, mode, args.unsafe_fixes)
+        except StdinError as exc:
+            raise UsageError(str(exc))
+    else:
+        result, fixed = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
+                            unsafe=args.unsafe_fixes), None
 
     for message in result.errors:
         error(message)
@@ -186,6 +195,8 @@ def lint(args: argparse.Namespace) -> int:
         _summarise_diff(result, findings)
         changed = bool(diffs) or bool(findings)
     else:
+        if fixed is not None:  # --fix of stdin: the source on stdout, the report on stderr
+            _write(fixed)
         shown = None
         if args.format == "sarif":  # each fix's replacements: libcst, files with fixes only
             from lint_rules.fixes.preview import sarif_fixes
@@ -194,13 +205,29 @@ def lint(args: argparse.Namespace) -> int:
         report = render(findings, args.format, version=tool_version(),
                         unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
         # annotations are for the runner, which reads UTF-8 whatever this locale says
-        _write(report.encode("utf-8") if args.format == "github" and not utf8 else report)
+        if fixed is not None:
+            write_stderr(report)
+        else:
+            _write(report.encode("utf-8") if args.format == "github" and not utf8 else report)
         if args.format == "text":
             _summarise(result, findings, args.unsafe_fixes, len(found) - len(visible))
         changed = bool(findings)
     if result.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _stdin_name(args: argparse.Namespace) -> Optional[str]:
+    """The name standard input is linted under (``-`` or ``--stdin-filename``), else None."""
+    if args.paths != ["-"] and (args.stdin_filename is None or args.paths):
+        if "-" in args.paths or args.stdin_filename is not None:
+            raise UsageError("- (standard input) and --stdin-filename take no other PATH")
+        return None
+    if args.add_noqa:
+        raise UsageError("--add-noqa edits files; it cannot be used on standard input")
+    if args.stdin_filename is not None:
+        return _file_name(args.stdin_filename, "--stdin-filename")
+    return "stdin"
 
 
 def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:

@@ -3,14 +3,18 @@ source from standard input, and the inputs attack3 found breaking a promise of t
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import pytest
 from clirun import STALE, poolguard, write
 
 from lint_rules.cli import build_parser, main
+from lint_rules.examples import read_example
 from lint_rules.output import text_path
 from lint_rules.runner import default_jobs
+
+PREFIX = read_example("trtllm_backend_prefix.py")  # KVP001, a safe KVP002 fix, two KVP003
 
 
 @pytest.mark.parametrize("value", ["100000", str(10 ** 30), "auto", " auto"])
@@ -57,3 +61,58 @@ def test_an_ascii_stdout_gets_quoted_paths_utf8_annotations_and_every_explain(tm
     assert b"file=\xc3\xbc.py," in annotations.stdout  # GitHub's runner reads UTF-8
     shown = poolguard("explain", "KVP002", cwd=tree, expect=0, env=ascii_out)  # an em dash
     assert shown.stdout.startswith("KVP002") and "\\u2014" in shown.stdout
+
+
+def _stdin(args: list, source: bytes, cwd, expect: int) -> subprocess.CompletedProcess:
+    env = {**os.environ, "POOLGUARD_CACHE_DIR": str(cwd / ".cache")}
+    done = subprocess.run([sys.executable, "-m", "lint_rules.cli", "lint", *args], cwd=cwd,
+                          input=source, capture_output=True, env=env, timeout=300)
+    assert "Traceback" not in done.stderr.decode(), done.stderr
+    assert done.returncode == expect, (done.returncode, done.stderr)
+    return done
+
+
+def test_stdin_is_linted_fixed_and_diffed_as_the_same_file_would_be(tmp_path):
+    tree = write(tmp_path / "tree", {"b.py": PREFIX})
+    on_disk = poolguard("lint", "--isolated", "b.py", cwd=tree, expect=1)
+    piped = _stdin(["--isolated", "--stdin-filename", "b.py"], PREFIX.encode(), tree, 1)
+    assert piped.stdout.decode() == on_disk.stdout  # the same findings, named b.py
+    assert _stdin(["--isolated", "-"], PREFIX.encode(), tree, 1).stdout.decode() == (
+        on_disk.stdout.replace("b.py:", "stdin:"))
+    diff = _stdin(["--isolated", "--diff", "--stdin-filename", "b.py"], PREFIX.encode(), tree, 1)
+    fixed = _stdin(["--isolated", "--fix", "-"], PREFIX.encode(), tree, 1)  # KVP001 remains
+    assert (tree / "b.py").read_text() == PREFIX  # nothing on disk is touched
+    poolguard("lint", "--isolated", "--fix", "b.py", cwd=tree, expect=1)
+    assert fixed.stdout == (tree / "b.py").read_bytes()  # ruff's --fix -: the source on stdout
+    assert b"stdin:36:9: KVP001" in fixed.stderr and b"Fixed 1 file" in fixed.stderr
+    assert diff.stdout.startswith(b"--- a/b.py\n+++ b/b.py\n")
+
+
+def test_stdin_filename_is_what_per_file_ignores_and_exclude_match(tmp_path):
+    tree = write(tmp_path / "tree", {"setup.cfg": "[flake8]\nper-file-ignores = pkg/*.py: KVP0"
+                                                  "\nextend-exclude = gen/\n"})
+    assert _stdin(["--stdin-filename", "pkg/m.py"], STALE.encode(), tree, 0).stdout == b""
+    assert b"other.py:3:" in _stdin(["--stdin-filename", "other.py"], STALE.encode(), tree,
+                                    1).stdout
+    # an excluded name is not linted; --fix hands the source back unchanged
+    assert _stdin(["--fix", "--stdin-filename", "gen/x.py", "-"], PREFIX.encode(), tree,
+                  0).stdout == PREFIX.encode()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-", "a.py"], "- (standard input) and --stdin-filename take no other PATH"),
+    (["--stdin-filename", "x.py", "a.py"], "- (standard input) and --stdin-filename take no"),
+    (["--add-noqa", "-"], "--add-noqa edits files; it cannot be used on standard input"),
+    (["--stdin-filename", " "], "--stdin-filename needs a file name, got ' '"),
+])
+def test_stdin_misuse_is_a_usage_error(args, message, capsys):
+    assert main(["lint", "--isolated", *args]) == 2
+    assert capsys.readouterr().err.startswith(f"poolguard: error: {message}")
+
+
+def test_a_closed_stdin_is_a_usage_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "lint_rules.cli", "lint", "-"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, close_fds=True,
+                          preexec_fn=lambda: os.close(0))
+    assert done.returncode == 2 and done.stderr == (
+        "poolguard: error: standard input is closed: nothing to lint\n")
