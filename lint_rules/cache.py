@@ -182,15 +182,7 @@ class ResultCache:
             if len(merged) > MAX_ENTRIES:
                 newest = sorted(merged.items(), key=lambda item: item[1][0])[-MAX_ENTRIES:]
                 merged = dict(newest)
-            payload = json.dumps({"format": FORMAT_VERSION, "files": merged})
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".lint-", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            write_atomically(self.path, json.dumps({"format": FORMAT_VERSION, "files": merged}))
             self._prune()
         except OSError:
             pass
@@ -209,3 +201,17 @@ class ResultCache:
                 stale.unlink()
             except OSError:
                 pass
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace the cache file ``path`` by ``text`` in one rename; a write that fails (a full
+    disk) leaves neither a half file nor its temp file behind."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem.split('-')[0]}-",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -15,13 +15,12 @@ import ast
 import json
 import os
 import re
-import tempfile
 import tokenize
 import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.cache import cache_dir, fingerprint
+from lint_rules.cache import cache_dir, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, class_statements, last_name
@@ -503,10 +502,7 @@ class HeaderCache:
         keep = {d: self.known[d] for d in digests if d in self.known}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".index-", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(keep, handle)
-            os.replace(tmp, self.path)
+            write_atomically(self.path, json.dumps(keep))  # a full disk leaves no temp file
         except OSError:
             pass
 

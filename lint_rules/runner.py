@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import errno
 import io
 import os
 import re
@@ -137,8 +138,9 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
                 elif entry.name.endswith(".py") and not entry.is_dir():
                     # a FIFO, socket, device or dangling link: reported, never silently dropped
                     errors.append(f"{entry.path}: {_unlintable(entry)}")
-            except OSError:  # vanished while walking: nothing to lint
-                continue
+            except OSError as exc:  # vanished while walking: nothing to lint
+                if entry.name.endswith(".py") and exc.errno != errno.ENOENT:  # a link loop
+                    errors.append(f"{entry.path}: {exc.strerror or exc}, not checked")
 
 
 def _unlintable(entry: os.DirEntry) -> str:

@@ -2,6 +2,7 @@
 source from standard input, and the inputs attack3 found breaking a promise of the README."""
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -116,3 +117,33 @@ def test_a_closed_stdin_is_a_usage_error(tmp_path):
                           preexec_fn=lambda: os.close(0))
     assert done.returncode == 2 and done.stderr == (
         "poolguard: error: standard input is closed: nothing to lint\n")
+
+
+def test_a_symlink_loop_in_a_walked_folder_is_an_error_line(tmp_path):
+    tree = write(tmp_path / "tree", {"b.py": STALE})
+    (tree / "l1.py").symlink_to("l2.py")
+    (tree / "l2.py").symlink_to("l1.py")
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=tree, expect=2)
+    assert done.stdout.startswith("b.py:3:")  # the other file's finding is kept
+    for name in ("l1.py", "l2.py"):
+        assert f"poolguard: error: ./{name}: Too many levels of symbolic links, not checked" in (
+            done.stderr)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs RLIMIT_FSIZE and SIGXFSZ")
+def test_a_cache_write_that_fails_leaves_no_temp_file(tmp_path):
+    # a full disk (here: a file-size limit) used to leave one .index-*.tmp per run
+    child = (
+        "import resource, signal, sys\n"
+        "from pathlib import Path\n"
+        "from lint_rules.cache import write_atomically\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))\n"
+        "try:\n"
+        "    write_atomically(Path(sys.argv[1]) / 'index-x.json', 'x' * 5000)\n"
+        "except OSError as exc:\n"
+        "    print(exc.errno)\n")
+    done = subprocess.run([sys.executable, "-c", child, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == str(errno.EFBIG), done.stderr
+    assert list(tmp_path.iterdir()) == []
