@@ -226,9 +226,15 @@ class _FileAnalysis:
 
         col = max((getattr(error, "offset", None) or 1) - 1, 0)
         reason = getattr(error, "msg", None) or str(error) or type(error).__name__
+        nul = self.source.find("\0")  # Python's ValueError for it has no position
+        if nul >= 0:
+            line = self.source.count("\n", 0, nul) + 1
+            col = nul - self.source.rfind("\n", 0, nul) - 1
         try:
             libcst.parse_module(self.source)
         except Exception:  # libcst agrees (ParserSyntaxError, or a few other types on odd input)
+            return self._parse_failure(line, col, reason)
+        if nul >= 0:  # libcst reads one in a comment; no Python reads a NUL byte
             return self._parse_failure(line, col, reason)
         here = ".".join(map(str, sys.version_info[:2]))
         self._parse_failure(line, col, f"{reason} under Python {here}; libcst reads newer syntax",

@@ -147,3 +147,16 @@ def test_a_cache_write_that_fails_leaves_no_temp_file(tmp_path):
                           text=True, timeout=60)
     assert done.stdout.strip() == str(errno.EFBIG), done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spot", ["# The active pool", "kv_pool = model_runner"])
+def test_a_nul_byte_is_never_called_newer_syntax(spot):
+    # libcst reads a NUL inside a comment, which made the finding say "libcst reads newer
+    # syntax; run poolguard under a Python that has it": no Python reads a NUL byte
+    from lint_rules.engine import lint_source
+
+    at = PREFIX.index(spot) + spot.index(" ") + 1
+    [finding] = lint_source(PREFIX[:at] + "\0" + PREFIX[at:])
+    assert finding.code == "KVP900" and "newer" not in finding.message
+    assert (finding.line, finding.col) == (PREFIX.count("\n", 0, at) + 1,
+                                           at - PREFIX.rfind("\n", 0, at) - 1)
