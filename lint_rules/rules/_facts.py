@@ -363,6 +363,7 @@ class _Pass:
         self.class_names = frozenset(c.name for c in self.facts.family)
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
         self.memo: Dict[tuple, Taint] = {}
+        self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
         self.depth = 0
 
     def run(self) -> PassResult:
@@ -454,14 +455,22 @@ class _Pass:
             self.memo[key] = returned | (STALE if cached and returned else CLEAN)
         return self.memo[key]
 
-    def _evaluate(self, key: tuple, function: ast.AST, name: str) -> Taint:
-        """What ``function`` returns for the argument taints in ``key`` (nothing recorded)."""
+    def _evaluate(self, key: tuple, function: ast.AST, name: str, klass: str = "") -> Taint:
+        """What ``function`` returns for the argument taints in ``key`` (nothing recorded);
+        ``klass``: a factory method of that class (its ``cls`` is no argument)."""
         self.memo[key] = CLEAN  # recursion guard
         self.depth += 1
         try:
-            env = dict(zip(params_of(function), key[2]))
-            flow = MethodFlow(self, function, name, env=env, record=False)
-            return flow.run(function.body).returned
+            params = params_of(function)
+            if klass and "classmethod" in _decorator_names(function) and function.args.args and \
+                    function.args.args[0].arg not in ("self", "cls"):
+                params = params[1:]  # (a classmethod's first parameter under another name)
+            env = dict(zip(params, key[2]))
+            flow = MethodFlow(self, function, name, env=env, record=False, klass=klass)
+            flow.run(function.body)
+            if flow.returned_fields:
+                self.memo_fields[key] = flow.returned_fields
+            return flow.returned
         finally:
             self.depth -= 1
 
@@ -479,20 +488,44 @@ class _Pass:
         """What a function of this module or (``follow``: some argument carries state or is a
         runner) of another module of the package returns for these argument taints."""
         scope = self.scope
-        if isinstance(func, ast.Name) and func.id in scope.functions:
-            if scope.is_resolver(func.id):
+        local = self._module_callable(func)
+        if local is not None:
+            name, function, klass = local
+            if scope.is_resolver(name) if not klass else _mentions(function, (
+                    ALLOCATOR, ALLOCATOR_POOL)):
                 return CLEAN
-            key = ("function", func.id, arguments)
+            key = ("function", name, arguments)
             if key not in self.memo:
                 if self.depth >= MAX_DEPTH:
                     return CLEAN
-                self.memo[key] = self._evaluate(key, scope.functions[func.id], func.id)
+                self.memo[key] = self._evaluate(key, function, name, klass)
             return self.memo[key]
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
             returned = scope.package.function_returns(qualified, arguments)
             return Taint(returned) if returned is not None else None
         return None
+
+    def _module_callable(self, func: ast.AST) -> Optional[Tuple[str, ast.AST, str]]:
+        """``(name, def, class)`` for a function of this module (``helper``) or a factory of
+        one of its classes that is no backend of this family (``Facts.of``: a classmethod or
+        staticmethod, whose ``cls(...)`` builds that class)."""
+        scope = self.scope
+        if isinstance(func, ast.Name) and func.id in scope.functions:
+            return func.id, scope.functions[func.id], ""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = func.value.id
+            if owner in scope.classes and owner not in self.class_names:
+                method = _factory_method(scope.classes[owner], func.attr)
+                if method is not None:
+                    return f"{owner}.{func.attr}", method, owner
+        return None
+
+    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Dict[str, Taint]:
+        """The fields of the record a function of this module returns for these arguments
+        (known once ``function_returns`` evaluated it)."""
+        local = self._module_callable(func)
+        return self.memo_fields.get(("function", local[0], arguments), {}) if local else {}
 
     def is_cached_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.scope.cached
@@ -530,6 +563,15 @@ def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
                    event.bits)
     for inner in flow.closures:
         yield from _gates_of(inner, method)
+
+
+def _factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    """The classmethod or staticmethod ``name`` of a class statement (a factory)."""
+    for statement in node.body:
+        if isinstance(statement, FUNCTIONS) and statement.name == name and _decorator_names(
+                statement) & {"classmethod", "staticmethod"}:
+            return statement
+    return None
 
 
 def _sink_of(cls: ClassFacts, attr: str) -> Taint:
@@ -674,12 +716,14 @@ class FileFacts:
         if name == self.options.pool_attr:
             return None  # a gate on the resolved pool object is the fix itself
         family = self.relatives(cls)
-        kinds = [c.properties[name] for c in family if name in c.properties]
+        owners = [c for c in cls.family if name in c.properties] or [
+            c for c in family if name in c.properties and not self._bound_by(cls, name)]
+        kinds = [c.properties[name] for c in owners]
         if kinds:  # a property: live unless it returns a decision made from stale state
-            bits = next(c.returns.get(name, CLEAN) for c in family if name in c.properties)
+            bits = owners[0].returns.get(name, CLEAN)
             stale = bits & DECISION and (kinds[0] or bits & STALE)
             return Flag(name) if stale else None
-        foreign = _foreign_flag(cls, name)
+        foreign = _foreign_flag(cls, name, self._bound_by(cls, name))
         if foreign is not None:
             return foreign if foreign.name else None
         stores = self.stores_of(cls, name)
@@ -703,6 +747,13 @@ class FileFacts:
         if forward and all(_constant(s.value) for s in sinks):
             return None  # recomputed on every forward from the live pool
         return self._exactness(Flag(name), sinks)
+
+    def _bound_by(self, cls: ClassFacts, name: str) -> bool:
+        """``cls`` or a base of it stores ``name`` (here or in another module): a subclass
+        overriding it with a property fixes that subclass, not the code of ``cls``."""
+        return any(c in cls.family for c, s in self._stored(name) if s.sink) or any(
+            name in summary.stores or name in summary.flags
+            for c in cls.family for summary in c.foreign)
 
     @staticmethod
     def call_flag(gate: Gate) -> Optional[Flag]:
@@ -737,14 +788,15 @@ def shown_sink(store: Store) -> str:
             "cache": f"the cache of {store.attr}"}[store.scope]
 
 
-def _foreign_flag(cls: ClassFacts, name: str) -> Optional[Flag]:
-    """What a base class of another module says ``name`` is: a stale flag (never rewritable
-    from here), a live property (``Flag("")``: not a flag), or nothing (None)."""
+def _foreign_flag(cls: ClassFacts, name: str, bound: bool) -> Optional[Flag]:
+    """What a base class of another module (or an heir of a mixin) says ``name`` is: a stale
+    flag (never rewritable from here), a live property (``Flag("")``: not a flag), or nothing
+    (None). An heir's property does not make ``name`` live where ``cls`` binds it (``bound``)."""
     for relative in cls.family:
         for summary in (*relative.foreign, *relative.heirs):
             if name in summary.flags:
                 return Flag(name)
-            if name in summary.properties:
+            if name in summary.properties and not (bound and summary in relative.heirs):
                 return Flag("")
     return None
 

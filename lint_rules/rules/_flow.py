@@ -301,6 +301,8 @@ class FlowOwner(Protocol):
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          follow: bool = True) -> Optional[Taint]: ...
 
+    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Dict[str, Taint]: ...
+
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
     def is_record_type(self, func: ast.AST) -> bool: ...
@@ -322,13 +324,15 @@ class MethodFlow(ast.NodeVisitor):
 
     ``record`` is False for a summary evaluation (a helper called with given argument taints):
     it computes ``returned`` and records nothing. ``deferred`` marks a closure body, run when
-    called: ``self.token_to_kv_pool`` is read then, and its stores are not made now.
+    called: ``self.token_to_kv_pool`` is read then, and its stores are not made now. ``klass``
+    is the class a factory classmethod builds when it calls ``cls(...)``.
     """
 
     def __init__(self, owner: FlowOwner, function: ast.AST, name: str, *,
                  env: Optional[Dict[str, Taint]] = None, deferred: bool = False,
-                 record: bool = True, runners: Optional[set] = None) -> None:
-        self.owner, self.name = owner, name
+                 record: bool = True, runners: Optional[set] = None, klass: str = "",
+                 calling: frozenset = frozenset()) -> None:
+        self.owner, self.name, self.klass = owner, name, klass
         self.per_forward = owner.is_per_forward(name)
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
@@ -345,6 +349,10 @@ class MethodFlow(ast.NodeVisitor):
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
+        self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
+        self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
+        self.local_defs: Dict[str, ast.AST] = {}  # local name -> the nested def it is bound to
+        self.calling = calling  # local functions being evaluated (a recursion guard)
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
@@ -503,17 +511,24 @@ class MethodFlow(ast.NodeVisitor):
         if holder is not None and const_str(node.slice) is not None:  # state = vars(runner)
             read = _chain(holder, const_str(node.slice), node)
             return self.attribute(node, read.value, read.attr)
+        return self.lookup(node.value, node.slice)
+
+    def lookup(self, table: ast.AST, key_node: ast.AST, default: Optional[ast.AST] = None) -> Taint:
+        """``table[key]`` or ``table.get(key[, default])``: an element of what ``table`` holds;
+        keyed by a decision (a flag, a type test) it is a value picked by that decision."""
         saved, self.read_flag = self.read_flag, False
         self.deciding += 1  # indexing by a flag chooses by it: a gate (never rewritten)
         try:
-            key = self.visit(node.slice)
+            key = self.visit(key_node)
         finally:
             self.deciding -= 1
         kept, self.read_flag = self.read_flag, saved or self.read_flag
-        held = element(self.visit(node.value))  # an element of a record: what it holds
+        held = element(self.visit(table))  # an element of a record: what it holds
+        if default is not None:
+            held |= self.visit(default)
         if not key & PICKERS:
             return held
-        kept = kept or is_flag_read(node.slice)
+        kept = kept or is_flag_read(key_node)
         if kept and self.per_forward:
             return held
         # {True: a, False: b}[flag], (a, b)[flag], names[flag]: a value picked by the decision
@@ -533,6 +548,9 @@ class MethodFlow(ast.NodeVisitor):
                     self.visit(extra)  # a default (the name itself is no value)
             return self.attribute(node, *alias)
         func, args = node.func, node.args
+        if type(func) is ast.Attribute and func.attr == "get" and 0 < len(args) < 3 and \
+                not node.keywords and const_str(args[0]) is None:  # table.get(self.flag, d)
+            return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
         name = func.id if isinstance(func, ast.Name) else ""
         path = self.getters.get(name) or self.owner.getter(func)
         if path is not None and len(args) == 1:  # fetch = attrgetter("token_to_kv_pool")
@@ -555,14 +573,17 @@ class MethodFlow(ast.NodeVisitor):
             return values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
             return values[len(args) - 1]
-        if name in self.env:  # a local function: what it captured, not what it is given
-            return self.env[name]
+        if name in self.env:  # a local function: what it captured, and made of its arguments
+            return self.env[name] | self.local_call(name, node, values)
         follow = any(values) or any(self.is_runner(a) for a in args)  # else nothing to carry
         returned = self.owner.function_returns(func, values[: len(args)], follow)
         if returned is not None:  # a function of this module or of the package
+            fields = self.owner.function_fields(func, values[: len(args)])
+            if fields:  # Facts.of(pool): the fields of the record the factory builds
+                self.fields[id(node)] = fields
             return self.cached(node, func, returned, values[: len(args)])
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
-                func):
+                func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if isinstance(func, ast.Attribute):
@@ -572,13 +593,42 @@ class MethodFlow(ast.NodeVisitor):
 
     def note_fields(self, node: ast.Call, values: Tuple[Taint, ...]) -> None:
         """What each field of a record built here holds (``Layout(enabled=isinstance(...))``,
-        positional fields of a record type of the module): a store of the record keeps each
-        field as ``<attr>.<field>``, so a gate on ``self.layout.enabled`` reads its own."""
+        positional fields of a record type of the module, ``cls(True, ...)`` under a type test
+        in a factory classmethod): a store of the record keeps each field as
+        ``<attr>.<field>``, so a gate on ``self.layout.enabled`` reads its own."""
         count = len(node.args)
-        fields = dict(zip(self.owner.record_fields(node.func), values[:count]))
+        func = node.func
+        if self.klass and last_name(func) == "cls":  # cls(...) in a factory of that class
+            func = ast.Name(id=self.klass)
+        nodes = [*node.args, *(k.value for k in node.keywords)]
+        values = tuple(self.controlled(n, v) for n, v in zip(nodes, values))
+        fields = dict(zip(self.owner.record_fields(func), values[:count]))
         fields.update((k.arg, v) for k, v in zip(node.keywords, values[count:]) if k.arg)
         if any(fields.values()):
             self.fields[id(node)] = fields
+
+    def fields_of(self, value_node) -> Dict[str, Taint]:
+        """The fields of the record ``value_node`` builds, or of the local bound to one."""
+        if isinstance(value_node, ast.Name):
+            return self.record_locals.get(value_node.id, {})
+        return self.fields.get(id(value_node), {})
+
+    def local_call(self, name: str, node: ast.Call, values: Tuple[Taint, ...]) -> Taint:
+        """What a nested function returns when called here with these arguments (a closure
+        factory: ``make_translator(pool)`` returns a closure over the pool it was given)."""
+        function = self.local_defs.get(name)
+        if function is None or name in self.calling or not any(values) or isinstance(
+                function, ast.Lambda):
+            return CLEAN
+        env = {k: v for k, v in self.env.items() if k not in params_of(function)}
+        env.update(self.defaults(function.args))
+        env.update(zip(params_of(function), values[: len(node.args)]))
+        env.update((k.arg, v) for k, v in zip(node.keywords, values[len(node.args):]) if k.arg)
+        inner = MethodFlow(self.owner, function, self.name, env=env, record=False,
+                           deferred=self.deferred, runners=self.runners,
+                           calling=self.calling | {name})
+        inner.allocators = set(self.allocators) - set(params_of(function))
+        return inner.run(function.body).returned
 
     def cached(self, node: ast.Call, func: ast.AST, returned: Taint, values=()) -> Taint:
         """A ``functools.cache``d function keeps its first result: a sink of its own, unless
@@ -757,20 +807,20 @@ class MethodFlow(ast.NodeVisitor):
     def comprehension(self, node, results, reduce: bool = False) -> Taint:
         saved, outer = dict(self.env), self.walrus
         self.walrus = set()
-        iterated = CLEAN
+        iterated = filtered = CLEAN
         for generator in node.generators:
             source = self.visit(generator.iter)
             iterated |= source
             self.bind(generator.target, generator.iter, source & ~RECORD, None)
             for condition in generator.ifs:
-                self.condition(condition)
-        value = union(self.visit(r) for r in results)
+                filtered |= self.decided(condition)  # the filter picks which elements are in
+        value = picked(union(self.visit(r) for r in results), filtered)
         bound = {name: self.env[name] for name in self.walrus if name in self.env}
         self.env = saved
         self.env.update(bound)  # a walrus in a comprehension binds in the enclosing function
         self.walrus = bound.keys() | (outer or set()) if outer is not None else None
-        if reduce:
-            return value & DECIDED | (TYPE if value & STATE else CLEAN)
+        if reduce:  # (whether anything was picked by a pool decision: that decision)
+            return value & DECIDED | (TYPE if value & (STATE | CHOICE) else CLEAN)
         return container(value | (SWA if iterated & SWA else CLEAN))
 
     def visit_ListComp(self, node) -> Taint:
@@ -858,7 +908,7 @@ class MethodFlow(ast.NodeVisitor):
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
         lazy = self.guards.get(attr, 0) > 0
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
-        for field, held in self.fields.get(id(value_node), {}).items():
+        for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
                                  lazy, "field"))
 
@@ -918,6 +968,12 @@ class MethodFlow(ast.NodeVisitor):
         if name in self.globals:
             self.store(name, target, statement, value_node, value, "module")
         self.env[name] = value
+        self.local_defs.pop(name, None)
+        fields = self.fields_of(value_node)
+        if fields:
+            self.record_locals[name] = fields
+        else:
+            self.record_locals.pop(name, None)
         reads = self.alias_reads(value_node)
         if reads:
             self.aliases[name] = reads
@@ -997,6 +1053,20 @@ class MethodFlow(ast.NodeVisitor):
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.returned |= self.controlled(node.value, self.visit(node.value))
+            _merge(self.returned_fields, self.fields_of(node.value))
+
+    def visit_Yield(self, node: ast.Yield) -> Taint:
+        """A generator returns a container of what it yields (``dict(gen(pool))``); what is
+        yielded under a pool decision was picked by it (which keys a dict of it has)."""
+        if node.value is not None:
+            value = self.controlled(node.value, self.visit(node.value))
+            self.returned |= container(picked(value, self.control[-1]))
+        return CLEAN  # (what ``send`` gives back)
+
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> Taint:
+        value = self.controlled(node.value, element(self.visit(node.value)))
+        self.returned |= container(picked(value, self.control[-1]))
+        return CLEAN
 
     def visit_Global(self, node: ast.Global) -> None:
         self.globals.update(node.names)
@@ -1043,6 +1113,7 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node) -> None:
         self.env[node.name] = container(self.closure(node, node.body))
+        self.local_defs[node.name] = node
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -1197,6 +1268,17 @@ class MethodFlow(ast.NodeVisitor):
         self.bind(target, value_node, value, statement)
 
 
+def picked(value: Taint, decided: Taint) -> Taint:
+    """An element admitted into a collection by ``decided`` (a comprehension's filter, the
+    decisions around a ``yield``): under a pool decision it is a choice made by it (the ids of
+    the SWA layers when the pool is SWA), whatever it is; under a stale flag, made under it."""
+    if decided & TYPE_TESTS:
+        value |= CHOICE | (decided & (STALE | KIND))
+    if decided & GATED:
+        value |= CHOICE | (decided & (GATED | RUNNER_STALE))
+    return value
+
+
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
     for name, value in env.items():
         known = into.get(name)
@@ -1231,8 +1313,8 @@ def untrusted(value: Taint) -> bool:
     """Stored state a gate must not trust: a stale decision or a value it picked. What is only
     made under one (a buffer, a container filled under a flag) is KVP001's: a test of its
     shape, presence or keys decides nothing new."""
-    if value & GATED and value & RECORD:
-        return False
+    if value & GATED and value & RECORD and not value & CHOICE:
+        return False  # (a list a stale flag filtered is picked by it: a choice)
     return bool(value & CHOOSERS or value & RUNNER and not value & GATED)
 
 

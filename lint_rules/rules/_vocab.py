@@ -34,7 +34,7 @@ CACHED_DECORATORS = ("cached_property", "cache", "lru_cache")
 
 # Model geometry that both pools share even when its name says SWA (a window size, a dtype).
 GEOMETRY_WORDS = ("window", "dtype", "head_dim", "page_size", "device", "quant", "fp8", "fp4",
-                  "int8", "scale")
+                  "int8", "scale", "layout")
 # Read off a pool, these name numbers and shapes (sizes, counts, layer ranges), not state;
 # anything else read off a pool (a sub-pool, a mapping, a buffer, a bound method) is its state.
 SHAPE_WORDS = ("size", "num", "count", "len", "dim", "head", "layer", "rank", "shape",

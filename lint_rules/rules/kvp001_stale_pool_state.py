@@ -71,7 +71,9 @@ class StalePoolState(Rule):
         the walrus operator, ``typing.cast``, containers (dict, list, tuple, named tuples,
         dataclasses, objects built around it, ``self.pools[i] = ...``, ``self.maps.append(...)``),
         comprehensions (a walrus in one binds outside it), ``setattr(self, "name", ...)``,
-        lambdas and closures, and same-class helpers; per-layer buffers and scales read off a
+        lambdas and closures, same-class helpers and factories called with the pool (a
+        classmethod or staticmethod building a record, a closure factory, a generator
+        materialised with ``dict()``/``list()``); per-layer buffers and scales read off a
         pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
         decision outside per-forward code (control dependence): a buffer allocated under a
         stored SWA flag in ``init_cuda_graph_state`` (``if self.is_swa: self.table = ...``, a
@@ -309,6 +311,55 @@ class StalePoolState(Rule):
                             self.swa_view = swa
                         else:
                             self.swa_view = None
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: factories given geometry, the resolved pool or the pool per forward;
+            # a helper returning geometry only; a generator of geometry no pool test filters
+            dedent(
+                """\
+                @dataclass
+                class PoolView:
+                    swa: bool
+                    inner: object = None
+
+                    @classmethod
+                    def of(cls, pool):
+                        if isinstance(pool, SWAKVPool):
+                            return cls(True, pool.swa_kv_pool)
+                        return cls(False)
+
+
+                def kv_heads(pool):
+                    return pool.head_num
+
+
+                def _shapes(pool):
+                    yield "page", pool.page_size
+                    yield "heads", pool.head_num
+
+
+                class FactoryLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.heads = kv_heads(model_runner.token_to_kv_pool)
+                        self.shapes = dict(_shapes(model_runner.token_to_kv_pool))
+                        self.window_ids = [i for i in range(4) if i % 2 and self.heads > 1]
+
+                        def bind(p):
+                            return lambda loc: p.translate_loc_from_full_to_swa(loc)
+                        self.to_swa = bind(self._swa_kv_pool)
+
+                    def _resolve_swa_kv_pool(self, model_runner):
+                        pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                        return pool if isinstance(pool, SWAKVPool) else None
+
+                    def init_forward_metadata(self, forward_batch):
+                        view = PoolView.of(self.token_to_kv_pool)  # this forward's pool
+                        if view.swa and forward_batch.layer_id in self.window_ids:
+                            forward_batch.inner = view.inner
                 """
             )
         ),
@@ -593,6 +644,47 @@ class StalePoolState(Rule):
             ),
             expected=((5, "KVP001"), (7, "KVP001"), (12, "KVP001"), (14, "KVP001"),
                       (16, "KVP001"), (18, "KVP001"), (22, "KVP001"), (24, "KVP001")),
+        ),
+        Invalid(
+            # pool state packed into a value by a factory called with the pool: a classmethod
+            # building ``cls(...)``, a module function building a record, a closure factory
+            # defined in the method, a generator materialised with dict()/list(); and a list
+            # of layer ids a type test filters (its elements are geometry, the choice is not)
+            dedent(
+                """\
+                @dataclass
+                class PoolView:
+                    swa: bool
+                    inner: object = None
+
+                    @classmethod
+                    def of(cls, pool):
+                        if isinstance(pool, SWAKVPool):
+                            return cls(True, pool.swa_kv_pool)
+                        return cls(False)
+
+
+                def _sub_pools(pool):
+                    if hasattr(pool, "swa_kv_pool"):
+                        yield "swa", pool.swa_kv_pool
+                    yield "full", pool
+
+
+                class FactoryBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.view = PoolView.of(pool)
+                        self.by_kind = dict(_sub_pools(pool))
+                        self.pool_list = list(_sub_pools(model_runner.token_to_kv_pool))
+
+                        def bind(p, shift=0):
+                            return lambda loc: p.translate_loc_from_full_to_swa(loc + shift)
+                        self.to_swa = bind(pool)
+                        self.swa_ids = {i for i in range(4) if type(pool) is SWAKVPool}
+                """
+            ),
+            expected=((22, "KVP001"), (23, "KVP001"), (24, "KVP001"), (28, "KVP001"),
+                      (29, "KVP001")),
         ),
     )
     CODE = "KVP001"

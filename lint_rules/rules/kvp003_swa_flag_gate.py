@@ -23,7 +23,9 @@ class SwaFlagGate(Rule):
         with ``--kvp-swa-flags``; also a flag kept in a container (``self.kinds["swa"]``), a
         record field (``self.layout.enabled``), a class attribute or a module global
         (``global NAME``), read reflectively (``vars(self).get(...)``, ``getattr(self, name)``),
-        or used as a lookup key (``names[self.flag]``), and a test of the pool against another
+        or used as a lookup key (``names[self.flag]``, ``table.get(self.flag)``), a field of a
+        record a factory built from the pool (``self.view.is_swa``), membership in a list a pool
+        type test filtered (``layer_id in self.swa_ids``), and a test of the pool against another
         class (``self.is_mla``: no fix, test ``self.token_to_kv_pool`` where it is used). Live
         state is not a flag: a read-only property evaluating the current pool, a flag recomputed
         from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
@@ -459,6 +461,77 @@ class SwaFlagGate(Rule):
             ),
             expected=((5, "KVP002"), (6, "KVP001"), (11, "KVP003"), (14, "KVP003"),
                       (16, "KVP003"), (16, "KVP003")),
+        ),
+        Invalid(
+            # gates on what a factory packed: a field of the record a classmethod builds from
+            # the pool, a key of a dict a generator filled under a type test, membership in a
+            # list a type test filtered (its elements are layer ids: the choice is the gate)
+            dedent(
+                """\
+                @dataclass
+                class PoolView:
+                    swa: bool
+
+                    @staticmethod
+                    def of(pool):
+                        return PoolView(swa=isinstance(pool, SWAKVPool))
+
+
+                def _sub_pools(pool):
+                    if isinstance(pool, SWAKVPool):
+                        yield "swa", pool.swa_kv_pool
+                    yield "full", pool
+
+
+                class FactoryGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.view = PoolView.of(pool)
+                        self.by_kind = dict(_sub_pools(pool))
+                        self.swa_ids = [i for i in range(8) if isinstance(pool, SWAKVPool)]
+                        self.all_ids = [i for i in range(8) if i % 2]
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.view.swa:
+                            q = q + 1
+                        if "swa" in self.by_kind and layer.layer_id not in self.swa_ids:
+                            return q
+                        return k if layer.layer_id in self.all_ids else v
+                """
+            ),
+            expected=((19, "KVP001"), (20, "KVP001"), (21, "KVP001"), (25, "KVP003"),
+                      (27, "KVP003"), (27, "KVP003")),
+        ),
+        Invalid(
+            # dispatch through .get() keyed by a stale flag; a subclass that makes the flag a
+            # live property fixes itself only: the base's own code still reads what it stored
+            dedent(
+                """\
+                class DispatchBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.is_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                        self.impls = {True: self._window, False: self._full}
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        impl = self.impls.get(self.is_swa, self._full)
+                        name = {True: "swa"}.get(self.is_swa, "full")
+                        return impl(q) if self.is_swa else name
+
+
+                class LiveDispatchBackend(DispatchBackend):
+                    @property
+                    def is_swa(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)
+
+                    @is_swa.setter
+                    def is_swa(self, value):
+                        pass
+
+                    def forward_extend(self, q, k, v, layer, forward_batch):
+                        return q if self.is_swa else k
+                """
+            ),
+            expected=((3, "KVP002"), (7, "KVP003"), (8, "KVP003"), (9, "KVP003")),
         ),
     )
     CODE = "KVP003"
