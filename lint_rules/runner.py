@@ -513,14 +513,18 @@ def _prepare(package, paths: list) -> None:
     timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if timer:
         previous = signal.signal(signal.SIGALRM, _overtime)
-        signal.setitimer(signal.ITIMER_REAL, parse_timeout())
     try:
-        _deep(_prepare_once, package, paths)  # once more, deeper, after a RecursionError
-    except (Exception, _Overtime):  # a bug or a limit: the workers summarise on demand
-        package.forget()
+        try:  # armed inside: a short limit can fire before the next line runs
+            if timer:
+                signal.setitimer(signal.ITIMER_REAL, parse_timeout())
+            _deep(_prepare_once, package, paths)  # once more, deeper, after a RecursionError
+        finally:
+            if timer:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    except (Exception, _Overtime):  # a bug or a limit (also as it is disarmed): the workers
+        package.forget()  # summarise on demand
     finally:
         if timer:
-            signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
 
 

@@ -3,6 +3,7 @@ source from standard input, and the inputs attack3 found breaking a promise of t
 from __future__ import annotations
 
 import errno
+import json
 import os
 import subprocess
 import sys
@@ -160,3 +161,14 @@ def test_a_nul_byte_is_never_called_newer_syntax(spot):
     assert finding.code == "KVP900" and "newer" not in finding.message
     assert (finding.line, finding.col) == (PREFIX.count("\n", 0, at) + 1,
                                            at - PREFIX.rfind("\n", 0, at) - 1)
+
+
+@pytest.mark.parametrize("limit", ["1e-300", "1e-7"])
+def test_a_tiny_parse_timeout_is_a_kvp900_not_a_traceback(tmp_path, limit):
+    # the main process armed its timer before entering the block that catches it: a limit
+    # this short fired right there and the run died with a traceback naming _Overtime
+    tree = write(tmp_path / "tree", {"b.py": PREFIX})
+    done = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=tree,
+                     expect=1, env={"POOLGUARD_PARSE_TIMEOUT": limit})
+    [row] = json.loads(done.stdout)
+    assert row["code"] == "KVP900" and "still being parsed" in row["message"]
