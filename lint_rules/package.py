@@ -389,6 +389,19 @@ class PackageIndex:
             ("function", module.path, name, arguments),
             lambda: module_function_returns(module.scope, name, arguments, self.options))
 
+    def instance(self, qualified: str, arguments: tuple, keywords: tuple):
+        """What an object of class ``pkg.mod.C`` holds once built with arguments holding these
+        taints (``_facts.Instance``; None: unknown)."""
+        from lint_rules.rules._facts import instance_summary
+
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.classes:
+            return None
+        module, name = found
+        return self._remembered(  # by the defining file, as function_returns
+            ("instance", module.path, name, arguments, keywords),
+            lambda: instance_summary(module.scope, name, arguments, keywords, self.options))
+
     def class_summary(self, qualified: str) -> Optional[ClassSummary]:
         from lint_rules.rules._facts import summarise_class
 

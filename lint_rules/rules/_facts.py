@@ -26,11 +26,14 @@ from lint_rules.rules._flow import (
     DECISION,
     DECISIVE,
     GATED,
+    INNER,
     MIRROR,
+    POOL,
     RECORD,
     RUNNER,
     STALE,
     TYPE,
+    Built,
     MethodFlow,
     Taint,
     class_statements,
@@ -40,9 +43,11 @@ from lint_rules.rules._flow import (
     last_name,
     params_of,
     self_attr,
+    union,
     untrusted,
 )
 from lint_rules.rules._vocab import (
+    ACTIVE_POOL,
     ALLOCATOR,
     ALLOCATOR_POOL,
     BACKEND_METHODS,
@@ -131,6 +136,9 @@ class ClassFacts:
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
+    # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
+    # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds)
+    pool_binds: frozenset = frozenset()
     fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
 
 
@@ -189,6 +197,8 @@ class ModuleScope:
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.globals: set = set()
         self.imports: Dict[str, str] = {}
+        self.instances: Dict[tuple, Optional["Instance"]] = {}  # (class, arguments) -> object
+        self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
 
@@ -253,6 +263,31 @@ class ModuleScope:
         name = last_name(node)
         return is_swa_word(name) or (isinstance(node, ast.Name) and self.type_aliases.get(
             name, False))
+
+    def backend_names(self, options: Options) -> frozenset:
+        """Names of this module's attention backend classes."""
+        if self._backends is None:
+            foreign = self.package.backend_names(self) if self.package is not None else ()
+            self._backends = frozenset(
+                node.name for node in backend_classes(self.tree, options, frozenset(foreign)))
+        return self._backends
+
+    def instance(self, func: ast.AST, arguments: tuple, keywords: tuple,
+                 options: Options) -> Optional["Instance"]:
+        """What an object of the class ``func`` names (of this module, or with a package index
+        of another module) holds once built with arguments holding these taints; None for a
+        class the index does not know."""
+        if isinstance(func, ast.Name) and func.id in self.classes:
+            key = (func.id, arguments, keywords)
+            if key not in self.instances:
+                self.instances[key] = None  # a class building itself sees nothing
+                self.instances[key] = instance_summary(self, func.id, arguments, keywords,
+                                                       options)
+            return self.instances[key]
+        qualified = self.qualified(func)
+        if qualified is None or self.package is None:
+            return None
+        return self.package.instance(qualified, arguments, keywords)
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` imported from the package."""
@@ -340,9 +375,12 @@ class ClassFlow:
         self.per_forward = _per_forward(facts.methods, facts.calls)
         self.resolvers = facts.resolvers
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
+        self.swap_point = _keeps_pool(facts)
+        self.hands_pool_on = _hands_pool_on(facts)
 
-    def run(self) -> None:
-        env = AttrEnv()
+    def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
+        """``params``: what ``__init__``'s parameters hold (an object built with them)."""
+        env = AttrEnv(params={"__init__": dict(params)}) if params else AttrEnv()
         for _ in range(MAX_PASSES):
             result = _Pass(self, env).run()
             if result.env == env:
@@ -533,6 +571,25 @@ class _Pass:
     def is_record_type(self, func: ast.AST) -> bool:
         return last_name(func) in self.scope.records
 
+    def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                    keywords: Tuple[Tuple[str, Taint], ...]) -> Optional[Built]:
+        """An object of a known class built in this class: what it keeps for this class. A
+        ``token_to_kv_pool`` setter here (or a method handing the pool on) makes the swap
+        reach the object's own pool; an inner backend's own state is its own class's finding,
+        so what this class adds is only a swap of its own pool that does not reach it."""
+        instance = self.scope.instance(func, arguments, keywords, self.flow.options)
+        if instance is None:
+            return None
+        fields = dict(instance.fields)
+        if self.flow.hands_pool_on:
+            fields.pop(ACTIVE_POOL, None)
+        if instance.backend:  # what it holds for this class: its pool, when a swap misses it
+            unreached = instance.swap_point and self.flow.swap_point and not (
+                self.flow.hands_pool_on)
+            pool = POOL | STALE if unreached else CLEAN
+            return Built({ACTIVE_POOL: pool}, pool | INNER if pool else CLEAN, False, bound=False)
+        return Built(fields, union(fields.values()), instance.loose)
+
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]:
         return self.scope.fields.get(last_name(func), ())
 
@@ -582,20 +639,23 @@ def _sink_of(cls: ClassFacts, attr: str) -> Taint:
     return value
 
 
-def _scan(function: ast.AST) -> Tuple[set, bool]:
-    """One walk of a method: the ``self.<m>()`` it calls, and whether it asks the allocator."""
-    calls, asks = set(), False
+def _scan(function: ast.AST) -> Tuple[set, bool, set]:
+    """One walk of a method: the ``self.<m>()`` it calls, whether it asks the allocator, and
+    how it binds ``token_to_kv_pool`` (``ClassFacts.pool_binds``)."""
+    calls, asks, binds = set(), False, set()
     for node in ast.walk(function):
         if isinstance(node, ast.Attribute):
             if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
                 asks = True
+            elif node.attr == ACTIVE_POOL and isinstance(node.ctx, ast.Store):
+                binds.add("own" if is_self(node.value) else "handed")
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and is_self(func.value):
                 calls.add(func.attr)
         elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
             asks = True
-    return calls, asks
+    return calls, asks, binds
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
@@ -631,10 +691,11 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
                 cached.add(statement.name)
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
-    facts.calls = {name: calls for name, (calls, _) in scans.items()}
+    facts.calls = {name: calls for name, (calls, _, _) in scans.items()}
     facts.resolvers = frozenset(  # methods that ask the allocator: the fix itself
-        name for name, (_, asks) in scans.items() if asks and name != "__init__"
+        name for name, (_, asks, _) in scans.items() if asks and name != "__init__"
     )
+    facts.pool_binds = frozenset(bind for _, _, binds in scans.values() for bind in binds)
     return facts
 
 
@@ -838,7 +899,17 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     if not nodes:
         return facts
     scope = scope or ModuleScope(tree)
-    for node in _with_mixins(tree, nodes):
+    _prepare(facts, nodes, scope)
+    for cls in sorted(facts.classes, key=lambda c: len(c.family)):
+        ClassFlow(cls, options, scope).run()
+    return facts
+
+
+def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
+    """The facts of ``nodes`` and of the same-file classes they inherit, each with its family
+    and (with a package index) its bases and heirs in other modules; no flow run yet."""
+    package = facts.package
+    for node in _with_mixins(facts.tree, nodes):
         cls = _class_facts(node)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
@@ -848,9 +919,93 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
             cls.foreign = package.foreign_bases(scope, cls.node)
             if cls.name in package.mixins:  # a mixin's self is the backend that inherits it
                 cls.heirs = package.subclass_summaries(scope, cls.name)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An object of a class once built (the class's side of ``Built``): what its constructor
+    and the methods it runs store on it, whether it is an attention backend, whether it keeps
+    a ``token_to_kv_pool`` of its own, and whether its constructor hands an argument on where
+    the analysis does not follow (``super().__init__(pool)``, a base of another library)."""
+
+    fields: Dict[str, Taint]
+    backend: bool
+    swap_point: bool
+    loose: bool
+
+
+def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: tuple,
+                     options: Options) -> Optional[Instance]:
+    """What an object of class ``name`` of ``scope`` holds when built with arguments holding
+    these taints: its class analysed with ``__init__``'s parameters bound to them. A backend is
+    only asked whether it keeps a pool of its own (its state is its own class's finding)."""
+    node = scope.classes.get(name)
+    if node is None:
+        return None
+    facts = FileFacts(scope.tree, options)
+    facts.package, facts.path = scope.package, scope.path
+    _prepare(facts, [node], scope)
+    target = facts.by_name[name]
+    if name in scope.backend_names(options):
+        return Instance({}, True, _keeps_pool(target), False)
+    init = next((c for c in target.family if "__init__" in c.methods), None)
+    params = _bound(init.methods["__init__"], arguments, keywords) if init else {}
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
-        ClassFlow(cls, options, scope).run()
-    return facts
+        ClassFlow(cls, options, scope).run(params if cls is init else None)
+    fields: Dict[str, Taint] = {}
+    for cls in target.family:
+        for store in cls.stores:
+            if store.sink and store.scope in ("self", "class"):
+                fields[store.attr] = fields.get(store.attr, CLEAN) | store.bits
+        for summary in cls.foreign:
+            for attr, bits in summary.stores.items():
+                fields[attr] = fields.get(attr, CLEAN) | Taint(bits)
+    loose = init is None or _hands_on(init.methods["__init__"])
+    return Instance(fields, False, False, loose)
+
+
+def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Taint]:
+    """What each parameter of ``function`` (a method: its first parameter is the object) holds
+    for a call with these positional and keyword argument taints."""
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)][1:]
+    bound = dict(zip(positional, arguments))
+    if args.vararg is not None and len(arguments) > len(positional):
+        bound[args.vararg.arg] = union(arguments[len(positional):])
+    named = {*positional, *(a.arg for a in args.kwonlyargs)}
+    for key, value in keywords:
+        key = key if key in named else (args.kwarg.arg if args.kwarg is not None else "")
+        if key:
+            bound[key] = bound.get(key, CLEAN) | value
+    return {param: value for param, value in bound.items() if value}
+
+
+def _hands_on(function: ast.AST) -> bool:
+    """``super().__init__(x)`` / ``Base.__init__(self, x)``: arguments go to a constructor
+    this summary does not follow."""
+    return any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "__init__"
+        and (node.keywords or len(node.args) > (0 if _is_super_call(node.func.value) else 1))
+        for node in ast.walk(function))
+
+
+def _is_super_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and last_name(node.func) == "super"
+
+
+def _keeps_pool(cls: ClassFacts) -> bool:
+    """The class (or a base) binds ``self.token_to_kv_pool``: what a FROZEN_KV swap rebinds."""
+    return any("own" in c.pool_binds or ACTIVE_POOL in c.properties for c in cls.family) or any(
+        ACTIVE_POOL in s.stores or ACTIVE_POOL in s.properties
+        for c in cls.family for s in c.foreign)
+
+
+def _hands_pool_on(cls: ClassFacts) -> bool:
+    """A ``token_to_kv_pool`` property (its setter hands the swapped pool to what the class
+    holds) or a method binding ``<other>.token_to_kv_pool``: the swap reaches inner objects."""
+    return any("handed" in c.pool_binds or ACTIVE_POOL in c.properties for c in cls.family) or any(
+        ACTIVE_POOL in s.properties for c in cls.family for s in c.foreign)
 
 
 def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]:

@@ -4,7 +4,9 @@ A value's ``Taint`` says what it carries: the active pool (``POOL``), state read
 (``SWA``: sub-pools, mappings, buffers, bound methods; never geometry), a decision made by a
 type or duck test on a pool or allocator (``TYPE``), a runner-level SWA flag (``RUNNER``), a
 test of the resolved pool attribute (``MIRROR``), persisted state that the per-forward pool swap
-does not update (``STALE``), or a container, closure or record built around state (``RECORD``).
+does not update (``STALE``), or a container, closure or record built around state (``RECORD``);
+an object built around state (``OBJECT``: ``Helper(pool)``) is a record whose methods are bound
+to what it holds.
 
 ``MethodFlow`` is an ``ast.NodeVisitor`` over one method body: ``visit_<Expr>`` returns a
 value's taint, ``visit_<Stmt>`` binds locals and records **sinks** (stores that outlive the
@@ -28,6 +30,7 @@ from lint_rules.rules._vocab import (
     CONTAINERS,
     FILLERS,
     REDUCERS,
+    SHARED_POOLS,
     TYPE_PROBES,
     is_flag_like,
     is_geometry,
@@ -53,18 +56,21 @@ class Taint(enum.Flag):
     CHOICE = enum.auto()  # a non-boolean value picked by a pool decision ("swa" / "full")
     KIND = enum.auto()    # a type test of a pool against a class that is not SWA (MLA, MHA)
     GATED = enum.auto()   # made or picked under a decision on a stored stale flag
+    OBJECT = enum.auto()  # an object built around state: its methods are bound to what it holds
+    INNER = enum.auto()   # an inner backend keeping a pool of its own that a swap of ours misses
 
 
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
-CHOICE, KIND, GATED = Taint.CHOICE, Taint.KIND, Taint.GATED
+CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
+INNER = Taint.INNER
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
 # resolved pool is not one: KVP004's business).
 DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
 # Masks computed once (a Flag operation is a Python call: the flow runs them per node).
-HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED  # what a container keeps
+HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER  # what a container keeps
 TYPE_TESTS, DECIDERS, CHOOSERS = TYPE | KIND, TYPE | KIND | RUNNER, TYPE | KIND | CHOICE
 PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
 FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
@@ -253,6 +259,21 @@ def guarded_attr(test: ast.AST) -> Optional[str]:
 
 # -- what a flow records -----------------------------------------------------------------------
 @dataclass(frozen=True)
+class Built:
+    """An object of a class of the module or package, built here (``Helper(pool)``), as the
+    class building it sees it: what each of its attributes holds (``fields``), what it keeps
+    past the call as a whole (``held``), whether its constructor hands an argument on where
+    the analysis does not follow (``loose``: then it may hold whatever it was given), and
+    whether its methods are bound to what it holds (``bound``: a helper, not an inner backend,
+    whose other state is its own class's finding)."""
+
+    fields: Dict[str, Taint]
+    held: Taint
+    loose: bool
+    bound: bool = True
+
+
+@dataclass(frozen=True)
 class StoreEvent:
     """A sink candidate: ``attr`` (``a``, ``a.b``, a class attribute, a module global or a
     cached function) assigned ``taint``; ``scope`` is ``self``, ``class``, ``module``,
@@ -308,6 +329,9 @@ class FlowOwner(Protocol):
     def is_record_type(self, func: ast.AST) -> bool: ...
 
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]: ...
+
+    def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                    keywords: Tuple[Tuple[str, Taint], ...]) -> Optional["Built"]: ...
 
     def type_names_swa(self, node: ast.AST) -> bool: ...
 
@@ -483,7 +507,7 @@ class MethodFlow(ast.NodeVisitor):
         ``.get_pool(r)``) is a pool, anything else but geometry and shapes is its state (a
         mapping, a buffer, a bound method). Off other state, or off a record (a container
         around state), only SWA-named data is."""
-        if not base & STATE:
+        if not base & STATE or attr in SHARED_POOLS:
             return CLEAN
         stale = base & STALE
         if base & POOL and not base & RECORD:
@@ -498,6 +522,8 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN
         if base & POOL and "pool" in attr.lower() and not is_geometry(attr):
             return POOL | stale  # state.kv_pool off a record built around the pool
+        if base & OBJECT and reads_pool_state(attr):
+            return base  # helper.update: a method bound to the object (and what it holds)
         return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN
 
     def visit_Subscript(self, node: ast.Subscript) -> Taint:
@@ -575,17 +601,19 @@ class MethodFlow(ast.NodeVisitor):
             return values[len(args) - 1]
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
-        follow = any(values) or any(self.is_runner(a) for a in args)  # else nothing to carry
+        follow = any(values) or any(self.is_runner(a) for a in (
+            *args, *(k.value for k in node.keywords)))  # else nothing to carry
         returned = self.owner.function_returns(func, values[: len(args)], follow)
         if returned is not None:  # a function of this module or of the package
             fields = self.owner.function_fields(func, values[: len(args)])
             if fields:  # Facts.of(pool): the fields of the record the factory builds
                 self.fields[id(node)] = fields
             return self.cached(node, func, returned, values[: len(args)])
-        if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or _is_class_name(
-                func) or name == "cls":
+        if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
+        if _is_class_name(func):  # (an object given the backend itself may copy its state)
+            return self.construct(node, values, follow or any(map(is_self, args)))
         if isinstance(func, ast.Attribute):
             return self.method_call(node, func, values)
         self.visit(func)
@@ -630,6 +658,26 @@ class MethodFlow(ast.NodeVisitor):
         inner.allocators = set(self.allocators) - set(params_of(function))
         return inner.run(function.body).returned
 
+    def construct(self, node: ast.Call, values: Tuple[Taint, ...], follow: bool) -> Taint:
+        """``Helper(pool)``, ``mod.Inner(model_runner)``: an object outliving the call holds
+        what its constructor stores on it (for a class of the module or the package, as the
+        owner judges it: ``constructed``), else whatever it was given. Its fields are kept as
+        a record's (a gate on ``self.helper.is_swa`` reads its own) and its methods are bound
+        to it (``self.update = Helper(pool).update`` keeps the pool)."""
+        count = len(node.args)
+        keywords = tuple((k.arg, v) for k, v in zip(node.keywords, values[count:]) if k.arg)
+        built = self.owner.constructed(node.func, values[:count], keywords) if follow else None
+        if built is None:
+            self.note_fields(node, values)
+            held = container(union(values))
+        else:
+            if any(built.fields.values()):
+                self.fields[id(node)] = built.fields
+            held = container(built.held | (union(values) if built.loose else CLEAN))
+            if not built.bound:
+                return held
+        return held | OBJECT if held else CLEAN
+
     def cached(self, node: ast.Call, func: ast.AST, returned: Taint, values=()) -> Taint:
         """A ``functools.cache``d function keeps its first result: a sink of its own, unless
         it is keyed on the live pool (given as an argument): each pool gets its own entry."""
@@ -667,7 +715,9 @@ class MethodFlow(ast.NodeVisitor):
             return SWA | (base & STALE)
         if base & POOL and not base & RECORD and not returns_pool_data(func.attr):
             return CLEAN  # pool.get_kv_cache_quant_method(): configuration, not its data
-        return self.source(self.derived(base, func.attr))
+        # a helper's method called returns its result, not the object it is bound to; but a
+        # closure calling it later runs it on the object it captured
+        return self.source(self.derived(base if self.deferred else base & ~OBJECT, func.attr))
 
     def decides(self, method: str, args: list, passed: tuple, returned: Taint) -> Taint:
         """What a gate on ``self.<method>(...)`` decides on: its result, but for what the pool

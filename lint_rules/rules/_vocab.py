@@ -13,6 +13,9 @@ from lint_rules.options import Options
 ACTIVE_POOL = "token_to_kv_pool"  # the pool a backend reads; FROZEN_KV MTP rebinds it
 ALLOCATOR = "token_to_kv_pool_allocator"
 ALLOCATOR_POOL = "get_kvcache"  # the allocator's own pool: what a resolver consults
+# The runner's other pools: draft and target share them, no swap rebinds them (read off a
+# record or an inner backend, they are not the KV pool).
+SHARED_POOLS = ("req_to_token_pool", ALLOCATOR)
 DEFAULT_FLAG = "use_sliding_window_kv_pool"
 BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
 # Methods of SGLang's attention backend protocol: a class defining one is a backend whatever it

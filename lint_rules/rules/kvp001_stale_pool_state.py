@@ -11,10 +11,12 @@ from lint_rules.rules._facts import shown_sink
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
+    INNER,
     KIND,
     POOL,
     RECORD,
     RUNNER,
+    STALE,
     STATE,
     TYPE,
     is_runner_copy,
@@ -36,6 +38,8 @@ def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
     stale decision (a runner flag, a non-SWA type test, a stored stale flag)."""
     bits, shown = store.bits, shown_sink(store)
+    if bits & INNER and not bits & ~(INNER | POOL | STALE | RECORD):
+        return INNER_BACKEND, shown
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
     if bits & RUNNER:
@@ -51,6 +55,8 @@ RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag (blind to FROZEN_
                  "test self.{pool_attr}")
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
              "self.token_to_kv_pool where used")
+INNER_BACKEND = ("{subject} holds a backend built on the runner's pool; FROZEN_KV MTP swaps only "
+                 "ours: hand it the pool (a setter)")
 MADE_UNDER_FLAG = ("{subject} is made under a stale SWA flag (FROZEN_KV MTP swaps pools): test "
                    "self.{pool_attr}")
 
@@ -81,8 +87,14 @@ class StalePoolState(Rule):
         the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
         and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
         on the pool all the same). Also flags ``self.model_runner.token_to_kv_pool`` read
-        in a per-forward method. Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared
-        by both pools and never flagged; neither is the swap point
+        in a per-forward method. An object built in the backend holds what its class (of the
+        file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
+        given: a helper given the pool keeps it, and so do its bound methods; one given only
+        geometry, the allocator or the backend itself does not. An inner backend built from the
+        runner is flagged when this backend keeps a ``token_to_kv_pool`` of its own that the
+        swap rebinds without handing it on (a ``token_to_kv_pool`` setter, or
+        ``inner.token_to_kv_pool = ...`` in a method). Geometry (``page_size``, ``dtype``,
+        ``head_dim``...) is shared by both pools and never flagged; neither is the swap point
         ``self.token_to_kv_pool = model_runner.token_to_kv_pool`` nor what a resolver that asks
         ``token_to_kv_pool_allocator.get_kvcache()`` returns (upstream ``_resolve_swa_kv_pool``).
 
@@ -360,6 +372,58 @@ class StalePoolState(Rule):
                         view = PoolView.of(self.token_to_kv_pool)  # this forward's pool
                         if view.swa and forward_batch.layer_id in self.window_ids:
                             forward_batch.inner = view.inner
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: a helper that keeps only geometry, one given the allocator (a
+            # resolver's input) or the backend itself (read live when called), a helper built
+            # per forward, inner backends that the wrapper's token_to_kv_pool setter hands the
+            # swapped pool to, and per-step backends of a wrapper with no pool of its own
+            dedent(
+                """\
+                class _Geometry:
+                    def __init__(self, pool):
+                        self.page_size, self.head_dim = pool.page_size, pool.head_dim
+
+
+                class _Resolver:
+                    def __init__(self, allocator, backend):
+                        self.allocator, self.backend = allocator, backend
+
+                    def pool(self):
+                        return self.backend.token_to_kv_pool
+
+
+                class _Inner(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+
+                class HelperLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.geometry = _Geometry(model_runner.token_to_kv_pool)
+                        self.resolver = _Resolver(model_runner.token_to_kv_pool_allocator, self)
+                        self.backends = [_Inner(model_runner), _Inner(model_runner)]
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    @property
+                    def token_to_kv_pool(self):
+                        return self.backends[0].token_to_kv_pool
+
+                    @token_to_kv_pool.setter
+                    def token_to_kv_pool(self, pool):
+                        for inner in self.backends:
+                            inner.token_to_kv_pool = pool
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.geometry_now = _Geometry(self.token_to_kv_pool)
+                        self.view = _Resolver(None, self.token_to_kv_pool)
+
+
+                class StepsDraftBackend:
+                    def __init__(self, model_runner):
+                        self.attn_backends = [_Inner(model_runner) for _ in range(3)]
                 """
             )
         ),
@@ -685,6 +749,39 @@ class StalePoolState(Rule):
             ),
             expected=((22, "KVP001"), (23, "KVP001"), (24, "KVP001"), (28, "KVP001"),
                       (29, "KVP001")),
+        ),
+        Invalid(
+            # helper objects built around the pool (their fields, bound methods, a container of
+            # them) and inner backends built from the runner, whose own token_to_kv_pool the
+            # swap of this backend's never reaches
+            dedent(
+                """\
+                class _Updater:
+                    def __init__(self, pool, step=0):
+                        self.kv_pool, self.step = pool, step
+
+                    def update(self, loc):
+                        return self.kv_pool.get_key_buffer(0), loc
+
+
+                class _Inner(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+
+                class HelperObjectBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.updater = _Updater(model_runner.token_to_kv_pool)
+                        self.update_indices = _Updater(self.token_to_kv_pool).update
+                        helper = _Updater(step=1, pool=self.token_to_kv_pool)
+                        self.helpers = {"decode": helper}
+                        self.decode_backend = _Inner(model_runner)
+                        self.modes = SimpleNamespace(extend=_Inner(model_runner))
+                """
+            ),
+            expected=((17, "KVP001"), (18, "KVP001"), (20, "KVP001"), (21, "KVP001"),
+                      (22, "KVP001")),
         ),
     )
     CODE = "KVP001"

@@ -533,6 +533,29 @@ class SwaFlagGate(Rule):
             ),
             expected=((3, "KVP002"), (7, "KVP003"), (8, "KVP003"), (9, "KVP003")),
         ),
+        Invalid(
+            # a decision on a helper object's attribute reads what its constructor decided
+            # from the pool (the helper kept in __init__ is KVP001); its geometry is no flag
+            dedent(
+                """\
+                class _SwaInfo:
+                    def __init__(self, pool, window):
+                        self.window = window
+                        self.enabled = isinstance(pool, SWAKVPool)
+
+
+                class HelperFlagBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.swa_info = _SwaInfo(model_runner.token_to_kv_pool, 8)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.swa_info.enabled:
+                            return q
+                        return k if self.swa_info.window > 0 else v
+                """
+            ),
+            expected=((9, "KVP001"), (12, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"

@@ -418,7 +418,9 @@ def test_flake8_plugin_and_cli_agree_with_the_engine():
 # Findings only the package-wide analysis of ``poolguard lint DIR`` makes, each read: the
 # isinstance-or-None helper ``get_kv_shard_pool`` of ``kv_shard_hooks.py`` stored in __init__
 # (the KVP001), the flags decided from it (``needs_cpu_seq_lens``, ``supports_mha_one_shot``:
-# KVP002) and the gates on those flags and on ``use_mha`` derived from them (KVP003).
+# KVP002) and the gates on those flags and on ``use_mha`` derived from them (KVP003); and
+# MiniCPMSparseBackend's inner FlashAttentionBackend (of flashattention_backend.py) built from
+# the runner while MiniCPM keeps a token_to_kv_pool of its own that a swap rebinds alone.
 PACKAGE_ONLY = {
     "0.5.22": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
         ("flashattention_backend.py", 217, "KVP001"),
@@ -440,6 +442,7 @@ PACKAGE_ONLY = {
         ("flashattention_backend.py", 217, "KVP001"),
         ("flashattention_backend.py", 221, "KVP002"),
         ("flashattention_backend.py", 741, "KVP003"),
+        ("minicpm/backend.py", 138, "KVP001"),
         ("trtllm_mla_backend.py", 254, "KVP001"),
         ("trtllm_mla_backend.py", 255, "KVP002"),
     )],
