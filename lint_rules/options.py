@@ -55,4 +55,8 @@ class Options:
         for name in flags:
             _checked_name(name, "kvp-swa-flags", dotted=True)
         _checked_name(attr, "kvp-pool-attr", dotted=False)
+        if attr.startswith("__") and not attr.endswith("__"):
+            # the fixes read it as getattr(self, "__x"), which never sees the mangled _Cls__x
+            raise OptionError(f"kvp-pool-attr must not be a private name (Python mangles "
+                              f"{attr} per class, so the fixes could not read it), got {attr!r}")
         return cls(backend_bases=bases, swa_flags=flags, pool_attr=attr)

@@ -172,3 +172,18 @@ def test_a_tiny_parse_timeout_is_a_kvp900_not_a_traceback(tmp_path, limit):
                      expect=1, env={"POOLGUARD_PARSE_TIMEOUT": limit})
     [row] = json.loads(done.stdout)
     assert row["code"] == "KVP900" and "still being parsed" in row["message"]
+
+
+def test_a_name_mangled_pool_attribute_is_refused_by_the_cli_and_flake8(tmp_path, capsys):
+    # the safe KVP002 fix read getattr(self, "__swa_kv_pool", None): always None, since
+    # self.__swa_kv_pool is stored as _Class__swa_kv_pool, so the "safe" fix turned SWA off
+    assert main(["lint", "--isolated", "--kvp-pool-attr", "__swa_kv_pool", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        "poolguard: error: kvp-pool-attr must not be a private name (Python mangles "
+        "__swa_kv_pool per class, so the fixes could not read it), got '__swa_kv_pool'\n")
+    (tmp_path / "b.py").write_text(STALE)
+    done = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                           "--kvp-pool-attr", "__swa_kv_pool", "b.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "sglang-poolguard: kvp-pool-attr must not be a private name" in done.stdout + done.stderr
