@@ -63,11 +63,15 @@ class Layout(NamedTuple):
     class_flags: tuple  # (attribute, negated): class attributes the code decides as flags
     tensors: tuple  # tensors the class's code reads off a pool as SWA state (a mapping)
     inner: tuple  # (attribute, steps, path): inner backends, or lists/tuples/dicts of them
-    rest: bool  # any of class_nested, nested, tensors, flags, soft, class_flags
+    slots: tuple  # (slot, swa-named): the class's own __slots__ holding a pool, or None
+    rest: bool  # any of slots, class_nested, nested, tensors, flags, soft, class_flags
     trivial: bool  # nothing but the pool the launch reads: an inner backend checked inline
 
 
-_POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER = range(8)
+_POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER, _CACHED = range(9)
+# functools.lru_cache's wrapper type, taken from one (functools names it only privately); its
+# ``__wrapped__`` is the function or bound method it caches.
+_LRU_WRAPPER = type(functools.lru_cache(maxsize=1)(len))
 _kinds: dict = {}  # type -> one of the kinds above
 _layouts: dict = {}  # (class, len(__dict__)) -> Layout
 _generic: dict = {}  # class -> whether the generic check applies (not described by the table)
@@ -92,6 +96,7 @@ def _kind(value: Any) -> int:
                 else _FUNCTION if cls is types.FunctionType
                 else _WEAKREF if issubclass(cls, weakref.ref)
                 else _PARTIAL if issubclass(cls, functools.partial)
+                else _CACHED if cls is _LRU_WRAPPER
                 else _TENSOR if "Tensor" in names and cls.__module__.startswith("torch")
                 else _OTHER)
         _kinds[cls] = kind
@@ -114,6 +119,8 @@ def pool_of(value: Any) -> Any:
         return next((pool for pool in map(_captured_pool, _captured(value)) if pool), None)
     if kind == _WEAKREF:
         return _captured_pool(value())
+    if kind == _CACHED:  # a cached pool method, or a cached closure over a pool
+        return _captured_pool(value.__wrapped__)
     return None
 
 
@@ -140,11 +147,11 @@ def layout_of(backend: Any) -> Layout:
     key = (type(backend), len(state))
     layout = _layouts.get(key)
     if layout is None:
-        layout = _layouts[key] = discover(state, type(backend))
+        layout = _layouts[key] = discover(state, type(backend), _own_slots(backend))
     return layout
 
 
-def discover(state: dict, cls: Optional[type] = None) -> Layout:
+def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict] = None) -> Layout:
     """Read which attributes of one instance hold pool state (the slow part, once per class).
     Pools are found by value (what an attribute holds), flags by how ``cls``'s code computes
     them (``runtime_guard.provenance``), other SWA- or window-named bools by name."""
@@ -177,13 +184,16 @@ def discover(state: dict, cls: Optional[type] = None) -> Layout:
         else:
             _search(name, value, (), name, 1, found)
     swa_named = frozenset(name for name in direct if _swa_slot_name(name) or name in swa_state)
+    slots = tuple((name, _swa_slot_name(name)) for name, value in (slot_state or {}).items()
+                  if (_may_hold_pool(name) if value is None else pool_of(value) is not None))
     class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
-    rest = bool(found.nested or flags or found.soft or class_nested or class_flags or tensors)
+    rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
+                or tensors)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
-                  tuple(found.soft), class_nested, class_flags, tuple(tensors), inner, rest,
-                  trivial)
+                  tuple(found.soft), class_nested, class_flags, tuple(tensors), inner, slots,
+                  rest, trivial)
 
 
 def _distinct_inner(state: dict, inner: list) -> tuple:
@@ -248,7 +258,9 @@ def _search(root, value, steps, path, depth, found: _Found) -> None:
         label, where = path + suffix, steps + (getter,)
         kind = _kind(item)
         if type(item) is bool:
-            if _soft_name(label) and not _is_config(value):
+            # (a plain list or tuple of bools is a table, one per layer or request; a
+            # NamedTuple's fields are named)
+            if _soft_name(label) and not _is_config(value) and type(value) not in (list, tuple):
                 negated = label.rpartition(".")[2].startswith(_NEGATED)
                 found.soft.append((root, where, label, negated))
         elif item is None:
@@ -258,7 +270,9 @@ def _search(root, value, steps, path, depth, found: _Found) -> None:
             found.nested.append((root, where, label, _swa_slot_name(label)))
         elif kind == _BACKEND:
             found.inner.append((root, where, label))
-        elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION, _METHOD):
+        elif kind == _METHOD:  # the object it is bound to, at this level: a handle of it
+            _search(root, item, where, label, depth, found)
+        elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION):
             _search(root, item, where, label, depth + 1, found)
 
 
@@ -331,27 +345,50 @@ def _is_config(value: Any) -> bool:
 
 def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> tuple:
     """(pools, flags): class attributes (below SGLang's base) the instance does not shadow,
-    holding a pool, a pool method or a closure over one, or a bool the class's code decides as
-    an SWA flag: state one constructor stored for every instance."""
-    found, flags, inside = [], [], _Found([], [], [])
+    holding a pool, a pool method or a closure over one (a method or a property's getter of a
+    class a factory made per pool too), an object or container holding one (a descriptor
+    keeping what was assigned through it), or a bool the class's code decides as an SWA flag:
+    state one constructor stored for every instance."""
+    found, flags, inside, seen = [], [], _Found([], [], []), set()
     where = f" (a class attribute of {cls.__name__ if cls else None})"
     for klass in (cls.__mro__ if cls is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
             break
         for name, value in vars(klass).items():
-            if name in state or name.startswith("__") or name in found or isinstance(
-                    value, (property, classmethod, staticmethod, types.FunctionType)):
+            if name in seen or name in state or name.startswith("__"):
                 continue
-            if type(value) is bool:
-                if name in proven_flags and all(name != flag for flag, _ in flags):
+            seen.add(name)  # the first class of the MRO defining it is the one read
+            if isinstance(value, (property, types.FunctionType)):
+                getter = value.fget if isinstance(value, property) else value
+                if getter is not None and pool_of(getter) is not None:
+                    steps = (_FGET,) if isinstance(value, property) else ()
+                    found.append((name, steps, name + where, False))
+            elif type(value) is bool:
+                if name in proven_flags:
                     flags.append((name, name.startswith(_NEGATED)))
             elif value is None and _swa_slot_name(name) or (
                     value is not None and pool_of(value) is not None):
                 found.append((name, (), name + where, _swa_slot_name(name)))
-            elif isinstance(value, (list, tuple, dict)):
+            elif isinstance(value, (list, tuple, dict)) or _kind(value) == _OTHER:
                 _search(name, value, (), name, 1, inside)
     found += [(name, steps, path + where, swa) for name, steps, path, swa in inside.nested]
     return tuple(found), tuple(flags)
+
+
+_FGET = operator.attrgetter("fget")
+
+
+def _own_slots(backend: Any) -> dict:
+    """The backend's own ``__slots__`` (below SGLang's base), which live outside ``__dict__``:
+    name -> value (None where unset)."""
+    found = {}
+    for klass in type(backend).__mro__:
+        if klass.__name__ == _BACKEND_BASE or klass is object:
+            break
+        for name in _slot_names(klass):
+            if name not in ("__dict__", "__weakref__") and name not in found:
+                found[name] = getattr(backend, name, None)
+    return found
 
 
 class Active(NamedTuple):
@@ -470,6 +507,11 @@ def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Proble
 def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Optional[Problem]:
     """Class attributes, pools in helpers and containers, pool tensors, flags."""
     cls = type(backend)
+    for name, swa in layout.slots:
+        problem = _slot_problem(outer, getattr(backend, name, None), swa, prefix + name, active,
+                                layer_id)
+        if problem is not None:
+            return problem
     for name, steps, path, swa in layout.class_nested:
         problem = _slot_problem(outer, _follow(getattr(cls, name, None), steps), swa,
                                 prefix + path, active, layer_id)

@@ -4,22 +4,39 @@ A flag's value alone cannot say where it came from: ``window_kv_enabled = isinst
 SWAKVPool)`` and ``has_swa = sliding_window_size > -1`` are both True on a hybrid model, and
 only the first goes stale when a FROZEN_KV MTP draft's pool is swapped. The lint's own analysis
 (``lint_rules.rules._facts``, the taint model behind KVP002/KVP003) already tells the two
-apart by how each is computed, whatever it is called, so the generic guard asks it: once per
-class, over the source of each class in its MRO (the module's, or the class's own where the
-module's analysis does not find it, e.g. a class defined in a function). ``None`` means no
-source could be read (a compiled or generated class): the caller falls back to names.
+apart by how each is computed, whatever it is called, so the generic guard asks it, once per
+class, over the source of each class in its MRO.
+
+Each module is parsed once per process, and analysed as the lint's CLI analyses a package:
+one ``lint_rules.package.PackageIndex`` over the source files of the loaded modules (not the
+libraries: the standard library and installed distributions other than SGLang and the backend's
+own), which parses and summarises each module once, so a verdict made by a helper of another
+module (``paged = helpers.swa_or_none(pool) is not None``) is followed into that helper's
+source, and a base class of another module is read as its subclasses see it. A class defined in
+a function is analysed from its own source beside its module's names. ``None`` means no source
+could be read (a compiled or generated class): the caller falls back to names.
 """
 
 from __future__ import annotations
 
 import ast
+import gc
 import inspect
+import os
 import sys
+import sysconfig
 import textwrap
+import types
 from typing import NamedTuple, Optional
 
-_by_class: dict = {}  # class -> frozenset of proven flag names, or None
-_by_module: dict = {}  # (module name, base names, class name) -> FileFacts, or None
+_by_class: dict = {}  # class -> Proven, or None
+_modules: dict = {}  # module name -> _Parsed, or None: each module parsed once per process
+_wide: dict = {}  # module name -> its ModuleScope with the package index, or None
+_helpers: dict = {}  # qualified function name -> its parsed source, or None
+_shared: dict = {}  # "index": the PackageIndex, "files" it holds, "tops": analysed packages
+_SGLANG = "sglang"
+_LIBRARY_DIRS = tuple(sorted({os.path.join(sysconfig.get_paths()[key], "") for key in (
+    "stdlib", "platstdlib", "purelib", "platlib")}))
 
 
 class Proven(NamedTuple):
@@ -29,35 +46,133 @@ class Proven(NamedTuple):
     swa_state: frozenset  # SWA state read off a pool (a sub-pool, its mapping, a table of it)
 
 
+class _Parsed(NamedTuple):
+    """One module's tree and what its names mean."""
+
+    tree: ast.AST
+    source: str
+    local: object  # lint_rules.rules._facts.ModuleScope: what the module's own text says
+    path: str
+
+
 def proven(cls: type, stop: type) -> Optional[Proven]:
     """What the lint's analysis says of ``cls`` and its bases below ``stop`` (``FileFacts.flag``
     and the taint of each store); None when no class's source could be read."""
     if cls not in _by_class:
-        _by_class[cls] = _read(cls, stop)
+        collecting = gc.isenabled()
+        gc.disable()  # the trees are garbage-free; collections over a served model's heap
+        try:  # triple the analysis' time
+            _by_class[cls] = _read(cls, stop)
+        except Exception:  # noqa: BLE001 - code the lint cannot read: names decide, and a
+            _by_class[cls] = None  # launch is never stopped by the analysis itself
+        finally:
+            if collecting:
+                gc.enable()
     return _by_class[cls]
 
 
 def _read(cls: type, stop: type) -> Optional[Proven]:
     # The class is a backend whatever its bases are called: every class of its MRO counts as
     # a backend base for the lint (whose name-based test serves files, not live classes).
-    bases = tuple(sorted({klass.__name__ for klass in cls.__mro__ if klass is not object}))
+    from lint_rules.options import Options
+
+    options = Options(backend_bases=tuple(sorted(
+        {klass.__name__ for klass in cls.__mro__ if klass is not object})))
+    classes = _below(cls, stop)
+    local = _collect(_facts_of(classes, options, packaged=False))
+    if local is None:
+        return None
+    # What only the package analysis proves rests on a helper of another module: held only
+    # where that helper's code names SWA state (the lint's vocabulary), because the lint reads
+    # any "pool if <type test> else None" as the SWA pool, whatever class it tests
+    # (kv_shard_hooks.get_kv_shard_pool tests a page-interleaved pool). No store calling such
+    # a helper: the package cannot add anything held, and is not analysed.
+    if not any(map(_vouched, local.stores.values())):
+        return Proven(frozenset(local.flags), frozenset(local.state - local.flags))
+    wide = _collect(_facts_of(classes, options, packaged=True)) or local
+    flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
+    state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
+    return Proven(frozenset(flags), frozenset(state - flags))
+
+
+class _Collected(NamedTuple):
+    flags: set
+    state: set
+    stores: dict  # attr -> [(Store, the ModuleScope it was analysed in)]
+
+
+def _collect(pairs: list) -> Optional[_Collected]:
+    """Proven flags and SWA state of (FileFacts, ClassFacts, scope) triples; None if none."""
     from lint_rules.rules._flow import Taint
 
-    flags, state, read_any = set(), set(), False
+    if not pairs:
+        return None
+    found = _Collected(set(), set(), {})
+    for facts, node, scope in pairs:
+        stores = [store for relative in facts.relatives(node) for store in relative.stores]
+        for store in stores:
+            found.stores.setdefault(store.attr, []).append((store, scope))
+        attrs = {store.attr for store in stores}
+        attrs |= {name for relative in facts.relatives(node) for name in relative.properties}
+        found.flags.update(attr for attr in attrs if _says_swa(facts.flag(node, attr)))
+        found.state.update(store.attr for store in stores if store.sink
+                           and store.scope == "self" and store.bits & Taint.SWA)
+    return found
+
+
+def _vouched(stores: list) -> bool:
+    """Some store of the attribute calls a function of another module whose code names SWA
+    state (``isinstance(pool, SWAKVPool)``, ``translate_loc_from_full_to_swa``)."""
+    for store, scope in stores:
+        for call in ast.walk(store.value) if store.value is not None else ():
+            qualified = scope.qualified(call.func) if isinstance(call, ast.Call) else None
+            if qualified and _names_swa(_function_tree(qualified)):
+                return True
+    return False
+
+
+def _names_swa(tree: Optional[ast.AST]) -> bool:
+    """A name, attribute or string of the code (its docstring aside) is SWA vocabulary."""
+    from lint_rules.rules._vocab import is_swa_word
+
+    if tree is None:
+        return False
+    doc = ast.get_docstring(tree.body[0], clean=False) if tree.body else None
+    for node in ast.walk(tree):
+        word = (node.id if isinstance(node, ast.Name) else node.attr
+                if isinstance(node, ast.Attribute) else node.value
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and node.value != doc else "")
+        if is_swa_word(word):
+            return True
+    return False
+
+
+def _function_tree(qualified: str) -> Optional[ast.AST]:
+    """The parsed source of the function ``pkg.mod.name`` names in this process, or None."""
+    if qualified not in _helpers:
+        _helpers[qualified] = _parse_function(qualified)
+    return _helpers[qualified]
+
+
+def _parse_function(qualified: str) -> Optional[ast.AST]:
+    module, _, name = qualified.rpartition(".")
+    try:
+        function = getattr(sys.modules.get(module), name, None)
+        if isinstance(function, types.FunctionType):
+            return ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except Exception:  # noqa: BLE001 - no source, or a module whose attribute reads raise
+        pass
+    return None
+
+
+def _below(cls: type, stop: type) -> list:
+    found = []
     for klass in cls.__mro__:
         if klass is stop or klass is object:
             break
-        facts, node = _facts_of(klass, bases)
-        if facts is None:
-            continue
-        read_any = True
-        stores = [store for relative in facts.relatives(node) for store in relative.stores]
-        attrs = {store.attr for store in stores}
-        attrs |= {name for relative in facts.relatives(node) for name in relative.properties}
-        flags.update(attr for attr in attrs if _says_swa(facts.flag(node, attr)))
-        state.update(store.attr for store in stores if store.sink and store.scope == "self"
-                     and store.bits & Taint.SWA)
-    return Proven(frozenset(flags), frozenset(state - flags)) if read_any else None
+        found.append(klass)
+    return found
 
 
 def _says_swa(flag) -> bool:
@@ -66,33 +181,102 @@ def _says_swa(flag) -> bool:
     return flag is not None and flag.says_swa
 
 
-def _facts_of(klass: type, bases: tuple):
-    """(FileFacts, ClassFacts) of ``klass``, or (None, None)."""
-    module = _module_facts(klass.__module__, bases, klass.__name__)
-    node = module.by_name.get(klass.__name__) if module is not None else None
-    if node is not None:
-        return module, node
-    own = _parse(lambda: textwrap.dedent(inspect.getsource(klass)), bases)
-    node = own.by_name.get(klass.__name__) if own is not None else None
-    return (own, node) if node is not None else (None, None)
-
-
-def _module_facts(name: str, bases: tuple, cls_name: str):
-    # Only the class (and the same-file classes it inherits from): a 2,000-line module of
-    # several backends costs one class's analysis, not the file's (0.9 s -> see benchmarks).
-    key = (name, bases, cls_name)
-    if key not in _by_module:
-        module = sys.modules.get(name)
-        _by_module[key] = _parse(lambda: inspect.getsource(module), bases,
-                                 frozenset({cls_name})) if module else None
-    return _by_module[key]
-
-
-def _parse(source, bases: tuple, only=None):
-    from lint_rules.options import Options
+def _facts_of(classes: list, options, packaged: bool) -> list:
+    """(FileFacts, ClassFacts, ModuleScope) for each of ``classes`` whose source can be read:
+    one analysis per module for the module-level classes it defines, one per class defined
+    elsewhere; ``packaged``: with the package index (helpers and bases of other modules)."""
     from lint_rules.rules._facts import analyse
 
+    by_module: dict = {}
+    for klass in classes:
+        by_module.setdefault(klass.__module__, []).append(klass)
+    found = []
+    for name, members in by_module.items():
+        parsed = _parsed(name)
+        scope = None if parsed is None else _packaged(name, parsed) if packaged else parsed.local
+        top = [k for k in members if scope is not None and k.__qualname__ == k.__name__
+               and k.__name__ in scope.classes]
+        if top:
+            facts = analyse(parsed.tree, options, scope.package, name, path=parsed.path,
+                            only=frozenset(k.__name__ for k in top), scope=scope)
+            found += [(facts, facts.by_name[k.__name__], scope) for k in top
+                      if k.__name__ in facts.by_name]
+        for klass in (k for k in members if k not in top):
+            found += _own_facts(klass, scope, options)
+    return found
+
+
+def _own_facts(klass: type, scope, options) -> list:
+    """A class defined in a function (or not found in its module's text): its own source,
+    with its module's imports and helpers when the module could be read."""
+    from lint_rules.rules._facts import ModuleScope, analyse
+
     try:
-        return analyse(ast.parse(source()), Options(backend_bases=bases), only=only)
-    except Exception:  # noqa: BLE001 - no source (compiled, generated) or code the lint
-        return None  # cannot read: names decide, and a launch is never stopped by this
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+    except Exception:  # noqa: BLE001 - no source (generated, compiled): nothing proven
+        return []
+    scope = scope or ModuleScope(tree)
+    facts = analyse(tree, options, scope.package, klass.__module__,
+                    only=frozenset({klass.__name__}), scope=scope)
+    node = facts.by_name.get(klass.__name__)
+    return [(facts, node, scope)] if node is not None else []
+
+
+def _parsed(name: str) -> Optional[_Parsed]:
+    """The module's tree and names, parsed once per process (None: no source)."""
+    from lint_rules.rules._facts import ModuleScope
+
+    if name not in _modules:
+        module = sys.modules.get(name)
+        path = _file_of(module)
+        try:
+            source = inspect.getsource(module) if path else None
+            tree = ast.parse(source) if source else None
+        except Exception:  # noqa: BLE001 - no source (compiled, generated) or unreadable
+            tree = None
+        _modules[name] = _Parsed(tree, source, ModuleScope(tree, None, name, path or ""),
+                                 path) if tree else None
+    return _modules[name]
+
+
+def _packaged(name: str, parsed: _Parsed):
+    """The module's names with its imports resolved by the package index, which adopts the
+    tree already parsed (it parses and summarises every other module once itself)."""
+    if name not in _wide:
+        index = _index_with(sys.modules[name], parsed.path)
+        index.adopt(parsed.path, parsed.tree, parsed.source)
+        found = index.module(name, near=parsed.path)
+        _wide[name] = found.scope if found is not None and found.path == parsed.path else None
+    return _wide[name] or parsed.local
+
+
+def _index_with(module, path: str):
+    """The process's package index, over the source files of every loaded module that is not
+    a library; made again when ``module`` (loaded since) or its package is not in it."""
+    from lint_rules.package import PackageIndex
+
+    tops = _shared.setdefault("tops", set())
+    tops.add(module.__name__.partition(".")[0])
+    if path not in _shared.get("files", ()):
+        files = {path} | {_file_of(loaded) for name, loaded in list(sys.modules.items())
+                          if not _library(name, tops)}
+        files.discard(None)
+        _shared["files"] = frozenset(files)
+        _shared["index"] = PackageIndex(sorted(files))
+    return _shared["index"]
+
+
+def _file_of(module) -> Optional[str]:
+    path = getattr(module, "__file__", None)
+    return os.path.abspath(path) if isinstance(path, str) and path.endswith(".py") else None
+
+
+def _library(name: str, tops: set) -> bool:
+    """The standard library and installed distributions other than SGLang and the analysed
+    modules' own: the CLI linting SGLang's tree never reads them, they hold no pool verdicts,
+    and a call into them is what the lint makes of a call it cannot see."""
+    path = _file_of(sys.modules.get(name))
+    if path is None:
+        return True  # nothing to read: a built-in or compiled module
+    top = name.partition(".")[0]
+    return top not in tops and top != _SGLANG and path.startswith(_LIBRARY_DIRS)

@@ -19,3 +19,21 @@ def guard(monkeypatch):
         return hooks
 
     return configure
+
+
+@pytest.fixture
+def hooked(monkeypatch, guard):
+    """The generic check on SGLang's ``AttentionBackend.forward``, as the plugin registers it."""
+    from runtime_guard import generic
+    from runtime_guard.demo import scenarios as sc
+
+    sc.sglang()
+    from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+
+    guard("check")
+    original = AttentionBackend.forward
+
+    def forward(*args, **kwargs):
+        return generic.guard_dispatch(original, *args, **kwargs)
+
+    monkeypatch.setattr(AttentionBackend, "forward", forward)

@@ -17,66 +17,75 @@ if importlib.util.find_spec("sglang") is None:
 
 import guard_forms as gf  # noqa: E402
 
-from runtime_guard import SWAPoolMismatchError, generic  # noqa: E402
+from runtime_guard import SWAPoolMismatchError  # noqa: E402
 
 MISSED = {  # class name -> why the generic check does not refuse it
-    "ImportedVerdictAttnBackend": "the pool test is made by a helper of another module and the "
-    "flag's name says nothing of SWA: the lint's per-module analysis does not follow the import",
-    "ConvertedMappingAttnBackend": "an int32 copy of another pool's mapping has no twin (shape, "
-    "dtype) among the active pool's tensors: without the construction-time pool it cannot be "
-    "told from a table the backend derived itself",
+    "ConvertedMappingAttnBackend": "an int32 copy of the own pool's mapping has no twin (shape, "
+    "dtype) among the active pool's tensors, and its values equal the target's at this launch "
+    "(both pools hold the same allocations): only the pool it was copied from, seen when it was "
+    "built, tells it from a table of its own; the plugin can hook the constructor of no class it "
+    "cannot name at load",
 }
 FALSE_ALARM: dict = {}  # (class name, config) -> why it refuses a correct class
 
 
-def _params(classes, table):
+def _params(forms, table):
+    """One param per (class, configuration) of ``forms.cases()``, strict xfails per ``table``."""
     params = []
-    for cls, config in gf.cases():
-        if cls in classes:
-            reason = table.get(cls.__name__) or table.get((cls.__name__, config))
-            marks = pytest.mark.xfail(reason=reason, strict=True) if reason else ()
-            params.append(pytest.param(cls, config, marks=marks, id=f"{cls.__name__}-{config}"))
+    for cls, config in forms.cases():
+        reason = table.get(cls.__name__) or table.get((cls.__name__, config))
+        marks = pytest.mark.xfail(reason=reason, strict=True) if reason else ()
+        params.append(pytest.param(cls, config, marks=marks, id=f"{cls.__name__}-{config}"))
     return params
 
 
-@pytest.fixture
-def hooked(monkeypatch, guard):
-    guard("check")
-    original = gf.bb.AttentionBackend.forward
-
-    def forward(*args, **kwargs):
-        return generic.guard_dispatch(original, *args, **kwargs)
-
-    monkeypatch.setattr(gf.bb.AttentionBackend, "forward", forward)
+def stale_params(forms, missed):
+    return [p for p in _params(forms, missed) if p.values[0] in forms.STALE]
 
 
-@pytest.mark.parametrize("cls, config", _params(gf.STALE, MISSED))
-def test_stale_form_is_refused_naming_its_state(cls, config, hooked):
-    run = gf.scenario(cls, config)
+def correct_params(forms, false_alarm):
+    return [p for p in _params(forms, false_alarm) if p.values[0] in forms.CORRECT]
+
+
+def assert_refused(forms, cls, config):
+    """The stale class's launch raises, naming the class, the active pool and its state."""
+    run = forms.scenario(cls, config)
     with pytest.raises(SWAPoolMismatchError) as caught:
-        gf.launch(run)
+        forms.launch(run)
     message = str(caught.value)
     assert message.startswith("poolguard (generic check, live): "), message
     assert f"{cls.__name__} (" in message and "SWAKVPool" in message, message
     assert re.search(rf"\b{re.escape(cls.STALE_STATE)}", message), message
 
 
-@pytest.mark.parametrize("cls, config", _params(gf.CORRECT, FALSE_ALARM))
-def test_correct_form_launches(cls, config, hooked):
-    run = gf.scenario(cls, config)
+def assert_launches(forms, cls, config):
+    run = forms.scenario(cls, config)
     for layer_id in (0, 1) if config != gf.EAGLE else (0,):  # an EAGLE draft has one layer
-        assert gf.launch(run, layer_id) is not None
+        assert forms.launch(run, layer_id) is not None
 
 
-@pytest.mark.parametrize("cls, config", [(c, k) for c, k in gf.cases()],
-                         ids=[f"{c.__name__}-{k}" for c, k in gf.cases()])
-def test_material_launches_unguarded(cls, config):
-    run = gf.scenario(cls, config)
-    assert gf.launch(run).shape[0] == run.batch.batch_size
+def assert_material(forms, minimum):
+    """Each set has ``minimum`` forms of each kind, documented, meant for known configurations;
+    with the guard off every class builds and launches (the material itself works)."""
+    assert len(forms.STALE) >= minimum and len(forms.CORRECT) >= minimum
+    assert {c.EXPECT for c in forms.STALE} == {"stale"}
+    assert {c.EXPECT for c in forms.CORRECT} == {"correct"}
+    assert all(cls.__doc__ and set(cls.CONFIGS) <= set(gf.ALL)
+               for cls in forms.STALE + forms.CORRECT)
+    for cls, config in forms.cases():
+        run = forms.scenario(cls, config)
+        assert forms.launch(run).shape[0] == run.batch.batch_size, (cls, config)
+
+
+@pytest.mark.parametrize("cls, config", stale_params(gf, MISSED))
+def test_stale_form_is_refused_naming_its_state(cls, config, hooked):
+    assert_refused(gf, cls, config)
+
+
+@pytest.mark.parametrize("cls, config", correct_params(gf, FALSE_ALARM))
+def test_correct_form_launches(cls, config, hooked):
+    assert_launches(gf, cls, config)
 
 
 def test_material_covers_the_brief():
-    assert len(gf.STALE) >= 8 and len(gf.CORRECT) >= 8
-    assert {c.EXPECT for c in gf.STALE} == {"stale"} and {c.EXPECT for c in gf.CORRECT} == {
-        "correct"}
-    assert all(cls.__doc__ and set(cls.CONFIGS) <= set(gf.ALL) for cls in gf.STALE + gf.CORRECT)
+    assert_material(gf, 8)
