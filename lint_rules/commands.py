@@ -169,14 +169,16 @@ def lint(args: argparse.Namespace) -> int:
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
-    stdin_name = _stdin_name(args)
+    stdin_name, linted = _stdin_name(args), None  # linted: bytes that are no file's (stdin)
     if stdin_name is not None:
-        from lint_rules.stdin import StdinError, lint_stdin
+        from lint_rules.stdin import StdinError, lint_stdin, read_stdin
 
         try:
-            result, fixed = lint_stdin(stdin_name, config, mode, args.unsafe_fixes)
+            source = read_stdin()
         except StdinError as exc:
             raise UsageError(str(exc))
+        result, fixed = lint_stdin(stdin_name, source, config, mode, args.unsafe_fixes)
+        linted = {_display(stdin_name): source if fixed is None else fixed}
     else:
         result, fixed = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
                             unsafe=args.unsafe_fixes), None
@@ -201,7 +203,7 @@ def lint(args: argparse.Namespace) -> int:
         if args.format == "sarif":  # each fix's replacements: libcst, files with fixes only
             from lint_rules.fixes.preview import sarif_fixes
 
-            shown = sarif_fixes(findings, config)
+            shown = sarif_fixes(findings, config, linted)
         report = render(findings, args.format, version=tool_version(),
                         unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
         # annotations are for the runner, which reads UTF-8 whatever this locale says

@@ -38,11 +38,10 @@ def read_stdin() -> bytes:
     return data
 
 
-def lint_stdin(name: str, config: RunConfig, mode: str,
+def lint_stdin(name: str, source: bytes, config: RunConfig, mode: str,
                unsafe: bool) -> tuple[RunResult, Optional[bytes]]:
-    """The run's result with every path shown as ``name``, and for ``--fix`` the bytes to
-    write to stdout (None otherwise)."""
-    source = read_stdin()
+    """The run's result for ``source`` (``read_stdin()``) with every path shown as ``name``,
+    and for ``--fix`` the bytes to write to stdout (None otherwise)."""
     if _explicitly_excluded(name, config):
         empty = RunResult(files=[], errors=[])
         return empty, source if mode == "fix" else None

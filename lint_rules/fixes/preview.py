@@ -54,9 +54,10 @@ def _region(lines: List[str], first: int, end: int) -> Dict[str, int]:
             "endColumn": end_col}
 
 
-def sarif_fixes(findings: list, config) -> Dict[tuple, list]:
+def sarif_fixes(findings: list, config, sources: Optional[dict] = None) -> Dict[tuple, list]:
     """``(path, line, col, code)`` -> SARIF ``fixes`` for every finding that offers a fix,
-    each fix computed once per file (a class rewrite serves all of its findings)."""
+    each fix computed once per file (a class rewrite serves all of its findings); ``sources``
+    maps a path to the bytes that were linted when they are not the file's (stdin)."""
     from lint_rules.engine import offered_fixes
 
     by_path: Dict[str, list] = {}
@@ -65,7 +66,7 @@ def sarif_fixes(findings: list, config) -> Dict[tuple, list]:
             by_path.setdefault(path, []).append(finding)
     found: Dict[tuple, list] = {}
     for path, wanted in by_path.items():
-        source = _read(path)
+        source = _read(path, (sources or {}).get(path))
         if source is None:
             continue
         source, offered = offered_fixes(source, codes=config.codes_for(path),
@@ -82,13 +83,16 @@ def sarif_fixes(findings: list, config) -> Dict[tuple, list]:
     return found
 
 
-def _read(path: str) -> Optional[str]:
+def _read(path: str, data: Optional[bytes] = None) -> Optional[str]:
     import io
     import tokenize
 
+    from lint_rules.files import read_regular_file
+    from lint_rules.runner import MAX_SOURCE_BYTES
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        if data is None:  # never opened blocking: a FIFO swapped in since the lint would hang
+            data = read_regular_file(path, MAX_SOURCE_BYTES)
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
     except (OSError, SyntaxError, UnicodeDecodeError, LookupError):

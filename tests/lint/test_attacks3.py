@@ -187,3 +187,14 @@ def test_a_name_mangled_pool_attribute_is_refused_by_the_cli_and_flake8(tmp_path
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "sglang-poolguard: kvp-pool-attr must not be a private name" in done.stdout + done.stderr
+
+
+def test_sarif_fixes_of_stdin_are_computed_from_stdin_not_from_the_file_of_that_name(tmp_path):
+    # an editor sends its unsaved buffer as --stdin-filename b.py: SARIF's replacements were
+    # computed from b.py on disk (here empty: no fix at all), or were missing for "stdin"
+    tree = write(tmp_path / "tree", {"b.py": ""})
+    for name in ("b.py", "stdin"):
+        done = _stdin(["--isolated", "--format", "sarif", "--stdin-filename", name],
+                      PREFIX.encode(), tree, 1)
+        results = json.loads(done.stdout)["runs"][0]["results"]
+        assert [r["ruleId"] for r in results if "fixes" in r] == ["KVP002"], name
