@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from lint_rules.cache import cache_dir, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
-from lint_rules.rules._flow import CLEAN, Taint, class_statements, last_name
+from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import BACKEND_SUFFIX
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
@@ -199,7 +199,7 @@ class PackageIndex:
             module = self._modules[path]
             if module is None:
                 continue
-            for node in class_statements(module.tree.body):
+            for node in module.scope.class_nodes:
                 mixin = self.is_mixin(node.name)
                 if mixin or node.name in self.backends:
                     self.foreign_bases(module.scope, node)
@@ -427,7 +427,7 @@ class PackageIndex:
         """Base names this module's classes use that are attention backends of the package
         (from the class graph: no module is analysed to answer)."""
         return frozenset(
-            last_name(base) for node in class_statements(getattr(scope.tree, "body", ()))
+            last_name(base) for node in scope.class_nodes
             for base in node.bases if self._is_backend(last_name(base))
         )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from lint_rules.options import Options
@@ -41,6 +42,7 @@ from lint_rules.rules._flow import (
     getter_path,
     is_self,
     last_name,
+    nodes_under,
     params_of,
     self_attr,
     union,
@@ -143,11 +145,14 @@ class ClassFacts:
 
 
 # -- which classes ----------------------------------------------------------------------------
-def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset()) -> list:
+def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(),
+                    classes: Optional[list] = None) -> list:
     """Classes (at any statement depth) named ``...Backend``, with a ``...Backend`` or
     configured base name, defining a method of the backend protocol, or with a base that is
-    such a class of the same file (or, with a package index, of another module)."""
-    classes = list(class_statements(getattr(tree, "body", ())))
+    such a class of the same file (or, with a package index, of another module);
+    ``classes``: the tree's class statements when the caller has them."""
+    if classes is None:
+        classes = list(class_statements(getattr(tree, "body", ())))
     names: set = {node.name for node in classes if node.name.endswith(BACKEND_SUFFIX)
                   or any(isinstance(s, FUNCTIONS) and s.name in BACKEND_METHODS
                          for s in node.body)}
@@ -165,9 +170,10 @@ def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(
     return [node for node in classes if node.name in names]
 
 
-def _with_mixins(tree: ast.AST, backends: list) -> list:
-    """The backends and every same-file class they inherit from (mixins hold their code too)."""
-    by_name = {node.name: node for node in class_statements(getattr(tree, "body", ()))}
+def _with_mixins(classes: list, backends: list) -> list:
+    """The backends and every same-file class (of ``classes``, all the file's) they inherit
+    from (mixins hold their code too)."""
+    by_name = {node.name: node for node in classes}
     found = list(backends)
     todo = [last_name(b) for node in backends for b in node.bases]
     while todo:
@@ -201,6 +207,11 @@ class ModuleScope:
         self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
+
+    @cached_property
+    def class_nodes(self) -> List[ast.ClassDef]:
+        """Every class statement of the module at any depth (asked by each summary of it)."""
+        return list(class_statements(getattr(self.tree, "body", ())))
 
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, FUNCTIONS):
@@ -337,7 +348,7 @@ def _mentions(node: ast.AST, names: tuple) -> bool:
     return any(
         (isinstance(n, ast.Attribute) and n.attr in names)
         or (isinstance(n, ast.Name) and n.id in names)
-        for n in ast.walk(node)
+        for n in nodes_under(node)
     )
 
 
@@ -355,6 +366,10 @@ class AttrEnv:
     def copy(self) -> "AttrEnv":
         return AttrEnv(dict(self.sinks), dict(self.forward), dict(self.globals),
                        dict(self.returns), {k: dict(v) for k, v in self.params.items()})
+
+    def get(self, table: str, key: str):
+        """What ``table`` holds for ``key`` (nothing: CLEAN, or no arguments for ``params``)."""
+        return getattr(self, table).get(key, {} if table == "params" else CLEAN)
 
 
 @dataclass
@@ -382,8 +397,11 @@ class ClassFlow:
         """``params``: what ``__init__``'s parameters hold (an object built with them)."""
         env = AttrEnv(params={"__init__": dict(params)}) if params else AttrEnv()
         for _ in range(MAX_PASSES):
-            result = _Pass(self, env).run()
-            if result.env == env:
+            current = _Pass(self, env)
+            result = current.run()
+            # a pass that read only what it leaves behind would be repeated exactly by the next
+            # one (same reads, same stores, same gates): its result is already the fixed point
+            if result.env == env or current.settled(result.env):
                 break
             env = result.env
         facts = self.facts
@@ -403,12 +421,28 @@ class _Pass:
         self.memo: Dict[tuple, Taint] = {}
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
         self.depth = 0
+        self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
+        self.unsettled = False  # one key read with two different values
+
+    def _read(self, table: str, key: str):
+        """``self.env``'s entry, noted for ``settled``."""
+        value = self.env.get(table, key)
+        kept = dict(value) if table == "params" else value  # (a params dict fills in place)
+        if self.seen.setdefault((table, key), kept) != kept:
+            self.unsettled = True
+        return value
+
+    def settled(self, final: AttrEnv) -> bool:
+        """Every read of the pass saw what ``final`` (its own result) holds: the pass is
+        deterministic given its reads, so a pass from ``final`` would do exactly the same."""
+        return not self.unsettled and all(
+            final.get(table, key) == value for (table, key), value in self.seen.items())
 
     def run(self) -> PassResult:
         stores, gates, reads, returns, fields = [], [], [], {}, {}
         for name in self.flow.order:
             function = self.facts.methods[name]
-            passed = dict(self.env.params.get(name, {}))  # what its callers in the class pass
+            passed = dict(self._read("params", name))  # what its callers in the class pass
             flow = MethodFlow(self, function, name, env=passed).run(function.body)
             method_stores = [self._store(event, flow) for event in flow.stores]
             for store in [s for s in method_stores if s.scope == "field"]:
@@ -462,8 +496,8 @@ class _Pass:
         for summary in self.facts.foreign:
             if path in summary.properties:
                 return Taint(summary.properties[path])
-        bits = self.env.sinks.get(path, CLEAN)
-        stale_forward = self.env.forward.get(path, CLEAN)
+        bits = self._read("sinks", path)
+        stale_forward = self._read("forward", path)
         if stale_forward & STALE and not stale_forward & RECORD:  # (a record is rebuilt)
             bits |= stale_forward
         for cls in self.facts.family[1:]:
@@ -473,7 +507,7 @@ class _Pass:
         return bits | STALE if bits else CLEAN
 
     def global_value(self, name: str) -> Taint:
-        value = self.env.globals.get(name, CLEAN)
+        value = self._read("globals", name)
         return value | STALE if value else CLEAN
 
     def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
@@ -486,7 +520,7 @@ class _Pass:
         key = ("method", name, arguments)
         if key not in self.memo:
             if self.depth >= MAX_DEPTH:
-                return self.env.returns.get(name, CLEAN)
+                return self._read("returns", name)
             function = owner.methods[name]
             returned = self._evaluate(key, function, name)
             cached = owner.properties.get(name, False) or name in owner.cached_methods
@@ -643,7 +677,7 @@ def _scan(function: ast.AST) -> Tuple[set, bool, set]:
     """One walk of a method: the ``self.<m>()`` it calls, whether it asks the allocator, and
     how it binds ``token_to_kv_pool`` (``ClassFacts.pool_binds``)."""
     calls, asks, binds = set(), False, set()
-    for node in ast.walk(function):
+    for node in nodes_under(function):
         if isinstance(node, ast.Attribute):
             if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
                 asks = True
@@ -752,7 +786,7 @@ class FileFacts:
         with ``foreign_only``, only on objects other than ``self`` (writes from outside)."""
         if self._stored_names is None:
             counts: Dict[tuple, int] = {}
-            for node in ast.walk(self.tree):
+            for node in nodes_under(self.tree):
                 key = None
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                     key = (node.attr, is_self(node.value))
@@ -886,19 +920,20 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     ``only`` names the classes to analyse instead (a base another module inherits from)."""
     facts = FileFacts(tree, options)
     facts.package, facts.path = package, path
-    if package is not None and scope is None:
-        scope = ModuleScope(tree, package, module, path)
+    if scope is None:
+        scope = ModuleScope(tree, package, module, path) if package is not None else (
+            ModuleScope(tree))
+    classes = scope.class_nodes
     if only is not None:
-        nodes = [node for node in class_statements(getattr(tree, "body", ())) if node.name in only]
+        nodes = [node for node in classes if node.name in only]
     else:
         foreign = package.backend_names(scope) if package is not None else frozenset()
-        nodes = backend_classes(tree, options, foreign)
+        nodes = backend_classes(tree, options, foreign, classes)
         if package is not None:  # classes package backends of other modules inherit
-            nodes += [node for node in class_statements(getattr(tree, "body", ()))
+            nodes += [node for node in classes
                       if node.name in package.mixins and node not in nodes]
     if not nodes:
         return facts
-    scope = scope or ModuleScope(tree)
     _prepare(facts, nodes, scope)
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
         ClassFlow(cls, options, scope).run()
@@ -909,7 +944,7 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
     """The facts of ``nodes`` and of the same-file classes they inherit, each with its family
     and (with a package index) its bases and heirs in other modules; no flow run yet."""
     package = facts.package
-    for node in _with_mixins(facts.tree, nodes):
+    for node in _with_mixins(scope.class_nodes, nodes):
         cls = _class_facts(node)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
