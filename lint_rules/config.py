@@ -9,6 +9,7 @@ once per run into a ``RunConfig``; nothing here runs per file.
 from __future__ import annotations
 
 import configparser
+import errno
 import fnmatch
 import functools
 import os
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
+from lint_rules.files import read_regular_file
 from lint_rules.options import OptionError, Options
 
 CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
+MAX_CONFIG_BYTES = 16 * 1024 * 1024  # no INI config is this large; reading one costs its size
 SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
 CODE_PREFIX = "KVP"
 
@@ -111,16 +114,15 @@ def _has_section(path: Path) -> bool:
     """The file has a section we read. One that does not parse counts when a line opens one
     of them: it is picked, and ``read_config_file`` stops the run on it as ``--config`` does
     (flake8 would drop the user's select silently); other broken files are not ours."""
+    try:
+        data = read_regular_file(path, MAX_CONFIG_BYTES)
+    except OSError as exc:  # too large to be anyone's config: stop on it, never read it
+        return exc.errno == errno.EFBIG
     parser = configparser.RawConfigParser()
     try:
-        parser.read(path, encoding="utf-8")
+        parser.read_string(data.decode("utf-8"), source=str(path))
     except (configparser.Error, UnicodeDecodeError):
-        try:
-            return _OUR_HEADER.search(path.read_bytes()) is not None
-        except OSError:
-            return False
-    except OSError:
-        return False
+        return _OUR_HEADER.search(data) is not None
     return any(parser.has_section(name) for name in SECTIONS)
 
 
@@ -134,8 +136,11 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         return FileConfig()
     parser = configparser.RawConfigParser()
     try:
-        if not parser.read(path, encoding="utf-8"):
-            raise ConfigError(f"cannot read config file {path}")
+        data = read_regular_file(path, MAX_CONFIG_BYTES)  # a FIFO or device is never opened
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    try:
+        parser.read_string(data.decode("utf-8"), source=str(path))
     except (configparser.Error, UnicodeDecodeError) as exc:
         first_line = re.sub(r"^While reading from .*? \[line +(\d+)\]", r"line \1",
                             str(exc).splitlines()[0])  # the path is named once, below

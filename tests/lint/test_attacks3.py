@@ -198,3 +198,15 @@ def test_sarif_fixes_of_stdin_are_computed_from_stdin_not_from_the_file_of_that_
                       PREFIX.encode(), tree, 1)
         results = json.loads(done.stdout)["runs"][0]["results"]
         assert [r["ruleId"] for r in results if "fixes" in r] == ["KVP002"], name
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["found", "--config"])
+def test_a_huge_config_file_is_refused_unread(tmp_path, named):
+    # a 16 GiB sparse setup.cfg was read whole by the config search (RAM: its size)
+    tree = write(tmp_path / "tree", {"b.py": STALE})
+    with open(tree / "setup.cfg", "wb") as handle:
+        handle.truncate(1 << 34)
+    args = ["--config", "setup.cfg"] if named else []
+    done = poolguard("lint", "--no-cache", *args, "b.py", cwd=tree, expect=2, timeout=60)
+    assert done.stderr.startswith("poolguard: error: cannot read config file ")
+    assert done.stderr.endswith("setup.cfg: larger than 16777216 bytes\n")
