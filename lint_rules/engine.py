@@ -163,6 +163,10 @@ def _parses(source: str) -> bool:
     return True
 
 
+# CPython's errors for a literal's content ("\\N{nope}", b"é"): libcst reads both unchecked.
+_BAD_IN_EVERY_PYTHON = ("(unicode error)", "bytes can only contain ASCII")
+
+
 class _FileAnalysis:
     """One file: pre-filter, one ``ast`` parse, the shared facts, every enabled rule."""
 
@@ -234,7 +238,9 @@ class _FileAnalysis:
             libcst.parse_module(self.source)
         except Exception:  # libcst agrees (ParserSyntaxError, or a few other types on odd input)
             return self._parse_failure(line, col, reason)
-        if nul >= 0:  # libcst reads one in a comment; no Python reads a NUL byte
+        if nul >= 0 or reason.startswith(_BAD_IN_EVERY_PYTHON):
+            # libcst does not check a literal's content (nor a NUL in a comment), and no
+            # Python accepts these: never "newer syntax"
             return self._parse_failure(line, col, reason)
         here = ".".join(map(str, sys.version_info[:2]))
         self._parse_failure(line, col, f"{reason} under Python {here}; libcst reads newer syntax",

@@ -210,3 +210,13 @@ def test_a_huge_config_file_is_refused_unread(tmp_path, named):
     done = poolguard("lint", "--no-cache", *args, "b.py", cwd=tree, expect=2, timeout=60)
     assert done.stderr.startswith("poolguard: error: cannot read config file ")
     assert done.stderr.endswith("setup.cfg: larger than 16777216 bytes\n")
+
+
+@pytest.mark.parametrize("literal", ["'\\N{no such name}'", "'\\x4'", "b'\u00e9'"])
+def test_a_bad_literal_is_never_called_newer_syntax(literal):
+    # libcst does not check what a literal holds, so these were "libcst reads newer syntax;
+    # run poolguard under a Python that has it", while no Python accepts them
+    from lint_rules.engine import lint_source
+
+    [finding] = lint_source(STALE + f"        x = {literal}\n")
+    assert finding.code == "KVP900" and finding.line == 4 and "newer" not in finding.message
