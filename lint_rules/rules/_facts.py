@@ -11,7 +11,9 @@ A class is analysed by passes over all its methods; each pass is a fresh ``_Pass
 what the previous pass found the attributes to hold (``AttrEnv``) and returns what it finds, so
 no pass changes another's state. Passes repeat until the attributes hold the same (usually two:
 one to find, one to confirm). With a ``package`` index, bases, mixins and helpers defined in
-other modules of the linted package are followed too (``lint_rules.package``).
+other modules of the linted package are followed too (``lint_rules.package``). Code that runs
+as a method without being one of the class statement (a decorator's wrapper, a class made with
+``type()``, ``Cls.method = fn``, a descriptor's ``__get__``) is analysed as one (``_installed``).
 """
 from __future__ import annotations
 
@@ -21,6 +23,12 @@ from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from lint_rules.options import Options
+from lint_rules.rules._installed import (
+    descriptor_methods,
+    made_classes,
+    patched_methods,
+    wrapper_bodies,
+)
 from lint_rules.rules._flow import (
     CHOICE,
     CLEAN,
@@ -142,15 +150,16 @@ class ClassFacts:
     # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds)
     pool_binds: frozenset = frozenset()
     fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
+    wrappers: Dict[str, list] = field(default_factory=dict)  # method -> bodies run in its place
 
 
 # -- which classes ----------------------------------------------------------------------------
 def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(),
                     classes: Optional[list] = None) -> list:
-    """Classes (at any statement depth) named ``...Backend``, with a ``...Backend`` or
-    configured base name, defining a method of the backend protocol, or with a base that is
-    such a class of the same file (or, with a package index, of another module);
-    ``classes``: the tree's class statements when the caller has them."""
+    """Classes (at any statement depth, or made with ``type()``: ``classes``) named
+    ``...Backend``, with a ``...Backend`` or configured base name, defining a method of the
+    backend protocol, or with a base that is such a class of the same file (or, with a
+    package index, of another module)."""
     if classes is None:
         classes = list(class_statements(getattr(tree, "body", ())))
     names: set = {node.name for node in classes if node.name.endswith(BACKEND_SUFFIX)
@@ -207,11 +216,15 @@ class ModuleScope:
         self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
+        # classes made with type() and methods assigned later: code of those classes
+        self.made = made_classes(body, self.functions)
+        self.patched = patched_methods(body, self.functions)
 
     @cached_property
     def class_nodes(self) -> List[ast.ClassDef]:
-        """Every class statement of the module at any depth (asked by each summary of it)."""
-        return list(class_statements(getattr(self.tree, "body", ())))
+        """Every class statement of the module at any depth, and the classes ``type()`` makes
+        (asked by each summary of it)."""
+        return [*class_statements(getattr(self.tree, "body", ())), *self.made]
 
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, FUNCTIONS):
@@ -444,6 +457,11 @@ class _Pass:
             function = self.facts.methods[name]
             passed = dict(self._read("params", name))  # what its callers in the class pass
             flow = MethodFlow(self, function, name, env=passed).run(function.body)
+            for wrapper in self.facts.wrappers.get(name, ()):  # (a wrapper runs as the method)
+                extra = MethodFlow(self, wrapper, name).run(wrapper.body)
+                flow.stores.extend(extra.stores)
+                flow.closures.append(extra)
+                flow.runner_reads.extend(extra.runner_reads)
             method_stores = [self._store(event, flow) for event in flow.stores]
             for store in [s for s in method_stores if s.scope == "field"]:
                 method_stores.remove(store)  # a field of a stored record: a fact, no finding
@@ -710,7 +728,7 @@ def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
     return found
 
 
-def _class_facts(node: ast.ClassDef) -> ClassFacts:
+def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
     facts = ClassFacts(node.name, node, tuple(map(last_name, node.bases)))
     cached = set()
     for statement in node.body:
@@ -723,6 +741,17 @@ def _class_facts(node: ast.ClassDef) -> ClassFacts:
                 facts.properties[statement.name] = True
             elif marks & set(CACHED_DECORATORS):
                 cached.add(statement.name)
+            facts.wrappers[statement.name] = wrapper_bodies(statement, scope.functions)
+    for attr, method, memoises in descriptor_methods(node, scope.classes):
+        if attr not in facts.methods:  # its __get__ runs on each read of self.<attr>
+            facts.methods[attr] = method
+            if not memoises:  # (one that keeps its answer stores it: a sink of its own)
+                facts.properties[attr] = False
+    for method in scope.patched.get(node.name, ()):  # Cls.method = fn: fn runs as it
+        if method.name in facts.methods:
+            facts.wrappers.setdefault(method.name, []).append(method)
+        else:
+            facts.methods[method.name] = method
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
     facts.calls = {name: calls for name, (calls, _, _) in scans.items()}
@@ -945,7 +974,7 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
     and (with a package index) its bases and heirs in other modules; no flow run yet."""
     package = facts.package
     for node in _with_mixins(scope.class_nodes, nodes):
-        cls = _class_facts(node)
+        cls = _class_facts(node, scope)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
     for cls in facts.classes:

@@ -559,6 +559,8 @@ class MethodFlow(ast.NodeVisitor):
         if not base & STATE or attr in SHARED_POOLS:
             return CLEAN
         stale = base & STALE
+        if attr in TYPE_PROBES and not base & RECORD:  # its class or class name: a choice
+            return SWA | CHOICE | stale
         if base & POOL and not base & RECORD:
             if per_layer_data(attr):  # pool.get_key_scale(i), pool.get_value_buffer: its data
                 return SWA | stale
@@ -645,6 +647,8 @@ class MethodFlow(ast.NodeVisitor):
             last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
             if name in ("bool", "callable"):  # callable(getattr(pool, "translate_...", None))
                 return self.truth(args[last], values[last])
+            if name == "type" and values[last] & STATE and not values[last] & RECORD:
+                return values[last] | CHOICE  # the pool's class: picked by what it is
             return values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
             return values[len(args) - 1]
@@ -761,7 +765,7 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
-            return SWA | (base & STALE)
+            return SWA | (base & (STALE | CHOICE))  # (a type name lowered: still the choice)
         if base & POOL and not base & RECORD and not returns_pool_data(func.attr):
             return CLEAN  # pool.get_kv_cache_quant_method(): configuration, not its data
         # a helper's method called returns its result, not the object it is bound to; but a

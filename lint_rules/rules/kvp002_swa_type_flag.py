@@ -330,6 +330,45 @@ class SwaTypeFlag(Rule):
                       (19, "KVP002"), (20, "KVP002"), (21, "KVP003"), (22, "KVP002"),
                       (23, "KVP002")),
         ),
+        Invalid(
+            # code that runs as a method without being one: the wrapper a decorator of the
+            # module puts in place of __init__, a descriptor's __get__ that memoises its first
+            # answer into the instance (its obj is the backend), a function assigned later
+            dedent(
+                """\
+                def keep_kind(init):
+                    def wrapper(backend, model_runner):
+                        init(backend, model_runner)
+                        backend.swa_now = hasattr(model_runner.token_to_kv_pool, "swa_kv_pool")
+                    return wrapper
+
+
+                class Memo:
+                    def __set_name__(self, owner, name):
+                        self.key = name
+
+                    def __get__(self, obj, owner=None):
+                        obj.__dict__[self.key] = isinstance(obj.token_to_kv_pool, SWAKVPool)
+                        return obj.__dict__[self.key]
+
+
+                def _graph_state(self, max_bs, max_num_tokens):
+                    self.graph_swa = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+
+                class InstalledBackend(AttentionBackend):
+                    windowed = Memo()
+
+                    @keep_kind
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+
+                InstalledBackend.init_cuda_graph_state = _graph_state
+                """
+            ),
+            expected=((4, "KVP002"), (13, "KVP002"), (18, "KVP002")),
+        ),
     )
     CODE = "KVP002"
     NAME = "swa-type-flag"

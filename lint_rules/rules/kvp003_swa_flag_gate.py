@@ -25,7 +25,9 @@ class SwaFlagGate(Rule):
         (``global NAME``), read reflectively (``vars(self).get(...)``, ``getattr(self, name)``),
         or used as a lookup key (``names[self.flag]``, ``table.get(self.flag)``), a field of a
         record a factory built from the pool (``self.view.is_swa``), membership in a list a pool
-        type test filtered (``layer_id in self.swa_ids``), and a test of the pool against another
+        type test filtered (``layer_id in self.swa_ids``), decisions in code that runs as a
+        method (a decorator's wrapper, a class made with ``type()``, ``Cls.method = fn``, a
+        memoising descriptor's ``__get__``), and a test of the pool against another
         class (``self.is_mla``: no fix, test ``self.token_to_kv_pool`` where it is used). Live
         state is not a flag: a read-only property evaluating the current pool, a flag recomputed
         from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
@@ -178,6 +180,40 @@ class SwaFlagGate(Rule):
                         if self._is_swa(self.token_to_kv_pool) and self.geom.window > 0:
                             return self.tables[layer.layer_id]
                         return q if _WINDOW else k
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: a descriptor that tests the pool on every read, a decorator whose
+            # wrapper keeps geometry, a function installed later that reads the live pool
+            dedent(
+                """\
+                class LiveFlag:
+                    def __get__(self, obj, owner=None):
+                        return obj is not None and isinstance(obj.token_to_kv_pool, SWAKVPool)
+
+
+                def keep_page_size(init):
+                    def wrapper(self, model_runner):
+                        init(self, model_runner)
+                        self.page = model_runner.token_to_kv_pool.page_size
+                    return wrapper
+
+
+                def _metadata(self, forward_batch):
+                    if isinstance(self.token_to_kv_pool, SWAKVPool) and self.windowed:
+                        forward_batch.page = self.page
+
+
+                class LiveInstalledBackend(AttentionBackend):
+                    windowed = LiveFlag()
+
+                    @keep_page_size
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+
+                LiveInstalledBackend.init_forward_metadata = _metadata
                 """
             )
         ),
@@ -555,6 +591,41 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((9, "KVP001"), (12, "KVP003")),
+        ),
+        Invalid(
+            # a class made with type() from functions of the module: its methods are a
+            # backend's; a wrapper around a per-forward method gates like the method
+            dedent(
+                """\
+                def _init(self, model_runner):
+                    self.token_to_kv_pool = model_runner.token_to_kv_pool
+                    self.kind = type(model_runner.token_to_kv_pool).__name__
+
+
+                def _metadata(self, forward_batch):
+                    if self.kind == "SWAKVPool":
+                        forward_batch.swa = True
+
+
+                def traced(forward):
+                    def wrapper(self, q, k, v, layer, forward_batch):
+                        if self.kind.startswith("SWA"):
+                            q = q.contiguous()
+                        return forward(self, q, k, v, layer, forward_batch)
+                    return wrapper
+
+
+                MadeBackend = type("MadeBackend", (AttentionBackend,),
+                                   {"__init__": _init, "init_forward_metadata": _metadata})
+
+
+                class TracedBackend(MadeBackend):
+                    @traced
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return q
+                """
+            ),
+            expected=((3, "KVP001"), (7, "KVP003"), (13, "KVP003")),
         ),
     )
     CODE = "KVP003"

@@ -1,0 +1,190 @@
+"""Code that runs as a method of a backend without being a method of its class statement.
+
+- A method wrapped by a decorator defined in the module: the wrapper the decorator returns
+  runs in its place (``wrapper_bodies``: its body is analysed as that method).
+- A class made with ``type(name, bases, namespace)`` from functions of the module
+  (``made_classes``), and functions assigned to a class later, ``Cls.method = fn``
+  (``patched_methods``).
+- A descriptor class of the module installed as a class attribute (``flag = Memo()``): its
+  ``__get__`` runs on every read of ``self.flag``, with its ``obj`` as the backend
+  (``descriptor_methods``); one that writes into ``obj.__dict__`` memoises its first answer.
+
+Each is handed to the analysis as an ordinary function of the class. Copies keep the original
+nodes' positions, so findings point into the code that runs.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from lint_rules.rules._flow import const_str, last_name
+
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+INSTANCE = "self"
+DESCRIPTOR = "_descriptor"  # what a descriptor's own ``self`` is renamed to
+
+
+def _as_method(function: ast.AST, name: str) -> ast.AST:
+    """A shallow copy of ``function`` named ``name`` (its body is the same nodes)."""
+    method = copy.copy(function)
+    method.name = name
+    return method
+
+
+def _returned_defs(decorator: ast.AST) -> List[ast.AST]:
+    """The nested functions a decorator returns (``return wrapper``)."""
+    nested = {s.name: s for s in decorator.body if isinstance(s, FUNCTIONS)}
+    returned = [s.value.id for s in ast.walk(decorator) if isinstance(s, ast.Return)
+                and isinstance(s.value, ast.Name)]
+    return [nested[name] for name in returned if name in nested]
+
+
+def wrapper_bodies(method: ast.AST, functions: Dict[str, ast.AST]) -> List[ast.AST]:
+    """The wrappers that run in place of ``method``: those returned by each decorator of it
+    that is a function of the module (the instance is their first parameter)."""
+    found = []
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Name) and decorator.id in functions:
+            for wrapper in _returned_defs(functions[decorator.id]):
+                found.append(_renamed(wrapper, _first_param(wrapper), method.name))
+    return found
+
+
+def _first_param(function: ast.AST) -> Optional[str]:
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else None
+
+
+def _renamed(function: ast.AST, instance: Optional[str], name: str,
+             descriptor: Optional[str] = None, names: Optional[Dict[str, str]] = None) -> ast.AST:
+    """``function`` as a method called ``name``: its parameter ``instance`` is ``self``, its
+    own ``self`` (a descriptor's) is ``_descriptor``, and ``_descriptor.<attr>`` for an attr in
+    ``names`` is the constant it holds (the attribute name ``__set_name__`` kept)."""
+    if instance in (None, INSTANCE) and descriptor is None:
+        return _as_method(function, name)
+    renames = {instance: INSTANCE}
+    if descriptor is not None:
+        renames[descriptor] = DESCRIPTOR
+    method = _Renamer(renames, names or {}).visit(copy.deepcopy(function))
+    method.name = name
+    return method
+
+
+class _Renamer(ast.NodeTransformer):
+    def __init__(self, renames: Dict[str, str], names: Dict[str, str]) -> None:
+        self.renames, self.names = renames, names
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.renames:
+            node.id = self.renames[node.id]
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        if node.arg in self.renames:
+            node.arg = self.renames[node.arg]
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.value, ast.Name) and node.value.id == DESCRIPTOR and \
+                node.attr in self.names:
+            return ast.copy_location(ast.Constant(self.names[node.attr]), node)
+        return node
+
+
+def made_classes(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST]) -> list:
+    """``Name = type("Name", (Base,), {"__init__": init, ...})``: a class statement built
+    from the functions of the module the namespace names (placed at the call)."""
+    found = []
+    for statement in statements:
+        call = statement.value if isinstance(statement, ast.Assign) else None
+        if not (isinstance(call, ast.Call) and last_name(call.func) == "type"
+                and len(call.args) == 3 and isinstance(call.args[2], ast.Dict)):
+            continue
+        name = const_str(call.args[0]) or last_name(statement.targets[0])
+        bases = call.args[1].elts if isinstance(call.args[1], (ast.Tuple, ast.List)) else []
+        body = [_as_method(functions[value.id], const_str(key))
+                for key, value in zip(call.args[2].keys, call.args[2].values)
+                if const_str(key) and isinstance(value, ast.Name) and value.id in functions]
+        if name and body:
+            node = ast.ClassDef(name=name, bases=list(bases), keywords=[], body=body,
+                                decorator_list=[])
+            if "type_params" in ast.ClassDef._fields:  # (Python 3.12+)
+                node.type_params = []
+            found.append(ast.copy_location(node, call))
+            node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
+    return found
+
+
+def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST]) -> dict:
+    """``{class name: [method, ...]}`` for ``Cls.method = fn`` at module level."""
+    found: Dict[str, list] = {}
+    for statement in statements:
+        if not isinstance(statement, ast.Assign) or not isinstance(statement.value, ast.Name):
+            continue
+        function = functions.get(statement.value.id)
+        for target in statement.targets:
+            if function is not None and isinstance(target, ast.Attribute) and isinstance(
+                    target.value, ast.Name):
+                found.setdefault(target.value.id, []).append(_as_method(function, target.attr))
+    return found
+
+
+def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> list:
+    """``(attr, method, memoises)`` for each ``attr = Descriptor(...)`` of the class body whose
+    class (of the module) defines ``__get__``: that ``__get__`` as a method named ``attr``, and
+    whether it writes into the instance (``obj.__dict__[...] = value``: its first answer is
+    kept)."""
+    found = []
+    for statement in node.body:
+        if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+            continue
+        descriptor = classes.get(last_name(statement.value.func))
+        getter = _method(descriptor, "__get__") if descriptor is not None else None
+        params = [a.arg for a in getter.args.args] if getter is not None else []
+        if len(params) < 2:
+            continue
+        for target in statement.targets:
+            if isinstance(target, ast.Name):
+                names = {kept: target.id for kept in _set_name_attrs(descriptor)}
+                method = _renamed(getter, params[1], target.id, params[0], names)
+                found.append((target.id, method, _memoises(method)))
+    return found
+
+
+def _method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    return next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == name), None)
+
+
+def _set_name_attrs(descriptor: ast.ClassDef) -> Tuple[str, ...]:
+    """The descriptor's attributes ``__set_name__(self, owner, name)`` sets to ``name``."""
+    hook = _method(descriptor, "__set_name__")
+    if hook is None or len(hook.args.args) < 3:
+        return ()
+    own, name = hook.args.args[0].arg, hook.args.args[2].arg
+    return tuple(
+        t.attr for s in ast.walk(hook) if isinstance(s, ast.Assign)
+        and isinstance(s.value, ast.Name) and s.value.id == name
+        for t in s.targets if isinstance(t, ast.Attribute)
+        and isinstance(t.value, ast.Name) and t.value.id == own)
+
+
+def _memoises(method: ast.AST) -> bool:
+    """The method writes into its instance: ``self.__dict__[...] = v``, ``setattr(self, ...)``,
+    ``self.__dict__.update/setdefault(...)``."""
+    for node in ast.walk(method):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                _instance_dict(node.value):
+            return True
+        if isinstance(node, ast.Call) and (
+                last_name(node.func) == "setattr" and node.args and last_name(node.args[0])
+                == INSTANCE or isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "update", "setdefault") and _instance_dict(node.func.value)):
+            return True
+    return False
+
+
+def _instance_dict(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and isinstance(
+        node.value, ast.Name) and node.value.id == INSTANCE
