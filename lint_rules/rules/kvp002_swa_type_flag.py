@@ -50,9 +50,10 @@ class SwaTypeFlag(Rule):
         probes it with ``hasattr`` or a defaulted ``getattr``, reads it from the class object, or
         writes attributes through ``setattr`` with a computed name, ``__dict__`` or ``vars()``.
         Otherwise the finding is shown without ``[*]``. When a package is linted as a directory,
-        a subclass (at any depth) in another module that may bind the name (assigns or deletes
-        it, or names it in a string) declines the fix too: it would read or shadow the property;
-        files named one by one, and flake8, see only themselves.
+        a subclass (at any depth) in another module that may bind the name or the pool attribute
+        (assigns or deletes it, or names it in a string) declines the fix too: it would read or
+        shadow the property, or re-resolve the pool the property reads; files named one by one,
+        and flake8, see only themselves.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern, and changes

@@ -46,7 +46,8 @@ class SwaFlagGate(Rule):
         gate reads it afterwards, and nothing can make the two disagree later (the file never
         deletes either attribute nor writes attributes through ``setattr`` with a computed name,
         ``__dict__`` or ``vars()``; no class of the same-file family holds a descriptor of the
-        flag's name or an attribute hook).
+        flag's name or an attribute hook). When a package is linted as a directory, a subclass
+        in another module that may bind the flag or the pool attribute declines it too.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern (the flag's

@@ -1,6 +1,7 @@
 """Safe fixes in package mode: a subclass in another module that binds the flag (in ``__init__``
 or as a class attribute) would read the new property instead of its own value, or have its class
-attribute shadow it, so the property fix is not offered for that flag (nor a gate rewrite)."""
+attribute shadow it, so the property fix is not offered for that flag (nor a gate rewrite); one
+that re-resolves the pool attribute the fixes read would change what they test in it."""
 from __future__ import annotations
 
 import json
@@ -32,6 +33,10 @@ class ParentAttnBackend(AttentionBackend):
 '''
 CHILDREN = {
     "init store": "        super().__init__(model_runner)\n        self.use_swa = False\n",
+    # re-resolving the pool the fixes read: the property and the rewritten gate would read the
+    # subclass's pool where the flag kept the parent's resolution
+    "pool re-resolved": "        super().__init__(model_runner)\n        self._swa_kv_pool = "
+                        "model_runner.token_to_kv_pool_allocator.get_kvcache()\n",
     "class attribute": None,
     "grandchild store": "        super().__init__(model_runner)\n",
 }
