@@ -175,9 +175,9 @@ def lint(args: argparse.Namespace) -> int:
 
         try:
             source = read_stdin()
+            result, fixed = lint_stdin(stdin_name, source, config, mode, args.unsafe_fixes)
         except StdinError as exc:
             raise UsageError(str(exc))
-        result, fixed = lint_stdin(stdin_name, source, config, mode, args.unsafe_fixes)
         linted = {_display(stdin_name): source if fixed is None else fixed}
     else:
         result, fixed = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,

@@ -48,14 +48,18 @@ def lint_stdin(name: str, source: bytes, config: RunConfig, mode: str,
     # NAME's own codes (its per-file-ignores); the temporary path must match nothing else
     alone = dataclasses.replace(config, codes=config.codes_for(name), per_file_ignores=(),
                                 exclude=())
-    with tempfile.TemporaryDirectory(prefix="poolguard-stdin-") as folder:
-        path = os.path.join(folder, "stdin.py")
-        with open(path, "wb") as handle:
-            handle.write(source)
-        done = run([path], alone, mode="lint" if mode == "lint" else "fix", jobs=1,
-                   cache=ResultCache.disabled(), unsafe=unsafe)
-        with open(path, "rb") as handle:
-            fixed = handle.read()
+    try:
+        with tempfile.TemporaryDirectory(prefix="poolguard-stdin-") as folder:
+            path = os.path.join(folder, "stdin.py")
+            with open(path, "wb") as handle:
+                handle.write(source)
+            done = run([path], alone, mode="lint" if mode == "lint" else "fix", jobs=1,
+                       cache=ResultCache.disabled(), unsafe=unsafe)
+            with open(path, "rb") as handle:
+                fixed = handle.read()
+    except OSError as exc:  # no writable temporary directory (full, read-only, missing)
+        raise StdinError(f"cannot lint standard input: no temporary file for it "
+                         f"({exc.strerror or exc}; set TMPDIR to a writable folder)") from None
     files = [FileResult(name, r.findings, _renamed(r.error, path, name)) for r in done.files]
     if files and mode == "diff" and fixed != source:
         files[0].diff = _unified_diff(name, source, fixed)

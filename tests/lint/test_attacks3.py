@@ -19,6 +19,19 @@ from lint_rules.runner import default_jobs
 PREFIX = read_example("trtllm_backend_prefix.py")  # KVP001, a safe KVP002 fix, two KVP003
 
 
+@pytest.fixture(autouse=True)
+def _signals_kept():
+    """``main(["lint", ...])`` in this process routes the stop signals to the run: undo it."""
+    import signal
+
+    from lint_rules.commands import STOP_SIGNALS
+
+    kept = {stop: signal.getsignal(stop) for stop in STOP_SIGNALS}
+    yield
+    for stop, handler in kept.items():
+        signal.signal(stop, handler)
+
+
 @pytest.mark.parametrize("value", ["100000", str(10 ** 30), "auto", " auto"])
 def test_jobs_above_the_cpus_is_capped_at_them(value):
     # one worker per CPU at most: --jobs 100000 used to fork one process per file
@@ -220,3 +233,14 @@ def test_a_bad_literal_is_never_called_newer_syntax(literal):
 
     [finding] = lint_source(STALE + f"        x = {literal}\n")
     assert finding.code == "KVP900" and finding.line == 4 and "newer" not in finding.message
+
+
+def test_stdin_without_a_writable_temporary_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    import io
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))  # what TMPDIR resolved to
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(STALE.encode())))
+    assert main(["lint", "--isolated", "--no-cache", "-"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "poolguard: error: cannot lint standard input: no temporary file for it (No such file")
