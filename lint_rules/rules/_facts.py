@@ -25,6 +25,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
     descriptor_methods,
+    handed_helpers,
     made_classes,
     patched_methods,
     wrapper_bodies,
@@ -691,10 +692,11 @@ def _sink_of(cls: ClassFacts, attr: str) -> Taint:
     return value
 
 
-def _scan(function: ast.AST) -> Tuple[set, bool, set]:
-    """One walk of a method: the ``self.<m>()`` it calls, whether it asks the allocator, and
-    how it binds ``token_to_kv_pool`` (``ClassFacts.pool_binds``)."""
-    calls, asks, binds = set(), False, set()
+def _scan(function: ast.AST) -> Tuple[set, bool, set, dict]:
+    """One walk of a method: the ``self.<m>()`` it calls, whether it asks the allocator, how
+    it binds ``token_to_kv_pool`` (``ClassFacts.pool_binds``), and the functions it hands
+    ``self`` to (``helper(self, ...)``: name -> the argument's position)."""
+    calls, asks, binds, handed = set(), False, set(), {}
     for node in nodes_under(function):
         if isinstance(node, ast.Attribute):
             if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
@@ -705,9 +707,11 @@ def _scan(function: ast.AST) -> Tuple[set, bool, set]:
             func = node.func
             if isinstance(func, ast.Attribute) and is_self(func.value):
                 calls.add(func.attr)
+            elif isinstance(func, ast.Name):
+                handed.update((func.id, i) for i, a in enumerate(node.args) if is_self(a))
         elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
             asks = True
-    return calls, asks, binds
+    return calls, asks, binds, handed
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
@@ -754,11 +758,16 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[method.name] = method
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
-    facts.calls = {name: calls for name, (calls, _, _) in scans.items()}
+    facts.calls = {name: calls for name, (calls, _, _, _) in scans.items()}
     facts.resolvers = frozenset(  # methods that ask the allocator: the fix itself
-        name for name, (_, asks, _) in scans.items() if asks and name != "__init__"
+        name for name, (_, asks, _, _) in scans.items() if asks and name != "__init__"
     )
-    facts.pool_binds = frozenset(bind for _, _, binds in scans.values() for bind in binds)
+    facts.pool_binds = frozenset(bind for _, _, binds, _ in scans.values() for bind in binds)
+    for caller, (_, _, _, handed) in scans.items():
+        for name, method in handed_helpers(handed, scope.functions, facts.methods):
+            facts.methods[name] = method  # helper(self): its body reads this backend
+            facts.calls[name] = set()
+            facts.calls[caller].add(name)
     return facts
 
 

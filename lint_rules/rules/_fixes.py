@@ -41,6 +41,8 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     pool_attr = facts.options.pool_attr
     if flag is None or flag.exact is None or gate.kind in ("call", "read"):
         return None  # a helper's result, or a read inside a larger expression: no safe rewrite
+    if not _in_class(cls, gate.node):
+        return None  # installed code (a wrapper, Cls.m = fn) may name the instance otherwise
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
         return None  # read before the flag exists
@@ -62,7 +64,7 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
                  is_none: bool = False) -> Optional[Fix]:
     """Drop ``self.<flag> = ...`` and add a read-only ``<flag>`` property over the pool."""
     statement, pool_attr = store.statement, facts.options.pool_attr
-    if not _removable(store) or not facts.provides_pool(cls):
+    if not _removable(store) or not facts.provides_pool(cls) or not _in_class(cls, store.node):
         return None
     if facts.times_stored(store.attr) != 1 or any(
         store.attr in c.methods for c in facts.relatives(cls)
@@ -88,6 +90,13 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
 
 
 # -- what the property fix must prove ----------------------------------------------------------
+def _in_class(cls: ClassFacts, node: ast.AST) -> bool:
+    """``node`` lies in the class statement (not in code installed into the class from
+    outside: a decorator's wrapper, a function of a ``type()`` class or ``Cls.m = fn``)."""
+    start, end = cls.node.lineno, getattr(cls.node, "end_lineno", None) or cls.node.lineno
+    return start <= node.lineno <= end
+
+
 def _unprovable(facts: FileFacts, cls: ClassFacts, store: Store) -> bool:
     """Anything in the file that could make the property fail to import or read otherwise."""
     name, uses = store.attr, file_uses(facts)

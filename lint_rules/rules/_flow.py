@@ -27,8 +27,12 @@ from lint_rules.rules._vocab import (
     ACTIVE_POOL,
     ALLOCATOR,
     ALLOCATOR_POOL,
+    BACKEND_ACCESSORS,
     CONTAINERS,
+    CONTEXT_ACCESSOR,
+    CONTEXT_BACKEND,
     FILLERS,
+    POOL_ACCESSORS,
     REDUCERS,
     SHARED_POOLS,
     TYPE_PROBES,
@@ -497,6 +501,9 @@ class MethodFlow(ast.NodeVisitor):
                 if self_path(holder) is not None:  # self.model_runner.token_to_kv_pool
                     self.runner_reads.append(node)
             return self.source(POOL | STALE)
+        if name == ACTIVE_POOL and _current_backend(holder):  # get_attn_backend().token_...
+            self.visit(holder)
+            return self.current_pool()
         if is_flag_name(name) and self.is_runner(holder) and not _through_pool(holder):
             self.visit(holder)
             return RUNNER | STALE
@@ -535,6 +542,12 @@ class MethodFlow(ast.NodeVisitor):
             return self.source(self.derived(self.visit(holder), name))
         finally:
             self.deciding = deciding
+
+    def current_pool(self) -> Taint:
+        """The pool of the forward under way (a forward-context accessor): live when read,
+        in a closure too (asked when it is called); kept outside per-forward code, it is the
+        pool of the moment it was asked."""
+        return CLEAN if self.deferred else self.source(POOL)
 
     def source(self, value: Taint) -> Taint:
         """Every pool-derived read inside an open ``try`` decides what its handlers do."""
@@ -633,6 +646,8 @@ class MethodFlow(ast.NodeVisitor):
         if path is not None and len(args) == 1:  # fetch = attrgetter("token_to_kv_pool")
             read = _chain(args[0], path, node)
             return self.attribute(node, read.value, read.attr)
+        if name in POOL_ACCESSORS and not args and name not in self.env:
+            return self.current_pool()  # get_token_to_kv_pool(): this forward's pool
         if name in REDUCERS and len(args) == 1 and not node.keywords:
             return self.reduced(args[0])
         values = tuple(self.visit(a) for a in args) + tuple(
@@ -1267,8 +1282,18 @@ class MethodFlow(ast.NodeVisitor):
         for item in node.items:
             value = self.visit(item.context_expr)
             if item.optional_vars is not None:
-                self.bind(item.optional_vars, item.context_expr, value, None)
+                self.bind(item.optional_vars, item.context_expr, self.entered(item, value), None)
         self.under(CLEAN, [node.body])
+
+    def entered(self, item: ast.withitem, value: Taint) -> Taint:
+        """What ``with cm as target`` binds: what a generator context manager yields (an
+        element of what it returns), else the manager itself; an unknown manager made from
+        the pool (``with scoped(pool) as p``) hands back that pool."""
+        held = element(value) if value & RECORD else value
+        call = item.context_expr
+        if not held and isinstance(call, ast.Call) and type(call.func) is ast.Name:
+            held = union(v for v in map(self.visit, call.args) if v & POOL and not v & RECORD)
+        return held
 
     visit_AsyncWith = visit_With
 
@@ -1402,6 +1427,15 @@ def _through_pool(node: ast.AST) -> bool:
             return True
         node = node.value
     return False
+
+
+def _current_backend(node: ast.AST) -> bool:
+    """``get_attn_backend()`` / ``get_forward_context().attn_backend``: the backend of the
+    forward under way."""
+    if isinstance(node, ast.Attribute) and node.attr == CONTEXT_BACKEND:
+        node = node.value
+        return isinstance(node, ast.Call) and last_name(node.func) == CONTEXT_ACCESSOR
+    return isinstance(node, ast.Call) and last_name(node.func) in BACKEND_ACCESSORS
 
 
 def _global_key(node: ast.AST) -> Optional[str]:

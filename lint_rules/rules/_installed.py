@@ -1,5 +1,7 @@
 """Code that runs as a method of a backend without being a method of its class statement.
 
+- A function of the module a method hands ``self`` to (``helper(self)``): its body reads the
+  backend (``handed_helpers``).
 - A method wrapped by a decorator defined in the module: the wrapper the decorator returns
   runs in its place (``wrapper_bodies``: its body is analysed as that method).
 - A class made with ``type(name, bases, namespace)`` from functions of the module
@@ -91,6 +93,22 @@ class _Renamer(ast.NodeTransformer):
                 node.attr in self.names:
             return ast.copy_location(ast.Constant(self.names[node.attr]), node)
         return node
+
+
+def handed_helpers(handed: Dict[str, int], functions: Dict[str, ast.AST],
+                   methods: Dict[str, ast.AST]) -> List[Tuple[str, ast.AST]]:
+    """``(name, method)`` for each function of the module a method hands ``self`` to
+    (``window_rows(self, table)``): its body read as a method, the parameter given ``self``
+    renamed to it (a decision on ``backend.flag`` there is one on the backend's flag)."""
+    found = []
+    for name, index in handed.items():
+        function = functions.get(name)
+        if function is None or name in methods or isinstance(function, ast.AsyncFunctionDef):
+            continue
+        positional = [*function.args.posonlyargs, *function.args.args]
+        if index < len(positional):
+            found.append((name, _renamed(function, positional[index].arg, name)))
+    return found
 
 
 def made_classes(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST]) -> list:

@@ -17,6 +17,11 @@ ALLOCATOR_POOL = "get_kvcache"  # the allocator's own pool: what a resolver cons
 # record or an inner backend, they are not the KV pool).
 SHARED_POOLS = ("req_to_token_pool", ALLOCATOR)
 DEFAULT_FLAG = "use_sliding_window_kv_pool"
+# SGLang's forward-context accessors (sglang.srt.model_executor.forward_context): the pool, or
+# the backend whose token_to_kv_pool is, of the forward under way when called.
+POOL_ACCESSORS = ("get_token_to_kv_pool",)
+BACKEND_ACCESSORS = ("get_attn_backend",)
+CONTEXT_ACCESSOR, CONTEXT_BACKEND = "get_forward_context", "attn_backend"
 BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
 # Methods of SGLang's attention backend protocol: a class defining one is a backend whatever it
 # and its bases are called (``DllmFlashAttention``, a helper base ``_DecodeOnly``).

@@ -79,8 +79,11 @@ class StalePoolState(Rule):
         comprehensions (a walrus in one binds outside it), ``setattr(self, "name", ...)``,
         lambdas and closures, same-class helpers and factories called with the pool (a
         classmethod or staticmethod building a record, a closure factory, a generator
-        materialised with ``dict()``/``list()``); per-layer buffers and scales read off a
-        pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
+        materialised with ``dict()``/``list()``), the pool reached by other routes
+        (``get_token_to_kv_pool()`` and ``get_attn_backend().token_to_kv_pool`` asked outside
+        per-forward code, the target of a ``with`` whose manager yields the pool or is made
+        from it, a module helper the backend hands itself to); per-layer buffers and scales read
+        off a pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
         decision outside per-forward code (control dependence): a buffer allocated under a
         stored SWA flag in ``init_cuda_graph_state`` (``if self.is_swa: self.table = ...``, a
         ternary, a container entry, a helper that returns early on the flag), a value picked by
@@ -424,6 +427,32 @@ class StalePoolState(Rule):
                 class StepsDraftBackend:
                     def __init__(self, model_runner):
                         self.attn_backends = [_Inner(model_runner) for _ in range(3)]
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: the accessor asked per forward or in a closure, a with over a lock,
+            # a helper the backend hands itself to that reads its live pool
+            dedent(
+                """\
+                def _live_rows(backend, table):
+                    pool = backend.token_to_kv_pool
+                    return pool.full_to_swa_index_mapping[table] if hasattr(
+                        pool, "swa_kv_pool") else table
+
+
+                class ReachedLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._lock = threading.Lock()
+                        self._current = lambda: get_token_to_kv_pool()
+                        with self._lock:
+                            self.heads = get_token_to_kv_pool().head_num
+
+                    def init_forward_metadata(self, forward_batch):
+                        pool = get_token_to_kv_pool()
+                        if isinstance(pool, SWAKVPool):
+                            forward_batch.rows = _live_rows(self, forward_batch.table)
                 """
             )
         ),
@@ -782,6 +811,35 @@ class StalePoolState(Rule):
             ),
             expected=((17, "KVP001"), (18, "KVP001"), (20, "KVP001"), (21, "KVP001"),
                       (22, "KVP001")),
+        ),
+        Invalid(
+            # the pool reached by other routes: SGLang's forward-context accessors asked in
+            # __init__, the target of a with whose manager yields the pool or is made from it,
+            # a module helper the backend hands itself to
+            dedent(
+                """\
+                def _keep_mapping(backend):
+                    backend.mapping = backend.token_to_kv_pool.full_to_swa_index_mapping
+
+
+                class ReachedPoolBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.ctx_pool = get_token_to_kv_pool()
+                        self.ctx_sub = get_attn_backend().token_to_kv_pool.swa_kv_pool
+                        with self._pool() as pool:
+                            self.to_swa = pool.translate_loc_from_full_to_swa
+                        with scoped(model_runner.token_to_kv_pool) as scoped_pool:
+                            self.scoped = scoped_pool
+                        _keep_mapping(self)
+
+                    @contextlib.contextmanager
+                    def _pool(self):
+                        yield self.token_to_kv_pool
+                """
+            ),
+            expected=((2, "KVP001"), (8, "KVP001"), (9, "KVP001"), (11, "KVP001"),
+                      (13, "KVP001")),
         ),
     )
     CODE = "KVP001"

@@ -628,6 +628,28 @@ class SwaFlagGate(Rule):
             ),
             expected=((3, "KVP001"), (7, "KVP003"), (13, "KVP003")),
         ),
+        Invalid(
+            # a module helper the backend hands itself to (window_rows(self)): a decision on
+            # backend.flag there is one on the backend's stale flag
+            dedent(
+                """\
+                def window_rows(backend, table):
+                    if backend.window_on:
+                        return backend.token_to_kv_pool.full_to_swa_index_mapping[table]
+                    return table
+
+
+                class HelperGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.window_on = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+                    def init_forward_metadata(self, forward_batch):
+                        forward_batch.rows = window_rows(self, forward_batch.table)
+                """
+            ),
+            expected=((2, "KVP003"), (10, "KVP002")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
