@@ -144,12 +144,15 @@ def measure_backends(repeats: int) -> dict:
 
 GENERIC_CLASSES = ("QwenSparseAttnBackend", "TorchFlexAttnBackend")  # build whole on a CPU
 # Correct classes of the test suite's forms, each exercising one of the generic check's rarer
-# paths: a flag its code proves, records, inner backends in a dict, class attributes.
+# paths: a flag its code proves, records, inner backends in a dict or a record, class
+# attributes, __slots__.
 GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("blind_backends", "LiveWrapperAttnBackend"),
                  ("guard_forms", "WindowGeometryAttnBackend"),
                  ("guard_forms", "LiveDictWrapperAttnBackend"),
-                 ("guard_forms", "CapabilityClassAttnBackend"))
+                 ("guard_forms", "CapabilityClassAttnBackend"),
+                 ("guard_forms3", "LiveInnerRecordAttnBackend"),
+                 ("guard_forms3", "SlotsGeometryAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
