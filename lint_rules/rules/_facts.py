@@ -54,6 +54,7 @@ from lint_rules.rules._flow import (
     nodes_under,
     params_of,
     self_attr,
+    self_path,
     union,
     untrusted,
 )
@@ -406,6 +407,10 @@ class ClassFlow:
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
         self.swap_point = _keeps_pool(facts)
         self.hands_pool_on = _hands_pool_on(facts)
+        # __getattr__ answers every read of a name the class never binds
+        self.delegate = next((c.methods["__getattr__"] for c in facts.family
+                              if "__getattr__" in c.methods), None)
+        self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
 
     def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
         """``params``: what ``__init__``'s parameters hold (an object built with them)."""
@@ -434,6 +439,7 @@ class _Pass:
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
         self.memo: Dict[tuple, Taint] = {}
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
+        self.delegations: Dict[str, Taint] = {}  # names __getattr__ answered -> what it gave
         self.depth = 0
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
         self.unsettled = False  # one key read with two different values
@@ -484,6 +490,7 @@ class _Pass:
         for name in (*cached, *sorted(self.facts.cached_methods)):
             stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
                 name, CLEAN), name, True, False, name in self.flow.resolvers))
+        fields.update((k, v) for k, v in self.delegations.items() if v & STALE)  # (as fields)
         return PassResult(self.env, stores, gates, reads, returns, fields)
 
     def _store(self, event, flow: MethodFlow) -> Store:
@@ -523,7 +530,30 @@ class _Pass:
             bits |= _sink_of(cls, path)
         for summary in (*self.facts.foreign, *self.facts.heirs):
             bits |= Taint(summary.stores.get(path, 0))
+        if not bits and self._delegated_name(path):
+            return self.delegated(path)
         return bits | STALE if bits else CLEAN
+
+    def _delegated_name(self, path: str) -> bool:
+        """``self.<path>`` is answered by ``__getattr__``: nothing of the class binds it."""
+        return self.flow.delegate is not None and "." not in path and not path.startswith(
+            "__") and path not in self.flow.bound and not any(
+            path in c.methods for c in self.facts.family)
+
+    def delegated(self, path: str) -> Taint:
+        """What ``__getattr__`` returns for the name ``path`` (``getattr(self._view, name)``
+        delegating to a stored pool gives that pool's ``path``)."""
+        key = ("getattr", path, ())
+        if key not in self.memo:
+            self.memo[key] = CLEAN  # recursion guard
+            function = self.flow.delegate
+            flow = MethodFlow(self, function, "__getattr__", record=False)
+            params = params_of(function)
+            if params:
+                flow.strings[params[0]] = path
+            self.memo[key] = flow.run(function.body).returned
+            self.delegations[path] = self.memo[key]
+        return self.memo[key]
 
     def global_value(self, name: str) -> Taint:
         value = self._read("globals", name)
@@ -673,6 +703,26 @@ def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
                    event.bits)
     for inner in flow.closures:
         yield from _gates_of(inner, method)
+
+
+def _bound_names(family: List[ClassFacts]) -> frozenset:
+    """Every name the classes' methods bind on ``self`` (in any spelling of a store) or define
+    in their bodies: what ``__getattr__`` is never asked for."""
+    names = set()
+    for cls in family:
+        names.update(cls.methods)
+        names.update(t.id for s in cls.node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                     for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+                     if isinstance(t, ast.Name))
+        for method in cls.methods.values():
+            for node in ast.walk(method):
+                if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
+                        node.ctx, (ast.Store, ast.Del)) and self_path(node) is not None:
+                    names.add(self_path(node).split(".")[0])
+                elif isinstance(node, ast.Call) and last_name(node.func) in (
+                        "setattr", "__setattr__") and len(node.args) > 1:
+                    names.add(const_str(node.args[1]) or "")
+    return frozenset(names)
 
 
 def _factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
@@ -861,7 +911,8 @@ class FileFacts:
             return foreign if foreign.name else None
         stores = self.stores_of(cls, name)
         sinks = [s for s in stores if s.sink]
-        if not stores and "." in name:  # a field of a stored record: self.layout.enabled
+        if not stores and ("." in name or any(name in c.fields for c in family)):
+            # a field of a stored record (self.layout.enabled), or what __getattr__ answers
             held = [c.fields[name] for c in family if name in c.fields]
             return Flag(name, pool_type=not any(
                 b & (TYPE | RUNNER | CHOICE) for b in held)) if any(map(untrusted, held)) else None

@@ -218,6 +218,25 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alike: __getattr__ delegating to the live pool answers for this forward
+            dedent(
+                """\
+                class LiveDelegatingBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    def __getattr__(self, name):
+                        if name.startswith("__"):
+                            raise AttributeError(name)
+                        return getattr(self.token_to_kv_pool, name)
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self.is_swa_pool:
+                            forward_batch.swa = True
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -649,6 +668,27 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((2, "KVP003"), (10, "KVP002")),
+        ),
+        Invalid(
+            # __getattr__ delegating to a pool kept in __init__: a name the class never binds
+            # is read off that snapshot (delegating to self.token_to_kv_pool would be live)
+            dedent(
+                """\
+                class DelegatingBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._snapshot = model_runner.token_to_kv_pool
+                        self.head_dim = 128
+
+                    def __getattr__(self, name):
+                        return getattr(self.__dict__["_snapshot"], name)
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self.is_swa_pool and self.head_dim > 64:
+                            forward_batch.swa = True
+                """
+            ),
+            expected=((4, "KVP001"), (11, "KVP003")),
         ),
     )
     CODE = "KVP003"
