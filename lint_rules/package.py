@@ -24,7 +24,7 @@ from lint_rules.cache import cache_dir, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
-from lint_rules.rules._vocab import BACKEND_SUFFIX
+from lint_rules.rules._vocab import BACKEND_SUFFIX, is_test_case
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
@@ -120,14 +120,17 @@ class PackageIndex:
         rules' vocabulary."""
         self.headers = {os.path.abspath(p): h for p, h in headers.items()}
         self.backends = backends = set()
+        tests = _test_cases(self.headers.values())
         grew = True
         while grew:  # a class is a backend if a base is one, in whichever file
             grew = False
             for rows in self.headers.values():
                 for name, bases in rows:
-                    if name not in backends and (name.endswith(BACKEND_SUFFIX) or any(
+                    if name in backends or name in tests:
+                        continue
+                    if name.endswith(BACKEND_SUFFIX) or any(
                             b.endswith(BACKEND_SUFFIX) or b in self.options.backend_bases
-                            or b in backends for b in bases)):  # (its own name: no bases)
+                            or b in backends for b in bases):  # (its own name: no bases)
                         backends.add(name)
                         grew = True
         inherited, holders = set(), set()
@@ -435,6 +438,19 @@ class PackageIndex:
         found = name in self.backends
         self._touch(f"{ASKED}backend:{name}", "1" if found else "0")
         return found
+
+
+def _test_cases(headers) -> set:
+    """Names of the package's unittest classes (and their subclasses): never backends."""
+    found, grew = set(), True
+    while grew:
+        grew = False
+        for rows in headers:
+            for name, bases in rows:
+                if name not in found and (is_test_case(bases) or found.intersection(bases)):
+                    found.add(name)
+                    grew = True
+    return found
 
 
 def _binding(attr: str) -> "re.Pattern":

@@ -66,9 +66,13 @@ from lint_rules.rules._vocab import (
     BACKEND_SUFFIX,
     CACHED_DECORATORS,
     DEFAULT_FLAG,
+    LAYER_METHODS,
+    LAYER_PARAM,
+    OWNED,
     PER_FORWARD_PARAMS,
     PER_FORWARD_WORDS,
     is_swa_word,
+    is_test_case,
 )
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -164,14 +168,14 @@ def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(
     package index, of another module)."""
     if classes is None:
         classes = list(class_statements(getattr(tree, "body", ())))
-    names: set = {node.name for node in classes if node.name.endswith(BACKEND_SUFFIX)
-                  or any(isinstance(s, FUNCTIONS) and s.name in BACKEND_METHODS
-                         for s in node.body)}
+    tests = _test_cases(classes)
+    names: set = {node.name for node in classes if node.name not in tests
+                  and (node.name.endswith(BACKEND_SUFFIX) or _by_protocol(node))}
     grew = True
     while grew:  # a class may derive from a local backend defined anywhere in the file
         grew = False
         for node in classes:
-            if node.name not in names and any(
+            if node.name not in names and node.name not in tests and any(
                 base.endswith(BACKEND_SUFFIX) or base in options.backend_bases or base in names
                 or base in foreign_backends
                 for base in map(last_name, node.bases)
@@ -179,6 +183,43 @@ def backend_classes(tree: ast.AST, options: Options, foreign_backends=frozenset(
                 names.add(node.name)
                 grew = True
     return [node for node in classes if node.name in names]
+
+
+def _test_cases(classes: list) -> set:
+    """Names of the unittest classes among ``classes``, and of their same-file subclasses."""
+    found = {node.name for node in classes if is_test_case(map(last_name, node.bases))}
+    grew = bool(found)
+    while grew:
+        grew = False
+        for node in classes:
+            if node.name not in found and found.intersection(map(last_name, node.bases)):
+                found.add(node.name)
+                grew = True
+    return found
+
+
+def _by_protocol(node: ast.ClassDef) -> bool:
+    """The class defines a method of the backend protocol as a backend does: a per-layer one
+    taking the layer, or a metadata one, in a class that does not create the pool it reads."""
+    methods = [s for s in node.body if isinstance(s, FUNCTIONS) and s.name in BACKEND_METHODS]
+    return any(
+        method.name not in LAYER_METHODS or any(LAYER_PARAM in p for p in params_of(method))
+        for method in methods) and not _creates_pool(node)
+
+
+def _creates_pool(node: ast.ClassDef) -> bool:
+    """``self.token_to_kv_pool = SWAKVPool(...)`` (or the allocator) from no other object's
+    pool: the class owns what it creates (the model runner), no swap rebinds it under it."""
+    for statement in nodes_under(node):
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call) and any(
+                self_attr(target) in OWNED for target in statement.targets):
+            call = statement.value
+            name = last_name(call.func)
+            if (name[:1].isupper() or name.lower().endswith("cls")) and not any(
+                    isinstance(n, ast.Attribute) and n.attr in OWNED and not is_self(n.value)
+                    for arg in (*call.args, *call.keywords) for n in nodes_under(arg)):
+                return True
+    return False
 
 
 def _with_mixins(classes: list, backends: list) -> list:

@@ -28,6 +28,14 @@ BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
 BACKEND_METHODS = ("forward_decode", "forward_extend", "forward_mixed", "init_forward_metadata",
                    "init_cuda_graph_state", "init_forward_metadata_capture_cuda_graph",
                    "init_forward_metadata_replay_cuda_graph")
+# A class is a backend by those methods only when it is one: its per-layer methods take the layer
+# they attend for (a model runner's ``forward_decode(forward_batch)`` runs the whole model) and it
+# does not create the pool or allocator (their owner, the runner, whose backends' pool is swapped).
+LAYER_METHODS = ("forward_decode", "forward_extend", "forward_mixed")
+LAYER_PARAM = "layer"
+OWNED = (ACTIVE_POOL, ALLOCATOR)
+# A unittest class (``TestFlashAttentionBackend(CustomTestCase)``) is never a backend.
+TEST_CASE_SUFFIX = "TestCase"
 # Words that make an attribute, a type name or a duck-typing string SWA-specific.
 SWA_WORDS = ("swa", "sliding", "layers_mapping", "translate_loc")
 # Prefixes of boolean flag names (a runner attribute ``is_hybrid_swa`` is a flag; a
@@ -110,6 +118,11 @@ def is_flag_like(name: str) -> bool:
 def is_flag_name(name: str) -> bool:
     """A boolean-looking SWA name: ``is_hybrid_swa``, ``use_sliding_window_kv_pool``."""
     return name.startswith(FLAG_PREFIXES) and is_swa_word(name)
+
+
+def is_test_case(bases) -> bool:
+    """Base names of a unittest class (``unittest.TestCase``, ``CustomTestCase``)."""
+    return any(base.endswith(TEST_CASE_SUFFIX) for base in bases)
 
 
 def may_match(source: str, options: Options = Options()) -> bool:

@@ -146,6 +146,42 @@ class SwaTypeFlag(Rule):
                 """
             )
         ),
+        Valid(
+            # not backends: the model runner (it creates the pool a swap rebinds on its
+            # backends; its forward runs the model on a batch, not one layer) and a unittest case
+            dedent(
+                """\
+                class ModelRunner:
+                    def __init__(self, model_config):
+                        self.is_hybrid_swa = model_config.is_hybrid_swa
+
+                    def init_memory_pool(self):
+                        if self.is_hybrid_swa:
+                            self.token_to_kv_pool = SWAKVPool(size=1, size_swa=1)
+
+                    def forward_decode(self, forward_batch, skip_attn_backend_init=False):
+                        return self.model.forward(forward_batch.input_ids, forward_batch)
+
+
+                class PoolOwner:
+                    def __init__(self, model_config):
+                        self.is_hybrid_swa = model_config.is_hybrid_swa
+                        self.token_to_kv_pool_allocator = SWATokenToKVPoolAllocator(size=1)
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self.is_hybrid_swa:
+                            self.metadata = forward_batch
+
+
+                class TestSWABackend(CustomTestCase):
+                    def setUp(self):
+                        self.is_swa = isinstance(self.model_runner.token_to_kv_pool, SWAKVPool)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return q if self.is_swa else k
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -369,6 +405,30 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((4, "KVP002"), (13, "KVP002"), (18, "KVP002")),
+        ),
+        Invalid(
+            # backends by protocol alone: a per-layer method taking the layer, a metadata
+            # method (its pool is read off the runner, not created here)
+            dedent(
+                """\
+                class DllmFlashAttention:
+                    def __init__(self, model_runner):
+                        self.is_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+                    def forward_extend(self, layer, q, k, v, forward_batch):
+                        return q
+
+
+                class MetadataOnly:
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = PoolView(model_runner.token_to_kv_pool)
+                        self.is_swa = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+                    def init_forward_metadata(self, forward_batch):
+                        return forward_batch
+                """
+            ),
+            expected=((3, "KVP002"), (11, "KVP001"), (12, "KVP002")),
         ),
     )
     CODE = "KVP002"
