@@ -120,7 +120,7 @@ def pool_of(value: Any) -> Any:
     if kind == _WEAKREF:
         return _captured_pool(value())
     if kind == _CACHED:  # a cached pool method, or a cached closure over a pool
-        return _captured_pool(value.__wrapped__)
+        return pool_of(value.__wrapped__)
     return None
 
 
@@ -513,7 +513,7 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
         if problem is not None:
             return problem
     for name, steps, path, swa in layout.class_nested:
-        problem = _slot_problem(outer, _follow(getattr(cls, name, None), steps), swa,
+        problem = _slot_problem(outer, _follow(cls, (operator.attrgetter(name), *steps)), swa,
                                 prefix + path, active, layer_id)
         if problem is not None:
             return problem

@@ -10,13 +10,18 @@ the backend's own ``__slots__``, a frozen slotted dataclass, a class made by a f
 methods close over the pool, inner backends built from the runner inside a record, a metadata
 builder's bound method in a list, a CUDA-graph buffer that is the own pool's mapping, per-layer
 lists of sub-pools, a verdict stored by a mixin under multiple inheritance, a pool method behind
-``functools.lru_cache``, a property made by a factory closing over the pool.
+``functools.lru_cache`` (over a pool method or a closure), a property made by a factory closing
+over the pool; correct look-alikes for each, and class-level utilities (a lock, a logger, an
+enum member, a descriptor raising on class access).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
+import logging
+import threading
 from types import SimpleNamespace
 
 import guard_forms as gf
@@ -251,6 +256,22 @@ class CachedReaderAttnBackend(_Base):
         self.key_of = functools.lru_cache(maxsize=8)(model_runner.token_to_kv_pool.get_key_buffer)
 
 
+class CachedClosureAttnBackend(_Base):
+    """``functools.lru_cache`` over a closure that captured the init-time pool."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", (FROZEN_KV,), "pages_of"
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        pool = model_runner.token_to_kv_pool
+
+        @functools.lru_cache(maxsize=8)
+        def pages_of(layer_id):
+            return pool.get_key_buffer(layer_id).shape[0]
+
+        self.pages_of = pages_of
+
+
 def _with_pool_property(cls, pool):
     """A class factory adding a property that returns the pool it closes over."""
     return type(cls.__name__, (cls,), {"kv_cache": property(lambda self: pool)})
@@ -475,6 +496,31 @@ class MixinGeometryAttnBackend(_GeometryMixin, _Base):
         self._setup_window()
 
 
+class _RaisingOnClass:
+    """A descriptor whose class-level read raises (an unbound lazy attribute)."""
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            raise RuntimeError("bound per instance")
+        return obj.token_to_kv_pool
+
+
+class ClassUtilitiesAttnBackend(_Base):
+    """Class attributes that are objects but hold no pool: a lock, a logger, an enum member, a
+    descriptor whose class-level read raises."""
+
+    EXPECT, CONFIGS = "correct", ALL
+    lock = threading.Lock()
+    log = logging.getLogger("guard_forms3")
+    mode = enum.Enum("Mode", "DECODE EXTEND").DECODE
+    live_kv = _RaisingOnClass()
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        with self.lock:
+            self.live_kv.get_key_buffer(layer.layer_id)
+        return q
+
+
 class CachedLiveReaderAttnBackend(_Base):
     """``functools.lru_cache`` over a method of the backend itself (reads the live pool)."""
 
@@ -493,13 +539,14 @@ STALE = (
     SlotsPoolAttnBackend, FrozenSlottedRecordAttnBackend, ClassFactoryAttnBackend,
     RunnerInnerRecordAttnBackend, BuilderMethodListAttnBackend, GraphMappingBufferAttnBackend,
     LayerSubPoolListAttnBackend, MixinVerdictAttnBackend, CachedReaderAttnBackend,
-    FactoryPropertyAttnBackend,
+    CachedClosureAttnBackend, FactoryPropertyAttnBackend,
 )
 CORRECT = (
     LiveHelperPropertyAttnBackend, PartialOverAllocatorAttnBackend, LiveDescriptorAttnBackend,
     SlotsGeometryAttnBackend, FrozenGeometryAttnBackend, WindowClassFactoryAttnBackend,
     LiveInnerRecordAttnBackend, PerCallBuilderAttnBackend, GraphWorkspaceAttnBackend,
-    LayerMaskAttnBackend, MixinGeometryAttnBackend, CachedLiveReaderAttnBackend,
+    LayerMaskAttnBackend, MixinGeometryAttnBackend, ClassUtilitiesAttnBackend,
+    CachedLiveReaderAttnBackend,
 )
 
 
