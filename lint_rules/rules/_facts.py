@@ -18,6 +18,7 @@ as a method without being one of the class statement (a decorator's wrapper, a c
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Tuple
@@ -336,7 +337,8 @@ class ModuleScope:
         if self._backends is None:
             foreign = self.package.backend_names(self) if self.package is not None else ()
             self._backends = frozenset(
-                node.name for node in backend_classes(self.tree, options, frozenset(foreign)))
+                node.name for node in backend_classes(self.tree, options, frozenset(foreign),
+                                                      self.class_nodes))
         return self._backends
 
     def instance(self, func: ast.AST, arguments: tuple, keywords: tuple,
@@ -783,10 +785,22 @@ def _sink_of(cls: ClassFacts, attr: str) -> Taint:
     return value
 
 
-def _scan(function: ast.AST) -> Tuple[set, bool, set, dict]:
+# function node -> its _scan: a class is faceted again for each question about it (a summary,
+# an object built from it, the file's own analysis), and its methods never change
+_SCANS: "weakref.WeakKeyDictionary[ast.AST, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     """One walk of a method: the ``self.<m>()`` it calls, whether it asks the allocator, how
     it binds ``token_to_kv_pool`` (``ClassFacts.pool_binds``), and the functions it hands
     ``self`` to (``helper(self, ...)``: name -> the argument's position)."""
+    found = _SCANS.get(function)
+    if found is None:
+        found = _SCANS[function] = _walk_scan(function)
+    return found
+
+
+def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     calls, asks, binds, handed = set(), False, set(), {}
     for node in nodes_under(function):
         if isinstance(node, ast.Attribute):
@@ -802,7 +816,7 @@ def _scan(function: ast.AST) -> Tuple[set, bool, set, dict]:
                 handed.update((func.id, i) for i, a in enumerate(node.args) if is_self(a))
         elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
             asks = True
-    return calls, asks, binds, handed
+    return frozenset(calls), asks, frozenset(binds), handed
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
@@ -849,7 +863,7 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[method.name] = method
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
-    facts.calls = {name: calls for name, (calls, _, _, _) in scans.items()}
+    facts.calls = {name: set(calls) for name, (calls, _, _, _) in scans.items()}  # (own: grown)
     facts.resolvers = frozenset(  # methods that ask the allocator: the fix itself
         name for name, (_, asks, _, _) in scans.items() if asks and name != "__init__"
     )

@@ -445,6 +445,15 @@ class MethodFlow(ast.NodeVisitor):
         self.runner_reads: List[ast.Attribute] = []
         self.closures: List["MethodFlow"] = []  # nested flows whose gates belong to this method
 
+    def visit(self, node: ast.AST):
+        """``NodeVisitor.visit``, its method looked up once per node type (it builds the
+        name ``visit_<type>`` at every node, and the flow visits every node of every method)."""
+        method = _VISITORS.get(node.__class__)
+        if method is None:
+            method = _VISITORS[node.__class__] = getattr(
+                MethodFlow, "visit_" + node.__class__.__name__, MethodFlow.generic_visit)
+        return method(self, node)
+
     def run(self, statements: Iterable[ast.stmt]) -> "MethodFlow":
         statements = list(statements)
         for statement in statements:
@@ -1405,6 +1414,9 @@ def picked(value: Taint, decided: Taint) -> Taint:
     if decided & GATED:
         value |= CHOICE | (decided & (GATED | RUNNER_STALE))
     return value
+
+
+_VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
 
 
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
