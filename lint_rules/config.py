@@ -24,6 +24,8 @@ from lint_rules.options import OptionError, Options
 CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # no INI config is this large; reading one costs its size
 SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
+READ_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
+             "extend-exclude", "kvp-backend-bases", "kvp-swa-flags", "kvp-pool-attr")
 CODE_PREFIX = "KVP"
 
 # Directories never worth walking into when no ``exclude`` is configured (VCS, tox/nox,
@@ -154,6 +156,12 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         if parser.has_section(section):
             for key, value in parser.items(section):
                 values[key.replace("_", "-")] = value
+    if parser.has_section("poolguard"):  # our own section: a misspelt key is never ignored
+        unknown = [key for key in parser.options("poolguard")
+                   if key.replace("_", "-") not in READ_KEYS]
+        if unknown:
+            raise ConfigError(f"unknown key {', '.join(unknown)} in [poolguard] of {path}; "
+                              f"known keys: {', '.join(READ_KEYS)}")
     return FileConfig(path=path.resolve(), values=values)
 
 

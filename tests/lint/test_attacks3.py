@@ -244,3 +244,11 @@ def test_stdin_without_a_writable_temporary_folder_is_one_line(tmp_path, monkeyp
     assert main(["lint", "--isolated", "--no-cache", "-"]) == 2
     assert capsys.readouterr().err.startswith(
         "poolguard: error: cannot lint standard input: no temporary file for it (No such file")
+
+
+def test_a_misspelt_key_in_our_own_section_is_refused(tmp_path):
+    # [poolguard] kvp-pol-attr = ... was ignored without a word: the fixes read another attribute
+    tree = write(tmp_path / "tree", {"b.py": STALE, "setup.cfg": "[flake8]\nmax-line-length = 99\n"
+                                     "[poolguard]\nkvp_pool_attr = _p\nkvp-pol-attr = _q\n"})
+    done = poolguard("lint", "--no-cache", "b.py", cwd=tree, expect=2)
+    assert done.stderr.startswith("poolguard: error: unknown key kvp-pol-attr in [poolguard] of ")
