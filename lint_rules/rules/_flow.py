@@ -430,6 +430,7 @@ class MethodFlow(ast.NodeVisitor):
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
         self.local_defs: Dict[str, ast.AST] = {}  # local name -> the nested def it is bound to
         self.calling = calling  # local functions being evaluated (a recursion guard)
+        self.local_results: Dict[tuple, Taint] = {}  # (def, argument taints) -> what it returns
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
@@ -725,6 +726,13 @@ class MethodFlow(ast.NodeVisitor):
         if function is None or name in self.calling or not any(values) or isinstance(
                 function, ast.Lambda):
             return CLEAN
+        key = (id(function), values, tuple(k.arg for k in node.keywords))
+        if key not in self.local_results:  # (called again with the same taints: the same)
+            self.local_results[key] = self.evaluate_local(name, function, node, values)
+        return self.local_results[key]
+
+    def evaluate_local(self, name: str, function: ast.AST, node: ast.Call,
+                       values: Tuple[Taint, ...]) -> Taint:
         env = {k: v for k, v in self.env.items() if k not in params_of(function)}
         env.update(self.defaults(function.args))
         env.update(zip(params_of(function), values[: len(node.args)]))
