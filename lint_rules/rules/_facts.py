@@ -43,6 +43,7 @@ from lint_rules.rules._flow import (
     RECORD,
     RUNNER,
     STALE,
+    STATE,
     TYPE,
     Built,
     MethodFlow,
@@ -74,6 +75,7 @@ from lint_rules.rules._vocab import (
     PER_FORWARD_WORDS,
     is_swa_word,
     is_test_case,
+    reads_pool_state,
 )
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -111,6 +113,7 @@ class Gate:
     method: str
     kind: str
     bits: Taint = CLEAN  # for a ``call``: what the helper returns for the arguments given
+    use: str = "other"  # how the decision tests it: "whole", "element" (``GateEvent.use``)
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,7 @@ class ClassFacts:
     # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
     # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds)
     pool_binds: frozenset = frozenset()
+    per_forward: frozenset = frozenset()  # methods that run on every forward
     fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
     wrappers: Dict[str, list] = field(default_factory=dict)  # method -> bodies run in its place
 
@@ -467,6 +471,7 @@ class ClassFlow:
                 break
             env = result.env
         facts = self.facts
+        facts.per_forward = frozenset(self.per_forward)
         facts.stores, facts.gates = result.stores, result.gates
         facts.runner_reads, facts.returns = result.runner_reads, result.returns
         facts.fields = result.fields
@@ -743,7 +748,7 @@ class _Pass:
 def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
     for event in flow.gates.values():
         yield Gate(event.name, event.node, event.target, event.negated, method, event.kind,
-                   event.bits)
+                   event.bits, event.use)
     for inner in flow.closures:
         yield from _gates_of(inner, method)
 
@@ -993,6 +998,46 @@ class FileFacts:
         return any(c in cls.family for c, s in self._stored(name) if s.sink) or any(
             name in summary.stores or name in summary.flags
             for c in cls.family for summary in c.foreign)
+
+    def reads_kept_state(self, cls: ClassFacts, gate: Gate) -> bool:
+        """Whether ``gate``, a decision in per-forward code, reads pool state kept past the swap
+        (KVP001's: a sub-pool, a mapping, a bound method, a buffer or dict picked by a pool
+        test, a helper holding them), whatever the test (``is None``, ``in``, ``callable``,
+        ``isinstance``, truthiness, ``or``). Not state re-read per forward, nor what a resolver
+        made, nor the resolved pool attribute (KVP004's business)."""
+        if gate.method not in cls.per_forward or gate.use == "other":
+            return False  # (once, before any swap: what it keeps is flagged where kept)
+        if gate.kind in ("call", "global", "local"):
+            bits = gate.bits
+            return bool(bits & STATE and bits & STALE and not bits & RECORD)
+        if any(s.method == gate.method for s in self.stores_of(cls, gate.name)):
+            return False  # a lazy fill's own test (the fill is KVP001's)
+        return self._kept_state(cls, gate.name, gate.use == "whole")
+
+    def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
+        """``whole``: the value itself is tested (presence, type): a container's or helper's
+        is decided by what built it, not by the pool it holds."""
+        if name in (self.options.pool_attr, ACTIVE_POOL) or any(
+                name in c.properties for c in cls.family):
+            return False  # the resolved pool, a live property (a subclass's override too)
+        stores = self.stores_of(cls, name)
+        if any(not s.sink and s.bits & STATE for s in stores):
+            return False  # re-read on every forward
+        if any(s.sink and not s.resolver and s.bits & STATE and not s.bits & INNER and not (
+                s.bits & TYPE and not s.bits & RECORD) and not (whole and s.bits & RECORD)
+               for s in stores):  # (an inner backend's own state is its own class's finding)
+            return True
+        if any(Taint(summary.stores.get(name, 0)) & STATE and name not in summary.flags and not (
+                whole and Taint(summary.stores.get(name, 0)) & RECORD)
+               for c in cls.family for summary in c.foreign):
+            return True  # kept by a base of another module
+        root, _, rest = name.partition(".")
+        if not rest or stores:
+            return False
+        held = [c.fields[name] for c in self.relatives(cls) if name in c.fields]
+        if held:  # a field of a record or helper kept whole: self.helper.kv_pool
+            return any(bits & STATE for bits in held)
+        return all(map(reads_pool_state, rest.split("."))) and self._kept_state(cls, root, whole)
 
     @staticmethod
     def call_flag(gate: Gate) -> Optional[Flag]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import enum
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Protocol, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
 from lint_rules.rules._vocab import (
     ACCESSORS,
@@ -354,6 +354,7 @@ class GateEvent:
     negated: bool
     kind: str
     bits: Taint = Taint.CLEAN  # for a ``call``: what the helper returns given these arguments
+    use: str = "other"  # "whole": the value itself tested; "element": indexed or searched
 
 
 class FlowOwner(Protocol):
@@ -438,6 +439,8 @@ class MethodFlow(ast.NodeVisitor):
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
+        self.uses: Dict[int, str] = {}  # node id -> how a decision tests it (``GateEvent.use``)
+        self.method_locals: set = set()  # locals bound to what a self.<m>(...) call returned
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.alone = False
@@ -489,6 +492,8 @@ class MethodFlow(ast.NodeVisitor):
         if value and self.deciding and value & STALE and untrusted(value):
             self.gate(node, node, False, "global", value, name=name)
             self.read_flag = True
+        elif value and self.deciding and value & STATE:  # kept pool state: rules judge the use
+            self.gate(node, node, False, "global", value, name=name)
         return value
 
     def visit_Attribute(self, node: ast.Attribute) -> Taint:
@@ -623,6 +628,8 @@ class MethodFlow(ast.NodeVisitor):
         finally:
             self.deciding -= 1
         kept, self.read_flag = self.read_flag, saved or self.read_flag
+        if self.deciding:
+            self.uses[id(table)] = "element"  # pools["swa"] or ...: what it holds decides
         held = element(self.visit(table))  # an element of a record: what it holds
         if default is not None:
             held |= self.visit(default)
@@ -790,6 +797,8 @@ class MethodFlow(ast.NodeVisitor):
             return returned
         if func.attr == "partial":
             return container(union(values))
+        if self.deciding and func.attr in ACCESSORS:
+            self.uses[id(owner)] = "element"  # pools.values(), pools.get(key)
         base = self.visit(owner)
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
@@ -993,6 +1002,7 @@ class MethodFlow(ast.NodeVisitor):
     def condition(self, test: ast.AST) -> Taint:
         """Evaluate a condition; every ``self`` read in it is a gate candidate."""
         self.direct_gates(test)
+        self.local_gates(test)
         self.deciding += 1
         try:
             return self.visit(test)
@@ -1011,6 +1021,18 @@ class MethodFlow(ast.NodeVisitor):
             elif self_attr(inner) is not None:
                 self.gate(inner, operand, negated, "attr")
 
+    def local_gates(self, test: ast.AST) -> None:
+        """What ``test`` tests itself (``GateEvent.use``); and a local holding the kept pool
+        state a helper returned (``mapping = self._kept_mapping()``) tested itself is a gate
+        on it (a read off it, ``idx.numel() == 0``, tests data, not it)."""
+        for node, use in _tested(test):
+            self.uses[id(node)] = use
+            if type(node) is not ast.Name or node.id not in self.method_locals:
+                continue
+            value = self.env.get(node.id, CLEAN)
+            if value & STATE and value & STALE and not value & RECORD:
+                self.gate(node, node, False, "local", value, name=node.id)
+
     def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str,
              bits: Taint = CLEAN, name: str = "", at: Optional[ast.AST] = None) -> None:
         """A decision reads ``read`` (reported at ``at``: the local a decision tests, for a
@@ -1021,7 +1043,8 @@ class MethodFlow(ast.NodeVisitor):
             read.func.attr if isinstance(read, ast.Call) else "")
         known = self.gates.get(id(read))
         if known is None or (kind == "attr" and (negated or known.kind != "attr")):
-            self.gates[id(read)] = GateEvent(name, at or read, target, negated, kind, bits)
+            use = "whole" if kind == "attr" else self.uses.get(id(at or read), "other")
+            self.gates[id(read)] = GateEvent(name, at or read, target, negated, kind, bits, use)
 
     def decided(self, test: Optional[ast.AST]) -> Taint:
         """What a value chosen under ``test`` carries (control dependence)."""
@@ -1060,10 +1083,9 @@ class MethodFlow(ast.NodeVisitor):
                 return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
             if _is_none(value_node) and decided & TYPE and not (
                     self.per_forward or self.deferred or decided & GATED):
-                # else: self.swa = None, the other half of a pool decision; outside per-forward
-                # code the pool it tested (the runner's or self.token_to_kv_pool) is the
-                # init-time one, so the None is kept past the swap
-                return SWA | STALE
+                # else: self.swa = None, the other half of a pool decision, stale as the pool
+                # tested is (kept outside per-forward code it is a sink: KVP001 either way)
+                return SWA | (decided & STALE)
         # (per forward it is made again each time: the gate is the finding)
         kept = decided & UNDER_FLAG and not self.per_forward
         if kept and not value & TYPE and not _is_none(value_node):
@@ -1126,6 +1148,10 @@ class MethodFlow(ast.NodeVisitor):
         if type(value_node) is ast.Constant and isinstance(value_node.value, str):
             self.strings[name] = value_node.value
         self.instances.discard(name)
+        self.method_locals.discard(name)
+        if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
+                is_self(value_node.func.value)):
+            self.method_locals.add(name)
         if getter_path(value_node) is not None:
             self.getters[name] = getter_path(value_node)
         elif _namespace_of(value_node) is not None:
@@ -1407,8 +1433,9 @@ class MethodFlow(ast.NodeVisitor):
                 self.assign(t_el, v_el, self.visit(v_el), None)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self.bind(element, value_node, value, None)
+            held = element(value) if value & RECORD else value  # unpacked: what it holds
+            for name in target.elts:
+                self.bind(name, value_node, held, None)
             return
         self.bind(target, value_node, value, statement)
 
@@ -1425,6 +1452,27 @@ def picked(value: Taint, decided: Taint) -> Taint:
 
 
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
+
+
+def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
+    """``(value, use)`` for what a condition tests itself: the condition or an ``and``/``or``
+    operand, a side of ``is (not) None``, the argument of ``isinstance``/``callable``/``bool``
+    (``"whole"``), the container of ``in`` (``"element"``: what it holds is searched)."""
+    kind = type(test)
+    if kind is ast.BoolOp:
+        for value in test.values:
+            yield from _tested(value)
+    elif kind is ast.UnaryOp and isinstance(test.op, ast.Not):
+        yield from _tested(test.operand)
+    elif kind is ast.Compare and len(test.comparators) == 1:
+        if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            yield from ((p, "whole") for p in (test.left, *test.comparators))
+        elif isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            yield test.comparators[0], "element"
+    elif kind is ast.Call and last_name(test.func) in ("isinstance", "callable", "bool"):
+        yield from ((arg, "whole") for arg in test.args[:1])
+    else:
+        yield test, "whole"
 
 
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:

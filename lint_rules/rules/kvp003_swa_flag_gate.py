@@ -32,6 +32,12 @@ class SwaFlagGate(Rule):
         state is not a flag: a read-only property evaluating the current pool, a flag recomputed
         from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
         on its argument, given the live pool (``self._is_swa(self.token_to_kv_pool)``).
+        Also flags a decision in per-forward code on pool state kept past the swap (what KVP001
+        flags: a sub-pool, a mapping, a bound method, a buffer picked by a pool test), however it
+        is tested: ``is None``, ``callable()``, ``isinstance()``, truthiness, ``x or default``,
+        an element of a kept dict, ``in``, a local a helper returned it in, a module global. Not
+        the resolved pool attribute, state stored again per forward, a lazy fill's own test, or
+        the presence of a helper object or container (its builder decided that, not the pool).
 
     Why is this bad?
         The flag is a second source of truth. Under FROZEN_KV MTP the draft backend's
@@ -234,6 +240,35 @@ class SwaFlagGate(Rule):
                     def init_forward_metadata(self, forward_batch):
                         if self.is_swa_pool:
                             forward_batch.swa = True
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: a test of the resolved pool, state decided again on every forward
+            # (kept on self there, or returned by a helper reading the live pool)
+            dedent(
+                """\
+                def resolve_swa_kv_pool(runner):
+                    pool = runner.token_to_kv_pool_allocator.get_kvcache()
+                    return pool if isinstance(pool, SWAKVPool) else None
+
+
+                class KeptStateLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = resolve_swa_kv_pool(model_runner)
+
+                    def _live_mapping(self):
+                        return getattr(self.token_to_kv_pool, "full_to_swa_index_mapping", None)
+
+                    def init_forward_metadata(self, forward_batch):
+                        pool = self.token_to_kv_pool
+                        self.swa_view = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+                        if self._swa_kv_pool is not None and self.swa_view is not None:
+                            forward_batch.swa = self.swa_view
+                        mapping = self._live_mapping()
+                        if mapping is not None:
+                            forward_batch.map = mapping
                 """
             )
         ),
@@ -690,12 +725,53 @@ class SwaFlagGate(Rule):
             ),
             expected=((4, "KVP001"), (11, "KVP003")),
         ),
+        Invalid(
+            # a decision in per-forward code on pool state kept in __init__ (KVP001's), not a
+            # boolean: is None, callable(), an element picked with `or`, a local a helper
+            # returned it in
+            dedent(
+                """\
+                class KeptStateGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.token_to_kv_pool = pool
+                        self.swa_sub = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+                        self.to_swa = getattr(pool, "translate_loc_from_full_to_swa", None)
+                        self.pools = {"swa": getattr(pool, "swa_kv_pool", None)}
+
+                    def _mapping(self):
+                        return getattr(self.swa_sub, "full_to_swa_index_mapping", None)
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self.swa_sub is not None:
+                            forward_batch.swa = True
+                        loc = forward_batch.out_cache_loc
+                        swa_loc = self.to_swa(loc) if callable(self.to_swa) else loc
+                        pool = self.pools["swa"] or self.token_to_kv_pool
+                        mapping = self._mapping()
+                        if mapping is not None and pool is not None:
+                            forward_batch.swa_loc = mapping[swa_loc]
+                """
+            ),
+            expected=((5, "KVP001"), (6, "KVP001"), (7, "KVP001"), (13, "KVP003"),
+                      (16, "KVP003"), (17, "KVP003"), (19, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
     MESSAGE = (
         "gate on SWA flag {attr} goes stale as FROZEN_KV MTP swaps pools: test "
         "self.{pool_attr} is not None"
+    )
+
+    def _flag(self, cls, gate):
+        if gate.kind in ("call", "global"):  # a helper's result, a module global
+            return self.facts.call_flag(gate)
+        return self.facts.flag(cls, gate.name)
+
+    STATE_MESSAGE = (
+        "decision on pool state {attr} kept past the swap goes stale as FROZEN_KV MTP swaps "
+        "pools: re-read it per forward"
     )
 
     POOL_TYPE_MESSAGE = (
@@ -705,15 +781,18 @@ class SwaFlagGate(Rule):
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
+            flagged = {gate.node.lineno for gate in cls.gates if self._flag(cls, gate)}
             for gate in cls.gates:
-                if gate.kind in ("call", "global"):  # a helper's result, a module global
-                    flag = self.facts.call_flag(gate)
-                else:
-                    flag = self.facts.flag(cls, gate.name)
-                if flag is None:
+                flag = self._flag(cls, gate)
+                shown = {"call": f"self.{gate.name}()", "global": gate.name,
+                         "local": gate.name}.get(gate.kind, f"self.{gate.name}")
+                if flag is None:  # (one finding per decision line: a flag gate's fix wins)
+                    line = gate.node.lineno
+                    if line not in flagged and self.facts.reads_kept_state(cls, gate):
+                        flagged.add(line)
+                        yield self.report(gate.node, None, cls.node, self.STATE_MESSAGE,
+                                          attr=shown)
                     continue
-                shown = {"call": f"self.{gate.name}()", "global": gate.name}.get(
-                    gate.kind, f"self.{gate.name}")
                 if flag.pool_type:  # no SWA rewrite may replace a test of another pool class
                     yield self.report(gate.node, None, cls.node, self.POOL_TYPE_MESSAGE,
                                       attr=shown)

@@ -420,7 +420,9 @@ def test_flake8_plugin_and_cli_agree_with_the_engine():
 # (the KVP001), the flags decided from it (``needs_cpu_seq_lens``, ``supports_mha_one_shot``:
 # KVP002) and the gates on those flags and on ``use_mha`` derived from them (KVP003); and
 # MiniCPMSparseBackend's inner FlashAttentionBackend (of flashattention_backend.py) built from
-# the runner while MiniCPM keeps a token_to_kv_pool of its own that a swap rebinds alone.
+# the runner while MiniCPM keeps a token_to_kv_pool of its own that a swap rebinds alone; and
+# per-forward decisions on that kept isinstance-or-None (``self._kv_shard_pool is not None``,
+# KVP003) in dsa, flashattention (init_forward_metadata, get_fused_kv_write_buffers), trtllm_mla.
 PACKAGE_ONLY = {
     "0.5.22": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
         ("flashattention_backend.py", 217, "KVP001"),
@@ -432,6 +434,7 @@ PACKAGE_ONLY = {
     "0.5.23": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
         ("dsa_backend.py", 561, "KVP001"),
         ("dsa_backend.py", 568, "KVP002"),
+        ("dsa_backend.py", 1121, "KVP003"),
         ("dsa_backend.py", 1140, "KVP003"),
         ("dsa_backend.py", 1303, "KVP003"),
         ("dsa_backend.py", 2210, "KVP003"),
@@ -442,9 +445,12 @@ PACKAGE_ONLY = {
         ("flashattention_backend.py", 217, "KVP001"),
         ("flashattention_backend.py", 221, "KVP002"),
         ("flashattention_backend.py", 741, "KVP003"),
+        ("flashattention_backend.py", 1309, "KVP003"),
+        ("flashattention_backend.py", 1447, "KVP003"),
         ("minicpm/backend.py", 138, "KVP001"),
         ("trtllm_mla_backend.py", 254, "KVP001"),
         ("trtllm_mla_backend.py", 255, "KVP002"),
+        ("trtllm_mla_backend.py", 775, "KVP003"),
     )],
 }
 

@@ -22,7 +22,7 @@ class ShardedFlashAttentionBackend(AttentionBackend):
         self._to_swa = hooks.window_translate_of(self.token_to_kv_pool)  # expect: KVP001
 
     def init_forward_metadata(self, forward_batch):
-        if self._kv_shard_pool is not None:
+        if self._kv_shard_pool is not None:  # expect: KVP003
             self._kv_shard_pool.begin_shard_extend(forward_batch)
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
