@@ -138,10 +138,31 @@ def verify_page_bounds(page_table: Any, seq_lens: Any, page_size: int, num_pages
     than table rows, a request needing more pages than its row holds, or a page index read
     that is ``>= num_pages`` or negative. Only rows ``< len(seq_lens)`` and columns
     ``< ceil(seq_len / page_size)`` are read; padding elsewhere is ignored. Synchronises once
-    with the tensors' device."""
+    with the tensors' device. Arguments of the wrong kind are a ``TypeError`` or ``ValueError``
+    naming the argument (this is the public entry; the hooks pass what SGLang built)."""
+    _check_arguments(page_table, seq_lens, page_size, num_pages)
     problem = find_bounds_problem(page_table, seq_lens, page_size, num_pages)
     if problem is not None:
         raise SWAPoolMismatchError(problem.message)
+
+
+def _check_arguments(page_table: Any, seq_lens: Any, page_size: Any, num_pages: Any) -> None:
+    import operator
+
+    for name, value, least in (("page_size", page_size, 1), ("num_pages", num_pages, 0)):
+        try:
+            number = operator.index(value)
+        except TypeError:
+            number = None
+        if number is None or isinstance(value, bool) or number < least:
+            kind = "a positive" if least else "a non-negative"
+            raise ValueError(f"verify_page_bounds: {name} must be {kind} integer, got {value!r}")
+    for name, value, dims in (("page_table", page_table, 2), ("seq_lens", seq_lens, 1)):
+        if not callable(getattr(value, "dim", None)) or value.dim() != dims or (
+                value.is_floating_point()):
+            shape = f" of shape {tuple(value.shape)}" if hasattr(value, "shape") else ""
+            raise TypeError(f"verify_page_bounds: {name} must be a {dims}-D integer tensor, "
+                            f"got {type(value).__name__}{shape}")
 
 
 def assert_page_bounds_async(

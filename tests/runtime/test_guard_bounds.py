@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -286,3 +287,27 @@ def test_per_step_backends_are_rechecked_at_every_new_forward(guard, swa_backend
     hooks.guard_metadata(lambda *a, **k: None, multi, batch)  # the next forward
     with pytest.raises(SWAPoolMismatchError, match=r"layer 0 \(SWA\).*holds page 9"):
         _launch_all_layers(sc, hooks, step, batch)
+
+
+@pytest.mark.parametrize("table, lens, page_size, num_pages, error, says", [
+    ("ok", "ok", 0, 10, ValueError, "page_size must be a positive integer, got 0"),  # was
+    ("ok", "ok", -1, 10, ValueError, "page_size must be a positive"),  # ZeroDivisionError / none
+    ("ok", "ok", 1.5, 10, ValueError, "page_size must be a positive integer, got 1.5"),
+    ("ok", "ok", True, 10, ValueError, "page_size must be a positive integer, got True"),
+    ("ok", "ok", 1, -1, ValueError, "num_pages must be a non-negative integer, got -1"),
+    ([[0, 1]], [2], 1, 10, TypeError, "page_table must be a 2-D integer tensor, got list"),
+    ("1d", "ok", 1, 10, TypeError, "page_table must be a 2-D integer tensor, got Tensor of shape"),
+    ("float", "ok", 1, 10, TypeError, "page_table must be a 2-D integer tensor"),
+    ("ok", [3, 3], 1, 10, TypeError, "seq_lens must be a 1-D integer tensor, got list"),
+])
+def test_verify_page_bounds_names_a_bad_argument(table, lens, page_size, num_pages, error, says):
+    # attack3: the public API said "RuntimeError ZeroDivisionError" for page_size=0, passed a
+    # negative page_size or a float table, and raised AttributeError/IndexError on lists/1-D
+    tables = {"ok": torch.zeros(2, 4, dtype=torch.int32), "1d": torch.zeros(4, dtype=torch.int32),
+              "float": torch.zeros(2, 4)}
+    table = tables.get(table, table) if isinstance(table, str) else table
+    lens = torch.tensor([3, 3]) if lens == "ok" else lens
+    with pytest.raises(error, match=f"^verify_page_bounds: {re.escape(says)}"):
+        verify_page_bounds(table, lens, page_size, num_pages)
+    verify_page_bounds(torch.zeros(2, 4, dtype=torch.int32), torch.tensor([3, 3]),
+                       torch.tensor(64), 10)  # a 0-d integer tensor is an integer
