@@ -1443,8 +1443,10 @@ class MethodFlow(ast.NodeVisitor):
 def picked(value: Taint, decided: Taint) -> Taint:
     """An element admitted into a collection by ``decided`` (a comprehension's filter, the
     decisions around a ``yield``): under a pool decision it is a choice made by it (the ids of
-    the SWA layers when the pool is SWA), whatever it is; under a stale flag, made under it."""
-    if decided & TYPE_TESTS:
+    the SWA layers when the pool is SWA), whatever it is; under a stale flag, made under it.
+    Only a decision on kept state picks (a type test of a layer object decides nothing of the
+    pool, nor does one of the live pool: it is made again where it is used)."""
+    if decided & TYPE_TESTS and decided & STALE:
         value |= CHOICE | (decided & (STALE | KIND))
     if decided & GATED:
         value |= CHOICE | (decided & (GATED | RUNNER_STALE))

@@ -9,6 +9,7 @@ import torch
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
 from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+from vendor.layers import SlidingWindowAttention, SWAAttention
 
 
 @dataclass
@@ -77,3 +78,24 @@ class FactoryLookalikeAttnBackend(AttentionBackend):
         if layer.layer_id in self.window_layers and layer.layer_id in self.forward_ids:
             return q
         return k if self.shape[1] > 1 else v
+
+
+def _window_layer_ids(layers):
+    for layer in layers:
+        if isinstance(layer, SlidingWindowAttention):
+            yield layer.layer_id
+
+
+class LayerTypeLookalikeAttnBackend(AttentionBackend):
+    """Lists filtered by a type test of the model's layers, not of the pool."""
+
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        layers = self.model_layers
+        self.window_ids = [lay.layer_id for lay in layers if isinstance(lay, SWAAttention)]
+        self.generated_ids = list(_window_layer_ids(layers))
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if layer.layer_id in self.window_ids or layer.layer_id in self.generated_ids:
+            return q
+        return k
