@@ -251,11 +251,10 @@ class PackageIndex:
 
     def answer(self, kind: str, argument: str, path: str) -> Optional[str]:
         """This run's answer to one recorded question (``?kind:argument``)."""
-        path = os.path.abspath(path)
         if kind == "self":
-            return path
+            return os.path.abspath(path)
         if kind == "module":
-            return self.names.get(path)
+            return self.names.get(os.path.abspath(path))
         if kind == "find":
             dotted, _, near = argument.partition("@")
             return self.find(dotted, near)

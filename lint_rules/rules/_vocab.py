@@ -141,8 +141,10 @@ def may_match(source: str, options: Options = Options()) -> bool:
 
 def mentions_vocabulary(source: str, options: Options = Options()) -> bool:
     """The text names a source of SWA state (or a configured flag or pool attribute)."""
+    if ACTIVE_POOL in source:
+        return True  # (lowering a whole file costs more than all the other tests)
     lowered = source.lower()
-    return ACTIVE_POOL in source or any(word in lowered for word in SWA_WORDS) or any(
+    return any(word in lowered for word in SWA_WORDS) or any(
         name in source for name in (*options.swa_flags, options.pool_attr)
     )
 
