@@ -90,19 +90,45 @@ def per_layer_data(method: str) -> bool:
 
 
 def is_geometry(name: str) -> bool:
-    lowered = name.lower()
-    return any(word in lowered for word in GEOMETRY_WORDS)
+    """A geometry word as whole parts of the name (``sliding_window_size``, ``kv_dtype``),
+    unless the name's head, its last part, is data (``sliding_window_kv_pool``,
+    ``k_scale_buffer``, ``full_to_swa_device_mapping``): a buffer of fp8 scales is a buffer."""
+    parts = name_parts(name)
+    if _data_head(parts):
+        return False
+    return any(_has_parts(parts, name_parts(word)) for word in GEOMETRY_WORDS)
+
+
+def name_parts(name: str) -> list:
+    """``k_scale_buffers`` -> ``["k", "scale", "buffer"]``: lower-case words, plurals singular."""
+    return [part[:-1] if len(part) > 3 and part.endswith("s") else part
+            for part in name.lower().split("_") if part]
+
+
+# The head nouns of DATA_WORDS: a name ending in one (``..._index_mapping``, ``..._buffers``).
+DATA_HEADS = frozenset(name_parts(word)[-1] for word in DATA_WORDS)
+
+
+def _data_head(parts: list) -> bool:
+    return bool(parts) and parts[-1] in DATA_HEADS
+
+
+def _has_parts(parts: list, words: list) -> bool:
+    return any(parts[i:i + len(words)] == words for i in range(len(parts) - len(words) + 1))
 
 
 def reads_pool_state(attr: str) -> bool:
-    """Whether ``pool.<attr>`` is pool state: SWA-named data that is not geometry, or any
-    other read that names neither geometry nor a shape (``.main_pool``, ``.k_buffer``...)."""
+    """Whether ``pool.<attr>`` is pool state: a name whose head is data (``.k_scale_buffer``,
+    ``..._device_index_mapping``), or any other read that names neither geometry nor a shape
+    (``.main_pool``, ``.translate_loc_from_full_to_swa``; not ``.swa_head_num``)."""
+    parts = name_parts(attr)
+    if _data_head(parts):  # a mapping, a buffer, a sub-pool, unless one of layer ids or sizes
+        return is_swa_word(attr) or not any(  # (sparse_layer_id_mapping; not layers_mapping)
+            _has_parts(parts, name_parts(word)) for word in SHAPE_WORDS)
     if is_geometry(attr):
         return False
-    if is_swa_word(attr):
-        return True
     lowered = attr.lower()
-    return not any(word in lowered for word in SHAPE_WORDS)
+    return not any(word in lowered for word in SHAPE_WORDS)  # (swa_head_num: a count)
 
 
 def is_swa_word(name: str) -> bool:

@@ -456,8 +456,43 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # geometry and shapes read off the pool, whatever else their names say: a window,
+            # SWA head and layer counts, a mapping of layer ids (layers_mapping is SWA state)
+            dedent(
+                """\
+                class GeometryNamesBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.token_to_kv_pool = pool
+                        self.window = pool.sliding_window_size
+                        self.swa_heads, self.swa_layers = pool.swa_head_num, pool.swa_layer_nums
+                        self.page_size, self.kv_dtype = pool.page_size, pool.store_dtype
+                        self.device, self.layout = pool.device, pool.kv_cache_layout
+                        self.sparse_layers = list(pool.sparse_layer_id_mapping)
+                """
+            )
+        ),
     )
     INVALID = (
+        Invalid(
+            # data whose name also says geometry: the head noun (a buffer, a mapping, a pool)
+            # decides, so fp8 scales' buffers and device-side mappings are the pool's state
+            dedent(
+                """\
+                class DataNamesBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.kv_pool = model_runner.token_to_kv_pool
+                        self._loc = self.kv_pool.main_pool.full_to_hisparse_device_index_mapping
+                        self.k_scales = self.kv_pool.k_scale_buffers
+                        self.swa_buffer = self.kv_pool.fp8_swa_buffer
+                        self.window_pool = self.kv_pool.sliding_window_kv_pool
+                        self.to_swa = self.kv_pool.full_to_swa_device_mapping
+                """
+            ),
+            expected=((3, "KVP001"), (4, "KVP001"), (5, "KVP001"), (6, "KVP001"),
+                      (7, "KVP001"), (8, "KVP001")),
+        ),
         Invalid(
             dedent(
                 """\
