@@ -73,6 +73,7 @@ from lint_rules.rules._vocab import (
     OWNED,
     PER_FORWARD_PARAMS,
     PER_FORWARD_WORDS,
+    is_flag_name,
     is_swa_word,
     is_test_case,
     reads_pool_state,
@@ -157,7 +158,8 @@ class ClassFacts:
     resolvers: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
     # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
-    # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds)
+    # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds),
+    # "inner:<x>" (self.<x> holds an inner backend built here, with a pool of its own)
     pool_binds: frozenset = frozenset()
     per_forward: frozenset = frozenset()  # methods that run on every forward
     fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
@@ -453,6 +455,7 @@ class ClassFlow:
         self.resolvers = facts.resolvers
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
         self.swap_point = _keeps_pool(facts)
+        self.inner_backends = frozenset(b for c in facts.family for b in c.pool_binds)
         self.hands_pool_on = _hands_pool_on(facts)
         # __getattr__ answers every read of a name the class never binds
         self.delegate = next((c.methods["__getattr__"] for c in facts.family
@@ -567,6 +570,13 @@ class _Pass:
             return CLEAN
         if any(path in c.properties for c in self.facts.family):
             return self.method_returns(path, ())
+        inner, _, name = path.partition(".")
+        if name and f"inner:{inner}" in self.flow.inner_backends:
+            # another backend's pool, or its SWA flag, copied: what it held when copied
+            if name == ACTIVE_POOL:
+                return POOL | STALE
+            if is_flag_name(name):
+                return TYPE | STALE
         for summary in self.facts.foreign:
             if path in summary.properties:
                 return Taint(summary.properties[path])
@@ -821,7 +831,18 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
                 handed.update((func.id, i) for i, a in enumerate(node.args) if is_self(a))
         elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
             asks = True
+        elif isinstance(node, ast.Assign) and _builds_backend(node.value):
+            binds.update(f"inner:{t.attr}" for t in node.targets  # self.x = XBackend(...)
+                         if isinstance(t, ast.Attribute) and is_self(t.value))
     return frozenset(calls), asks, frozenset(binds), handed
+
+
+def _builds_backend(value: ast.AST) -> bool:
+    """``XBackend(...)`` (or ``given or XBackend(...)``): an inner backend, with a pool of its
+    own, built here."""
+    if isinstance(value, ast.BoolOp):
+        return any(map(_builds_backend, value.values))
+    return isinstance(value, ast.Call) and last_name(value.func).endswith(BACKEND_SUFFIX)
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:

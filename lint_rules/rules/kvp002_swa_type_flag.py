@@ -29,7 +29,9 @@ class SwaTypeFlag(Rule):
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
         pool would change what it means; gate on ``self.<pool_attr>`` where it is read. A flag
         recomputed from ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is
-        live, and not flagged.
+        live, and not flagged. An inner backend's SWA flag copied outside per-forward code
+        (``self.x = self.decode_backend.use_sliding_window_kv_pool``, the inner built here) is
+        flagged too: the copy keeps what the inner held then (its pool copied so is KVP001).
 
     Why is this bad?
         The flag answers "is this an SWA backend?" once, from whatever pool was active then,
@@ -179,6 +181,24 @@ class SwaTypeFlag(Rule):
 
                     def forward_decode(self, q, k, v, layer, forward_batch):
                         return q if self.is_swa else k
+                """
+            )
+        ),
+        Valid(
+            # look-alikes: an inner backend's geometry, and its pool and flag read when used
+            dedent(
+                """\
+                class ReadsInnerBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.decode_backend = TritonAttnBackend(model_runner)
+                        self.page_size = self.decode_backend.page_size
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.decode_backend.token_to_kv_pool = self.token_to_kv_pool
+                        inner_is_swa = self.decode_backend.use_sliding_window_kv_pool
+                        pool = self.decode_backend.token_to_kv_pool
+                        forward_batch.pool = pool if inner_is_swa else None
                 """
             )
         ),
@@ -429,6 +449,26 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((3, "KVP002"), (11, "KVP001"), (12, "KVP002")),
+        ),
+        Invalid(
+            # another backend's SWA flag and pool, copied from an inner backend built here:
+            # what it held when copied, whatever the wrapper hands it later
+            dedent(
+                """\
+                class CopiesInnerBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.decode_backend = prefill or TritonAttnBackend(model_runner)
+                        self.inner_is_swa = self.decode_backend.use_sliding_window_kv_pool
+                        self.inner_pool = self.decode_backend.token_to_kv_pool
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.decode_backend.token_to_kv_pool = self.token_to_kv_pool
+                        if self.inner_is_swa:
+                            forward_batch.swa = True
+                """
+            ),
+            expected=((5, "KVP002"), (6, "KVP001"), (10, "KVP003")),
         ),
     )
     CODE = "KVP002"
