@@ -1053,6 +1053,8 @@ class FileFacts:
                for c in cls.family for summary in c.foreign):
             return True  # kept by a base of another module
         root, _, rest = name.partition(".")
+        if not rest and not stores and any(c.fields.get(name, CLEAN) & STATE for c in cls.family):
+            return True  # what __getattr__ answers from a kept snapshot (ClassFlow.delegate)
         if not rest or stores:
             return False
         held = [c.fields[name] for c in self.relatives(cls) if name in c.fields]

@@ -18,6 +18,8 @@ class SnapshotDelegateAttnBackend(AttentionBackend):
     def forward_decode(self, q, k, v, layer, forward_batch):
         if self.window > 0 and self.is_swa_pool:  # expect: KVP003
             return q
+        if self.full_to_swa_index_mapping is not None:  # expect: KVP003
+            return v
         return k
 
 
@@ -32,4 +34,6 @@ class LiveDelegateAttnBackend(AttentionBackend):
     def forward_decode(self, q, k, v, layer, forward_batch):
         if self.window > 0 and self.is_swa_pool:
             return q
+        if self.full_to_swa_index_mapping is not None:
+            return v
         return k
