@@ -454,7 +454,7 @@ class ClassFlow:
         self.per_forward = _per_forward(facts.methods, facts.calls)
         self.resolvers = facts.resolvers
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
-        self.swap_point = _keeps_pool(facts)
+        self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
         self.inner_backends = frozenset(b for c in facts.family for b in c.pool_binds)
         self.hands_pool_on = _hands_pool_on(facts)
         # __getattr__ answers every read of a name the class never binds
@@ -725,8 +725,10 @@ class _Pass:
         if self.flow.hands_pool_on:
             fields.pop(ACTIVE_POOL, None)
         if instance.backend:  # what it holds for this class: its pool, when a swap misses it
+            own_kind = last_name(func) in self.class_names | {
+                b for c in self.facts.family for b in c.bases}  # per-step copies of itself
             unreached = instance.swap_point and self.flow.swap_point and not (
-                self.flow.hands_pool_on)
+                self.flow.hands_pool_on or own_kind)
             pool = POOL | STALE if unreached else CLEAN
             return Built({ACTIVE_POOL: pool}, pool | INNER if pool else CLEAN, False, bound=False)
         return Built(fields, union(fields.values()), instance.loose)
@@ -1246,6 +1248,15 @@ def _keeps_pool(cls: ClassFacts) -> bool:
     return any("own" in c.pool_binds or ACTIVE_POOL in c.properties for c in cls.family) or any(
         ACTIVE_POOL in s.stores or ACTIVE_POOL in s.properties
         for c in cls.family for s in c.foreign)
+
+
+def _by_lineage(cls: ClassFacts, options: Options) -> bool:
+    """The class inherits an attention backend (a base named ``...Backend`` or configured, here
+    or in another module): one a FROZEN_KV swap can be handed, unlike a class that only follows
+    the protocol (SGLang's multi-step draft wrappers, whose per-step backends are swapped)."""
+    return any(b.endswith(BACKEND_SUFFIX) or b in options.backend_bases
+               for c in cls.family for b in c.bases) or any(
+        s.backend for c in cls.family for s in c.foreign)
 
 
 def _hands_pool_on(cls: ClassFacts) -> bool:

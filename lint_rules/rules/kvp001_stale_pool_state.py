@@ -94,10 +94,13 @@ class StalePoolState(Rule):
         file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
         given: a helper given the pool keeps it, and so do its bound methods; one given only
         geometry, the allocator or the backend itself does not. An inner backend built from the
-        runner is flagged when this backend keeps a ``token_to_kv_pool`` of its own that the
-        swap rebinds without handing it on (a ``token_to_kv_pool`` setter, or
-        ``inner.token_to_kv_pool = ...`` in a method). Geometry (``page_size``, ``dtype``,
-        ``head_dim``...) is shared by both pools and never flagged; neither is the swap point
+        runner is flagged when this backend (one by lineage: it inherits a backend) keeps a
+        ``token_to_kv_pool`` of its own that the swap rebinds without handing it on (a
+        ``token_to_kv_pool`` setter, or ``inner.token_to_kv_pool = ...`` in a method); not the
+        per-step backends of a multi-step draft wrapper (copies of its own kind, or held by a
+        class that only follows the protocol): FROZEN_KV MTP swaps those, never the wrapper.
+        Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared by both pools and never
+        flagged; neither is the swap point
         ``self.token_to_kv_pool = model_runner.token_to_kv_pool`` nor what a resolver that asks
         ``token_to_kv_pool_allocator.get_kvcache()`` returns (upstream ``_resolve_swa_kv_pool``).
 
@@ -382,7 +385,9 @@ class StalePoolState(Rule):
             # look-alikes: a helper that keeps only geometry, one given the allocator (a
             # resolver's input) or the backend itself (read live when called), a helper built
             # per forward, inner backends that the wrapper's token_to_kv_pool setter hands the
-            # swapped pool to, and per-step backends of a wrapper with no pool of its own
+            # swapped pool to, and the per-step backends of a multi-step draft wrapper (one
+            # with no pool of its own, one that only follows the protocol, one holding copies
+            # of its own kind): FROZEN_KV MTP swaps a per-step backend, never the wrapper
             dedent(
                 """\
                 class _Geometry:
@@ -427,6 +432,20 @@ class StalePoolState(Rule):
                 class StepsDraftBackend:
                     def __init__(self, model_runner):
                         self.attn_backends = [_Inner(model_runner) for _ in range(3)]
+
+
+                class MultiStepDraftBackend:  # follows the protocol, inherits no backend
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.attn_backends = [_Inner(model_runner) for _ in range(3)]
+
+
+                class InnerMultiStepBackend(_Inner):  # per-step copies of its own kind
+                    def __init__(self, model_runner):
+                        super().__init__(model_runner)
+                        self.attn_backends = []
+                        for _ in range(3):
+                            self.attn_backends.append(_Inner(model_runner))
                 """
             )
         ),
