@@ -38,6 +38,7 @@ from lint_rules.rules._vocab import (
     TYPE_PROBES,
     is_flag_like,
     is_geometry,
+    is_pool_type_name,
     is_flag_name,
     is_swa_word,
     reads_pool_state,
@@ -150,6 +151,18 @@ def nodes_under(node: ast.AST) -> List[ast.AST]:
             elif isinstance(value, ast.AST):
                 found.append(value)
     return found
+
+
+def _names_other_classes(node: ast.AST) -> bool:
+    """Whether a type test's class operand names classes only, none of them a pool's or an
+    allocator's (``SWAAttention``, ``(SWALayer, FullLayer)``): a name bound to a tuple of
+    types, or any other expression, may hold a pool class and keeps the test a pool's."""
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_names_other_classes(el) for el in node.elts)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = last_name(node)
+        return name[:1].isupper() and not name.isupper() and not is_pool_type_name(name)
+    return False
 
 
 def is_self(node: ast.AST) -> bool:
@@ -671,8 +684,10 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(k.value) for k in node.keywords
         )
         if name in ("isinstance", "issubclass") and len(args) == 2:
-            return self.type_test(args[0], values[0], self.owner.type_names_swa(args[1])
-                                  or self.local_types_swa(args[1]))
+            swa = self.owner.type_names_swa(args[1]) or self.local_types_swa(args[1])
+            if swa and not values[0] & STATE and _names_other_classes(args[1]):
+                swa = False  # isinstance(layer, SWAAttention): SWA, but not a pool's type
+            return self.type_test(args[0], values[0], swa)
         if name == "hasattr" and len(args) == 2 and const_str(args[1]) is not None:
             return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])))
         if name in ("type", "bool", "cast", "callable") and args:

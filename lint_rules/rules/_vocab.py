@@ -45,6 +45,9 @@ FLAG_PREFIXES = ("is_", "use_", "has_", "enable_", "uses_")
 PER_FORWARD_WORDS = ("forward",)
 PER_FORWARD_PARAMS = ("batch",)
 TYPE_PROBES = ("__name__", "__qualname__", "__class__")
+# What a class a type test names must say to be a KV pool or allocator class (``SWAKVPool``,
+# ``SWATokenToKVPoolAllocator``): ``isinstance(layer, SWAAttention)`` tests a model layer.
+POOL_TYPE_WORDS = ("pool", "kv", "cache", "allocator", "memory")
 CACHED_DECORATORS = ("cached_property", "cache", "lru_cache")
 
 
@@ -129,6 +132,11 @@ def reads_pool_state(attr: str) -> bool:
         return False
     lowered = attr.lower()
     return not any(word in lowered for word in SHAPE_WORDS)  # (swa_head_num: a count)
+
+
+def is_pool_type_name(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in POOL_TYPE_WORDS)
 
 
 def is_swa_word(name: str) -> bool:

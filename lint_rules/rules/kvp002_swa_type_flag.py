@@ -202,6 +202,24 @@ class SwaTypeFlag(Rule):
                 """
             )
         ),
+        Valid(
+            # an SWA type test of something that is not a pool: a model layer's class
+            dedent(
+                """\
+                class LayerKindBackend(AttentionBackend):
+                    def __init__(self, model_runner, layers):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.first_is_swa = isinstance(layers[0], SWAAttention)
+                        if isinstance(layers[-1], (SWAAttention, FullAttention)):
+                            self.kind = "swa"
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.kind == "swa" or self.first_is_swa:
+                            return q
+                        return k
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
