@@ -24,7 +24,7 @@ from lint_rules.cache import cache_dir, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
-from lint_rules.rules._vocab import BACKEND_SUFFIX, is_test_case
+from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
@@ -37,6 +37,7 @@ SELF_KEY = ASKED + "self"  # the file the result is of (one content may sit at t
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::[^=\n]*)?=(?!=)")  # self.<name> [: T] = ...
 
 
 def class_headers(source: str) -> list:
@@ -109,6 +110,8 @@ class PackageIndex:
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
+        self._binds: Dict[str, Optional[frozenset]] = {}  # runner file -> self.<names> it sets
+        self._runners: Optional[List[str]] = None  # files defining a runner class
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
@@ -119,6 +122,7 @@ class PackageIndex:
         the modules of the classes backends inherit from (mixins, bases) that ``mention`` the
         rules' vocabulary."""
         self.headers = {os.path.abspath(p): h for p, h in headers.items()}
+        self._runners = None
         self.backends = backends = set()
         tests = _test_cases(self.headers.values())
         grew = True
@@ -262,6 +266,8 @@ class PackageIndex:
             return "1" if argument in self.backends else "0"
         if kind == "mixin":
             return "1" if self.is_mixin(argument) else "0"
+        if kind == "runners":
+            return "\n".join(self.runner_files())
         if kind == "heirs":
             return "\n".join(sorted(set(self.subclassed_in.get(argument, ()))))
         return ASKED  # a question this version does not know: never the recorded answer
@@ -415,6 +421,50 @@ class PackageIndex:
             ("class", module.path, name),
             lambda: summarise_class(module.tree, module.scope, name, self.options))
 
+    def runner_attr(self, attr: str, near: str = "") -> Taint:
+        """What ``<runner>.<attr>`` holds when a runner class of another module builds it from
+        its own pool (``_facts.runner_built``). Only files whose text may bind ``attr`` are
+        parsed; every runner file's digest is recorded, so one that starts binding it counts."""
+        return self._remembered(("runner", attr), lambda: self._runner_attr(attr, near))
+
+    def _runner_attr(self, attr: str, near: str) -> Taint:
+        from lint_rules.rules._facts import runner_built
+
+        bits = CLEAN
+        self._touch(f"{ASKED}runners:", self.answer("runners", "", ""))
+        here = os.path.abspath(near or "")
+        for path in self.runner_files():
+            bound = self._runner_binds(path)
+            if path == here or bound is None or attr not in bound:
+                continue  # (the file asking answered for its own classes)
+            module = self.module(self.names[path], near=path)
+            if module is not None:
+                for name, _ in self.headers.get(path, ()):
+                    if name.endswith(RUNNER_SUFFIX):
+                        bits |= runner_built(module.scope, name, attr, self.options)
+        return bits
+
+    def _runner_binds(self, path: str) -> Optional[frozenset]:
+        """``pool_stores`` of a runner file (read once per process: a backend asks about many
+        runner attributes, and a file none of whose stores names the pool is never parsed)."""
+        if path not in self._binds:
+            try:
+                data = self._bytes(path)
+            except OSError:
+                self._binds[path] = None
+            else:
+                self._binds[path] = pool_stores(data)
+        if self._binds[path] is not None:
+            self._touch(path, self.digests[path])
+        return self._binds[path]
+
+    def runner_files(self) -> List[str]:
+        """The run's files defining a runner class (by name, from the class graph)."""
+        if self._runners is None:
+            self._runners = sorted(path for path, rows in self.headers.items()
+                                   if any(name.endswith(RUNNER_SUFFIX) for name, _ in rows))
+        return self._runners
+
     def foreign_bases(self, scope, node: ast.ClassDef) -> tuple:
         """Summaries of ``node``'s bases defined in other modules of the package."""
         found = []
@@ -450,6 +500,30 @@ def _test_cases(headers) -> set:
                     found.add(name)
                     grew = True
     return found
+
+
+def pool_stores(data: bytes) -> frozenset:
+    """Names ``data`` assigns as ``self.<name> = ...`` in a statement whose text (its line, and
+    the more indented or backslash-continued lines after it) names the pool or a name some line
+    binds from it: a text superset of the stores ``_facts.runner_built`` accepts (a call whose
+    arguments sit less indented than the statement is not followed)."""
+    pool = ACTIVE_POOL.encode()
+    if pool not in data:
+        return frozenset()
+    words = {pool, *re.findall(rb"(\w+)\s*=[^=\n][^\n]*" + pool, data)}
+    lines, found = data.splitlines(), set()
+    for index, line in enumerate(lines):
+        names = SELF_STORE.findall(line)
+        if not names:
+            continue
+        indent, end = len(line) - len(line.lstrip()), index + 1
+        while end < len(lines) and (lines[end - 1].rstrip().endswith(b"\\") or not lines[
+                end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        text = b"\n".join(lines[index:end])
+        if any(word in text for word in words):
+            found.update(name.decode() for name in names)
+    return frozenset(found)
 
 
 def _binding(attr: str) -> "re.Pattern":

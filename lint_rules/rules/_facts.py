@@ -73,6 +73,8 @@ from lint_rules.rules._vocab import (
     OWNED,
     PER_FORWARD_PARAMS,
     PER_FORWARD_WORDS,
+    RUNNER_SUFFIX,
+    SHARED_POOLS,
     is_flag_name,
     is_swa_word,
     is_test_case,
@@ -263,6 +265,7 @@ class ModuleScope:
         self.globals: set = set()
         self.imports: Dict[str, str] = {}
         self.instances: Dict[tuple, Optional["Instance"]] = {}  # (class, arguments) -> object
+        self.runner_attrs: Dict[str, Taint] = {}  # runner attribute -> what it holds
         self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
@@ -363,6 +366,20 @@ class ModuleScope:
         if qualified is None or self.package is None:
             return None
         return self.package.instance(qualified, arguments, keywords)
+
+    def runner_attr(self, attr: str, options: Options) -> Taint:
+        """What ``<runner>.<attr>`` holds: state a runner class of this module (else, with a
+        package index, of the package) builds once from its own pool."""
+        if attr in SHARED_POOLS or not reads_pool_state(attr):
+            return CLEAN  # geometry, sizes and the shared pools are no pool state
+        if attr not in self.runner_attrs:
+            self.runner_attrs[attr] = CLEAN  # (a runner reading its own attribute: no cycle)
+            bits = union(runner_built(self, name, attr, options) for name in self.classes
+                         if name.endswith(RUNNER_SUFFIX))
+            if not bits and self.package is not None:
+                bits = self.package.runner_attr(attr, self.path)
+            self.runner_attrs[attr] = bits
+        return self.runner_attrs[attr]
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` imported from the package."""
@@ -744,6 +761,9 @@ class _Pass:
 
     def getter(self, func: ast.AST) -> Optional[str]:
         return self.scope.getters.get(func.id) if isinstance(func, ast.Name) else None
+
+    def runner_attr(self, attr: str) -> Taint:
+        return self.scope.runner_attr(attr, self.flow.options)
 
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None:
         """``self.<name>(...)`` passes these taints: the method runs with them next pass."""
@@ -1286,6 +1306,66 @@ def module_function_returns(scope: ModuleScope, name: str, arguments: tuple,
     owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
     returned = owner.function_returns(ast.Name(id=name, ctx=ast.Load()), tuple(arguments))
     return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN)
+
+
+def runner_built(scope: ModuleScope, name: str, attr: str, options: Options) -> Taint:
+    """What runner class ``name`` of ``scope`` stores as ``self.<attr>`` from its own pool
+    (``KVIndexTranslator(token_to_kv_pool=self.token_to_kv_pool)``, a sub-pool, a bound method
+    of it): the state it holds, never a decision.
+    Only methods storing ``self.<attr>`` and naming the pool are run (a runner is a large
+    class: nothing else of it is analysed)."""
+    node = scope.classes.get(name)
+    if node is None:
+        return CLEAN
+    bits, owner = CLEAN, None
+    for method in node.body:
+        if not isinstance(method, FUNCTIONS) or not _stores_self(method.body, attr, method):
+            continue
+        if owner is None:  # the runner as a class of no attributes: only its pool is a source
+            holder = ClassFacts(name, None, ())
+            holder.family = [holder]
+            owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
+        flow = MethodFlow(owner, method, method.name, runners=set()).run(method.body)
+        bits |= union(e.taint for e in flow.stores if e.attr == attr and e.scope == "self")
+    # an object built around the pool is kept as a record of it (what a store of it holds),
+    # not as one bound to it: a decision on its attributes (translator.is_translating) is
+    # no type test of a pool the analysis can name, and nothing made under one is its state
+    return bits & (STATE | RECORD) | STALE if bits & STATE else CLEAN
+
+
+def _stores_self(statements, attr: str, method: ast.AST) -> bool:
+    """A statement at any depth of ``statements`` assigns ``self.<attr>`` a value naming the
+    pool, or a local the method binds from it (statements only: no other expression of a
+    large method is walked, and no flow runs for a store that cannot hold the pool)."""
+    for statement in statements:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [
+                statement.target]
+            if any(self_attr(t) == attr for t in targets) and _mentions(
+                    statement.value, (ACTIVE_POOL, *_pool_locals(method))):
+                return True
+        for inner in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(statement, inner, None)
+            if isinstance(block, list) and not isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+                if _stores_self(block, attr, method):
+                    return True
+    return False
+
+
+def _pool_locals(method: ast.AST) -> tuple:
+    """Locals of ``method`` bound (at any statement depth) to a value naming the pool."""
+    found = []
+    todo = list(method.body)
+    while todo:
+        statement = todo.pop()
+        if isinstance(statement, ast.Assign) and _mentions(statement.value, (ACTIVE_POOL,)):
+            found.extend(n.id for t in statement.targets for n in nodes_under(t)
+                         if isinstance(n, ast.Name))
+        if not isinstance(statement, (*FUNCTIONS, ast.ClassDef)):
+            for inner in ("body", "orelse", "finalbody", "handlers", "cases"):
+                block = getattr(statement, inner, None)
+                todo.extend(block if isinstance(block, list) else ())
+    return tuple(found)
 
 
 def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Options):

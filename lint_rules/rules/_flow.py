@@ -408,6 +408,8 @@ class FlowOwner(Protocol):
 
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
+    def runner_attr(self, attr: str) -> Taint: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -535,6 +537,11 @@ class MethodFlow(ast.NodeVisitor):
         if is_flag_name(name) and self.is_runner(holder) and not _through_pool(holder):
             self.visit(holder)
             return RUNNER | STALE
+        if self.is_runner_itself(holder):
+            built = self.owner.runner_attr(name)  # model_runner.kv_index_translator
+            if built:
+                self.visit(holder)
+                return self.source(built)
         path = self_path(node)
         if path is None:
             path = self.other_self_read(node, holder, name)
@@ -587,6 +594,13 @@ class MethodFlow(ast.NodeVisitor):
     def is_runner(self, node: ast.AST) -> bool:
         while isinstance(node, ast.Attribute) and not is_self(node.value):
             node = node.value  # model_runner.model_config.is_hybrid_swa: rooted at the runner
+        if isinstance(node, ast.Name):
+            return node.id in self.runners or node.id.endswith("runner")
+        return (self_attr(node) or "").endswith("runner")
+
+    def is_runner_itself(self, node: ast.AST) -> bool:
+        """``model_runner`` / ``self.model_runner`` (not a path below it): what its class
+        built from its own pool it still holds when a FROZEN_KV swap hands us another."""
         if isinstance(node, ast.Name):
             return node.id in self.runners or node.id.endswith("runner")
         return (self_attr(node) or "").endswith("runner")

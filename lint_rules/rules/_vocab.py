@@ -22,6 +22,10 @@ DEFAULT_FLAG = "use_sliding_window_kv_pool"
 POOL_ACCESSORS = ("get_token_to_kv_pool",)
 BACKEND_ACCESSORS = ("get_attn_backend",)
 CONTEXT_ACCESSOR, CONTEXT_BACKEND = "get_forward_context", "attn_backend"
+# A class whose name ends so builds the pools (SGLang's ``ModelRunner``), as a parameter or
+# attribute whose name ends in ``runner`` holds one: what it builds from its own pool once is
+# the draft runner's, whatever pool a FROZEN_KV swap hands the backend later.
+RUNNER_SUFFIX = "Runner"
 BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
 # Methods of SGLang's attention backend protocol: a class defining one is a backend whatever it
 # and its bases are called (``DllmFlashAttention``, a helper base ``_DecodeOnly``).

@@ -19,7 +19,10 @@ from lint_rules.rules._flow import (
     STALE,
     STATE,
     TYPE,
+    attribute_alias,
     is_runner_copy,
+    last_name,
+    self_attr,
 )
 from lint_rules.rules._vocab import ACTIVE_POOL
 
@@ -40,6 +43,8 @@ def _variant(store) -> tuple:
     bits, shown = store.bits, shown_sink(store)
     if bits & INNER and not bits & ~(INNER | POOL | STALE | RECORD):
         return INNER_BACKEND, shown
+    if bits & STATE and _runner_read(store.value):
+        return RUNNER_BUILT, shown
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
     if bits & RUNNER:
@@ -51,6 +56,21 @@ def _variant(store) -> tuple:
     return None, f"{shown} caches pool state in {store.method}()"
 
 
+def _runner_read(value) -> bool:
+    """``model_runner.<x>`` / ``self.model_runner.<x>`` in any spelling of the read: what the
+    runner built once from its own pool (only such reads carry pool state off a runner)."""
+    alias = attribute_alias(value) if value is not None else None
+    while alias is not None:  # (runner.kv_index_translator.write_ids: off what it built)
+        holder, name = alias
+        if last_name(holder).endswith("runner") and (
+                isinstance(holder, ast.Name) or self_attr(holder) is not None):
+            return name != ACTIVE_POOL
+        alias = attribute_alias(holder)
+    return False
+
+
+RUNNER_BUILT = ("{subject}: the runner built it once on its pool (FROZEN_KV MTP swaps ours): build "
+                "it on the allocator's pool")
 RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag (blind to FROZEN_KV MTP swaps): "
                  "test self.{pool_attr}")
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
@@ -492,6 +512,50 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # what the runner builds from its geometry, its allocator or a pool's sizes; a
+            # translator built per forward or from the allocator-resolved pool
+            dedent(
+                """\
+                class KVIndexTranslator:
+                    def __init__(self, token_to_kv_pool, page_size=1):
+                        self.page_size = page_size
+                        self.to_swa = None
+                        if isinstance(token_to_kv_pool, SWAKVPool):
+                            self.to_swa = token_to_kv_pool.translate_loc_from_full_to_swa
+
+
+                class ModelRunner:
+                    def init_memory_pool(self):
+                        pool = self.token_to_kv_pool
+                        self.kv_index_translator = KVIndexTranslator(token_to_kv_pool=pool)
+                        self.num_tokens = self.token_to_kv_pool.size
+                        self.sliding_window_size = self.token_to_kv_pool.sliding_window_size
+                        self.table = KVIndexTranslator(self.token_to_kv_pool_allocator)
+                        self.graph_buffers = torch.zeros(self.max_bs, device=pool.device)
+
+
+                class ResolvedTranslatorBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.num_tokens = model_runner.num_tokens
+                        self.window = model_runner.sliding_window_size
+                        self.table = model_runner.table
+                        self.graph_buffers = model_runner.graph_buffers
+                        self.page_size = model_runner.page_size
+                        self.translator = self._resolve_translator(model_runner)
+
+                    def _resolve_translator(self, model_runner):
+                        pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                        return KVIndexTranslator(token_to_kv_pool=pool)
+
+                    def init_forward_metadata(self, forward_batch):
+                        translator = KVIndexTranslator(token_to_kv_pool=self.token_to_kv_pool)
+                        self.write_ids = translator.to_swa
+                        self.live = forward_batch.model_runner.kv_index_translator
+                """
+            ),
+        ),
     )
     INVALID = (
         Invalid(
@@ -894,6 +958,49 @@ class StalePoolState(Rule):
             ),
             expected=((2, "KVP001"), (8, "KVP001"), (9, "KVP001"), (11, "KVP001"),
                       (13, "KVP001")),
+        ),
+        Invalid(
+            # a runner attribute its class builds once from its own pool (SGLang 0.5.20+'s
+            # KVIndexTranslator, a sub-pool, a bound method of it), in any spelling of the read
+            dedent(
+                """\
+                class KVIndexTranslator:
+                    def __init__(self, token_to_kv_pool, page_size=1):
+                        self.page_size = page_size
+                        self.to_swa = None
+                        if isinstance(token_to_kv_pool, SWAKVPool):
+                            self.to_swa = token_to_kv_pool.translate_loc_from_full_to_swa
+
+
+                class ModelRunner:
+                    def init_memory_pool(self):
+                        pool = self.token_to_kv_pool
+                        self.swa_pool = pool.swa_kv_pool
+                        self.to_swa = self.token_to_kv_pool.translate_loc_from_full_to_swa
+                        self.kv_index_translator = KVIndexTranslator(
+                            token_to_kv_pool=self.token_to_kv_pool, page_size=self.page_size
+                        )
+
+
+                class RunnerBuiltBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.kv_index_translator = model_runner.kv_index_translator
+                        self.translator = getattr(model_runner, "kv_index_translator")
+                        translator = vars(model_runner)["kv_index_translator"]
+                        self.spaces = {"write": translator}
+                        self.translate = model_runner.to_swa
+                        self.pools = [model_runner.swa_pool]
+                        self.model_runner = model_runner
+                        self._bind(model_runner)
+
+                    def _bind(self, runner):
+                        self.bound = self.model_runner.kv_index_translator
+                        self.kept = (runner.kv_index_translator, runner.page_size)
+                """
+            ),
+            expected=((22, "KVP001"), (23, "KVP001"), (25, "KVP001"), (26, "KVP001"),
+                      (27, "KVP001"), (32, "KVP001"), (33, "KVP001")),
         ),
     )
     CODE = "KVP001"
