@@ -106,3 +106,35 @@ def test_a_mixin_is_read_with_all_its_heirs_however_many(tmp_path):
     write(tmp_path / "tree" / "pkg", {"__init__.py": "", "mixin.py": MIXIN, **heirs,
                                       "z.py": FLAG_HEIR})
     assert _warm_is_cold(tmp_path, tmp_path / "cache") == [MIXIN_GATE, ("pkg/z.py", 6, "KVP002")]
+
+
+RUNNER = dedent("""\
+    class KVIndexTranslator:
+        def __init__(self, token_to_kv_pool):
+            self.to_swa = token_to_kv_pool.translate_loc_from_full_to_swa
+
+
+    class ModelRunner:
+        def init_kv_index_translator(self):
+            self.kv_index_translator = KVIndexTranslator(token_to_kv_pool=self.token_to_kv_pool)
+""")
+TRANSLATED = dedent("""\
+    class TBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.kv_index_translator = model_runner.kv_index_translator
+""")
+
+
+def test_runner_built_state_follows_the_runner_module(tmp_path):
+    """What the runner of another module builds from its own pool (rel4's M6): found only with
+    the runner in the run, and re-judged when the runner's file changes (or appears)."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "t.py": TRANSLATED})
+    assert _warm_is_cold(tmp_path, cache) == []  # no runner: nothing says what it built
+    write(pkg, {"runner.py": RUNNER})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/t.py", 4, "KVP001")]
+    assert _warm_is_cold(tmp_path, cache, "pkg/t.py") == []  # the file alone: silent
+    write(pkg, {"runner.py": RUNNER.replace("self.token_to_kv_pool)", "self.page_size)")})
+    assert _warm_is_cold(tmp_path, cache) == []  # built from geometry: no pool state
