@@ -383,8 +383,10 @@ class PackageIndex:
         return self._split(target, module.scope, hops + 1) if target else None
 
     # -- what _facts asks -------------------------------------------------------------------------
-    def function_returns(self, qualified: str, arguments: Tuple[Taint, ...]) -> Optional[Taint]:
-        """What ``pkg.mod.f(...)`` returns for arguments holding these taints (None: unknown)."""
+    def function_returns(self, qualified: str, arguments: Tuple[Taint, ...],
+                         keywords: tuple = ()) -> Optional[Taint]:
+        """What ``pkg.mod.f(...)`` returns for arguments (and ``(name, taint)`` keyword
+        arguments) holding these taints (None: unknown)."""
         from lint_rules.rules._facts import module_function_returns
 
         found = self._split(qualified, None)
@@ -394,8 +396,9 @@ class PackageIndex:
         # keyed by the defining file, not the spelling: one function under two import paths
         # (a vendored copy's suffix, a re-export) is analysed once
         return self._remembered(
-            ("function", module.path, name, arguments),
-            lambda: module_function_returns(module.scope, name, arguments, self.options))
+            ("function", module.path, name, arguments, keywords),
+            lambda: module_function_returns(module.scope, name, arguments, self.options,
+                                            keywords))
 
     def instance(self, qualified: str, arguments: tuple, keywords: tuple):
         """What an object of class ``pkg.mod.C`` holds once built with arguments holding these

@@ -651,9 +651,11 @@ class _Pass:
             self.memo[key] = returned | (STALE if cached and returned else CLEAN)
         return self.memo[key]
 
-    def _evaluate(self, key: tuple, function: ast.AST, name: str, klass: str = "") -> Taint:
-        """What ``function`` returns for the argument taints in ``key`` (nothing recorded);
-        ``klass``: a factory method of that class (its ``cls`` is no argument)."""
+    def _evaluate(self, key: tuple, function: ast.AST, name: str, klass: str = "",
+                  keywords: tuple = ()) -> Taint:
+        """What ``function`` returns for the argument taints in ``key`` and these keyword
+        arguments (nothing recorded); ``klass``: a factory method of that class (its ``cls`` is
+        no argument)."""
         self.memo[key] = CLEAN  # recursion guard
         self.depth += 1
         try:
@@ -662,6 +664,7 @@ class _Pass:
                     function.args.args[0].arg not in ("self", "cls"):
                 params = params[1:]  # (a classmethod's first parameter under another name)
             env = dict(zip(params, key[2]))
+            _bind_keywords(env, function, keywords)
             flow = MethodFlow(self, function, name, env=env, record=False, klass=klass)
             flow.run(function.body)
             if flow.returned_fields:
@@ -680,9 +683,10 @@ class _Pass:
         return stored & ~RECORD if stored & RECORD else CLEAN
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         follow: bool = True) -> Optional[Taint]:
+                         follow: bool = True, keywords: tuple = ()) -> Optional[Taint]:
         """What a function of this module or (``follow``: some argument carries state or is a
-        runner) of another module of the package returns for these argument taints."""
+        runner) of another module of the package returns for these argument taints and
+        ``(name, taint)`` keyword arguments."""
         scope = self.scope
         local = self._module_callable(func)
         if local is not None:
@@ -690,15 +694,15 @@ class _Pass:
             if scope.is_resolver(name) if not klass else _mentions(function, (
                     ALLOCATOR, ALLOCATOR_POOL)):
                 return CLEAN
-            key = ("function", name, arguments)
+            key = ("function", name, arguments, keywords)
             if key not in self.memo:
                 if self.depth >= MAX_DEPTH:
                     return CLEAN
-                self.memo[key] = self._evaluate(key, function, name, klass)
+                self.memo[key] = self._evaluate(key, function, name, klass, keywords)
             return self.memo[key]
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
-            returned = scope.package.function_returns(qualified, arguments)
+            returned = scope.package.function_returns(qualified, arguments, keywords)
             return Taint(returned) if returned is not None else None
         return None
 
@@ -717,11 +721,13 @@ class _Pass:
                     return f"{owner}.{func.attr}", method, owner
         return None
 
-    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Dict[str, Taint]:
+    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                        keywords: tuple = ()) -> Dict[str, Taint]:
         """The fields of the record a function of this module returns for these arguments
         (known once ``function_returns`` evaluated it)."""
         local = self._module_callable(func)
-        return self.memo_fields.get(("function", local[0], arguments), {}) if local else {}
+        key = ("function", local[0], arguments, keywords) if local else None
+        return self.memo_fields.get(key, {}) if local else {}
 
     def is_cached_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.scope.cached
@@ -803,6 +809,16 @@ def _bound_names(family: List[ClassFacts]) -> frozenset:
                         "setattr", "__setattr__") and len(node.args) > 1:
                     names.add(const_str(node.args[1]) or "")
     return frozenset(names)
+
+
+def _bind_keywords(env: Dict[str, Taint], function: ast.AST, keywords: tuple) -> None:
+    """``helper(pool=x)``: each keyword argument to its parameter (or to ``**kwargs``)."""
+    args = function.args
+    named = {a.arg for a in (*args.args, *args.kwonlyargs)}
+    for key, value in keywords:
+        target = key if key in named else (args.kwarg.arg if args.kwarg is not None else "")
+        if target:
+            env[target] = env.get(target, CLEAN) | value
 
 
 def _factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
@@ -1297,14 +1313,15 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
 
 
 def module_function_returns(scope: ModuleScope, name: str, arguments: tuple,
-                            options: Options) -> Taint:
+                            options: Options, keywords: tuple = ()) -> Taint:
     """What function ``name`` of another module returns for arguments holding these taints."""
     if scope.is_resolver(name):
         return CLEAN
     holder = ClassFacts("<module>", None, ())
     holder.family = [holder]
     owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
-    returned = owner.function_returns(ast.Name(id=name, ctx=ast.Load()), tuple(arguments))
+    returned = owner.function_returns(ast.Name(id=name, ctx=ast.Load()), tuple(arguments),
+                                      keywords=keywords)
     return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN)
 
 

@@ -107,12 +107,14 @@ DECISION = TYPE | RUNNER | MIRROR | KIND
 # resolved pool is not one: KVP004's business).
 DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
 # Masks computed once (a Flag operation is a Python call: the flow runs them per node).
-HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER  # what a container keeps
+# what a container keeps (an object in a tuple stays an object: its type is not the pool's)
+HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER | OBJECT
 TYPE_TESTS, DECIDERS, CHOOSERS = TYPE | KIND, TYPE | KIND | RUNNER, TYPE | KIND | CHOICE
 PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
 FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
 DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIND | RUNNER
 UNDER_FLAG = GATED | RUNNER
+BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is not the pool's
 
 
 # -- syntax helpers (shared with _facts, _fixes and the package index) -------------------------
@@ -387,9 +389,10 @@ class FlowOwner(Protocol):
     def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint: ...
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         follow: bool = True) -> Optional[Taint]: ...
+                         follow: bool = True, keywords: tuple = ()) -> Optional[Taint]: ...
 
-    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...]) -> Dict[str, Taint]: ...
+    def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                        keywords: tuple = ()) -> Dict[str, Taint]: ...
 
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
@@ -717,12 +720,14 @@ class MethodFlow(ast.NodeVisitor):
             return self.env[name] | self.local_call(name, node, values)
         follow = any(values) or any(self.is_runner(a) for a in (
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
-        returned = self.owner.function_returns(func, values[: len(args)], follow)
+        keywords = tuple((k.arg, v) for k, v in zip(node.keywords, values[len(args):])
+                         if k.arg and v)  # make(pool=...): bound to its parameter
+        returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
-            fields = self.owner.function_fields(func, values[: len(args)])
+            fields = self.owner.function_fields(func, values[: len(args)], keywords)
             if fields:  # Facts.of(pool): the fields of the record the factory builds
                 self.fields[id(node)] = fields
-            return self.cached(node, func, returned, values[: len(args)])
+            return self.cached(node, func, returned, values)
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
@@ -875,8 +880,9 @@ class MethodFlow(ast.NodeVisitor):
         """``isinstance(x, SWAKVPool)`` and duck tests: a decision (``TYPE``); a non-SWA type
         test of pool state (``isinstance(pool, MLATokenToKVPool)``): a decision on the pool
         too (``KIND``), which no SWA rewrite may replace."""
-        if subject & RECORD or self.live_pool(subject_node) or self.deferred and not subject:
-            return CLEAN  # a record's type is not the pool's; a closure tests the live pool
+        if subject & BUILT or self.live_pool(subject_node) or self.deferred and not subject:
+            return CLEAN  # a record's, an object's or an inner backend's type is not the
+            # pool's (isinstance(self.indexer, SparseTableBackend)); a closure tests the live pool
         if swa:
             return self.source(TYPE | (subject & STALE)) if subject & STATE else TYPE | (
                 subject & STALE

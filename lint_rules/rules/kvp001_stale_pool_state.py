@@ -556,8 +556,65 @@ class StalePoolState(Rule):
                 """
             ),
         ),
+        Valid(
+            # the pool given by keyword to helpers returning geometry or another argument, and
+            # to a helper per forward
+            dedent(
+                """\
+                def page_of(*, pool):
+                    return pool.page_size
+
+
+                def pick(pool=None, size=0):
+                    return size
+
+
+                class KeywordLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.page = page_of(pool=model_runner.token_to_kv_pool)
+                        self.size = pick(pool=self.token_to_kv_pool, size=4)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return page_of(pool=self.token_to_kv_pool)
+                """
+            )
+        ),
     )
     INVALID = (
+        Invalid(
+            # the pool passed by keyword: to a positional-or-keyword parameter, a keyword-only
+            # one, **kwargs (in another module the package index binds them the same way)
+            dedent(
+                """\
+                def main_of(pool, depth=0):
+                    return pool.main_pool
+
+
+                def swa_of(*, pool, strict=False):
+                    return pool.swa_kv_pool
+
+
+                def mapping_of(**parts):
+                    return parts["pool"].full_to_swa_index_mapping
+
+
+                def indexers(*, token_to_kv_pool):
+                    return Indexer(token_to_kv_pool), Indexer(token_to_kv_pool)
+
+
+                class KeywordBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.main = main_of(depth=1, pool=model_runner.token_to_kv_pool)
+                        self.swa = swa_of(pool=self.token_to_kv_pool, strict=True)
+                        self.mapping = mapping_of(pool=model_runner.token_to_kv_pool)
+                        self.prefill, self.decode = indexers(token_to_kv_pool=self.token_to_kv_pool)
+                """
+            ),
+            expected=((20, "KVP001"), (21, "KVP001"), (22, "KVP001"), (23, "KVP001"),
+                      (23, "KVP001")),
+        ),
         Invalid(
             # data whose name also says geometry: the head noun (a buffer, a mapping, a pool)
             # decides, so fp8 scales' buffers and device-side mappings are the pool's state
