@@ -447,7 +447,7 @@ class MethodFlow(ast.NodeVisitor):
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
-        self.local_defs: Dict[str, ast.AST] = {}  # local name -> the nested def it is bound to
+        self.local_defs: Dict[str, ast.AST] = {}  # local name -> its nested def or lambda
         self.calling = calling  # local functions being evaluated (a recursion guard)
         self.local_results: Dict[tuple, Taint] = {}  # (def, argument taints) -> what it returns
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
@@ -764,8 +764,7 @@ class MethodFlow(ast.NodeVisitor):
         """What a nested function returns when called here with these arguments (a closure
         factory: ``make_translator(pool)`` returns a closure over the pool it was given)."""
         function = self.local_defs.get(name)
-        if function is None or name in self.calling or not any(values) or isinstance(
-                function, ast.Lambda):
+        if function is None or name in self.calling or not any(values):
             return CLEAN
         key = (id(function), values, tuple(k.arg for k in node.keywords))
         if key not in self.local_results:  # (called again with the same taints: the same)
@@ -782,6 +781,8 @@ class MethodFlow(ast.NodeVisitor):
                            deferred=self.deferred, runners=self.runners,
                            calling=self.calling | {name})
         inner.allocators = set(self.allocators) - set(params_of(function))
+        if isinstance(function, ast.Lambda):  # is_swa = lambda pool: isinstance(pool, ...)
+            return inner.visit(function.body)
         return inner.run(function.body).returned
 
     def construct(self, node: ast.Call, values: Tuple[Taint, ...], follow: bool) -> Taint:
@@ -1160,7 +1161,10 @@ class MethodFlow(ast.NodeVisitor):
         if name in self.globals:
             self.store(name, target, statement, value_node, value, "module")
         self.env[name] = value
-        self.local_defs.pop(name, None)
+        if isinstance(value_node, ast.Lambda):  # called later like a nested def
+            self.local_defs[name] = value_node
+        else:
+            self.local_defs.pop(name, None)
         fields = self.fields_of(value_node)
         if fields:
             self.record_locals[name] = fields

@@ -220,6 +220,26 @@ class SwaTypeFlag(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: a lambda given geometry or a non-pool, rebound to a non-function,
+            # or called on the live pool per forward
+            dedent(
+                """\
+                class LambdaLookalikeBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        size = lambda pool: pool.page_size  # noqa: E731
+                        self.page = size(model_runner.token_to_kv_pool)
+                        is_swa = lambda pool: isinstance(pool, SWAKVPool)  # noqa: E731
+                        self.module_swa = is_swa(model_runner.model)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        is_swa = lambda pool: isinstance(pool, SWAKVPool)  # noqa: E731
+                        if is_swa(self.token_to_kv_pool):
+                            return self.page
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -487,6 +507,21 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((5, "KVP002"), (6, "KVP001"), (10, "KVP003")),
+        ),
+        Invalid(
+            # pool helpers bound in __init__: a lambda bound to a local is followed like a
+            # nested def, with positional or keyword arguments
+            dedent(
+                """\
+                class LambdaHelperBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        is_swa = lambda pool: isinstance(pool, SWAKVPool)  # noqa: E731
+                        has_map = lambda p: hasattr(p, "full_to_swa_index_mapping")  # noqa: E731
+                        self.swa = is_swa(model_runner.token_to_kv_pool)
+                        self.mapped = has_map(p=model_runner.token_to_kv_pool)
+                """
+            ),
+            expected=((5, "KVP002"), (6, "KVP002")),
         ),
     )
     CODE = "KVP002"
