@@ -383,6 +383,16 @@ class PackageIndex:
         return self._split(target, module.scope, hops + 1) if target else None
 
     # -- what _facts asks -------------------------------------------------------------------------
+    def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:
+        """The def of method ``method`` in class ``pkg.mod.C`` (an inherited helper: run with
+        the caller's arguments on the caller's ``self``); None when unknown."""
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.classes:
+            return None
+        module, name = found
+        return next((s for s in module.scope.classes[name].body if isinstance(
+            s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == method), None)
+
     def function_returns(self, qualified: str, arguments: Tuple[Taint, ...],
                          keywords: tuple = ()) -> Optional[Taint]:
         """What ``pkg.mod.f(...)`` returns for arguments (and ``(name, taint)`` keyword

@@ -638,7 +638,7 @@ class _Pass:
         """What ``self.<name>(...)`` returns for arguments holding these taints."""
         owner = next((c for c in self.facts.family if name in c.methods), None)
         if owner is None:
-            return self._foreign_returns(name)
+            return self._inherited_returns(name, arguments) | self._foreign_returns(name)
         if name in owner.resolvers:
             return CLEAN
         key = ("method", name, arguments)
@@ -672,6 +672,28 @@ class _Pass:
             return flow.returned
         finally:
             self.depth -= 1
+
+    def _inherited_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
+        """What a method of a base class in another module returns for these arguments, run
+        on this class's ``self`` (``self._swa_pool_of(pool)``); its summary alone knows only
+        what it returns for untainted ones."""
+        package = self.scope.package
+        if package is None or not any(arguments):
+            return CLEAN
+        key = ("inherited", name, arguments)
+        if key not in self.memo:
+            function = next((found for cls in self.facts.family for base in cls.node.bases
+                             for found in [self._base_method(package, base, name)]
+                             if found is not None), None)
+            if function is None or self.depth >= MAX_DEPTH or _mentions(
+                    function, (ALLOCATOR, ALLOCATOR_POOL)):
+                return CLEAN  # (a resolver: the fix itself)
+            self.memo[key] = self._evaluate(key, function, name)
+        return self.memo[key]
+
+    def _base_method(self, package, base: ast.AST, name: str) -> Optional[ast.AST]:
+        qualified = self.scope.qualified(base)
+        return package.method_def(qualified, name) if qualified else None
 
     def _foreign_returns(self, name: str) -> Taint:
         for summary in self.facts.foreign:

@@ -138,3 +138,36 @@ def test_runner_built_state_follows_the_runner_module(tmp_path):
     assert _warm_is_cold(tmp_path, cache, "pkg/t.py") == []  # the file alone: silent
     write(pkg, {"runner.py": RUNNER.replace("self.token_to_kv_pool)", "self.page_size)")})
     assert _warm_is_cold(tmp_path, cache) == []  # built from geometry: no pool state
+
+
+HELPER_BASE = dedent("""\
+    class BaseHelperBackend(AttentionBackend):
+        def _swa_pool_of(self, pool):
+            return pool.swa_kv_pool
+
+        def _size_of(self, pool):
+            return pool.page_size
+""")
+HELPED_CHILD = dedent("""\
+    from pkg.base import BaseHelperBackend
+
+
+    class ChildBackend(BaseHelperBackend):
+        def __init__(self, model_runner):
+            self.swa_pool = self._swa_pool_of(model_runner.token_to_kv_pool)
+            self.page = self._size_of(pool=model_runner.token_to_kv_pool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return self._swa_pool_of(self.token_to_kv_pool), self.page
+""")
+
+
+def test_an_inherited_instance_method_is_run_with_the_callers_arguments(tmp_path):
+    """A helper method of a base in another module (rel4's M7) given the pool: what it returns
+    for that argument (a sub-pool: KVP001; geometry: clean), re-judged when the base changes."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "base.py": HELPER_BASE, "child.py": HELPED_CHILD})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/child.py", 6, "KVP001")]
+    write(pkg, {"base.py": HELPER_BASE.replace("pool.swa_kv_pool", "pool.page_size")})
+    assert _warm_is_cold(tmp_path, cache) == []
