@@ -1063,6 +1063,11 @@ class StalePoolState(Rule):
     CODE = "KVP001"
     NAME = "stale-pool-state"
     MESSAGE = "{subject}; FROZEN_KV MTP swaps token_to_kv_pool per forward: read the pool there"
+    # (the runner's own pool, read per call: the swap rebinds the backend's, so that is where)
+    RUNNER_READ_MESSAGE = (
+        "the runner's token_to_kv_pool is not the pool FROZEN_KV MTP swaps in per forward: "
+        "read self.token_to_kv_pool"
+    )
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:
@@ -1079,7 +1084,4 @@ class StalePoolState(Rule):
             for read in cls.runner_reads:
                 if _where(read) in swap_points:
                     continue  # the runner's pool taken as the swap point itself
-                yield self.report(
-                    read, scope=cls.node,
-                    subject="the runner's token_to_kv_pool is read at call time",
-                )
+                yield self.report(read, None, cls.node, self.RUNNER_READ_MESSAGE)
