@@ -1066,7 +1066,7 @@ class StalePoolState(Rule):
     # (the runner's own pool, read per call: the swap rebinds the backend's, so that is where)
     RUNNER_READ_MESSAGE = (
         "the runner's token_to_kv_pool is not the pool FROZEN_KV MTP swaps in per forward: "
-        "read self.token_to_kv_pool"
+        "read the pool from self.token_to_kv_pool"
     )
 
     def check(self) -> Iterator[Report]:

@@ -771,7 +771,7 @@ class SwaFlagGate(Rule):
 
     STATE_MESSAGE = (
         "decision on pool state {attr} kept past the swap goes stale as FROZEN_KV MTP swaps "
-        "pools: re-read it per forward"
+        "pools: read the pool per forward"
     )
 
     POOL_TYPE_MESSAGE = (

@@ -21,7 +21,8 @@ STOP_WITHIN_S = 1.0
 @pytest.fixture(scope="module")
 def slow_tree(tmp_path_factory):
     """Enough slow files that a cold run takes many seconds on two workers."""
-    return write(tmp_path_factory.mktemp("slow"), {f"b{i:02d}.py": chain(2500) for i in range(70)})
+    return write(tmp_path_factory.mktemp("slow"),  # 400 files: about 5 s on a quiet 2-core box
+                 {f"b{i:03d}.py": chain(2500) for i in range(400)})
 
 
 def _interrupt(tree, times: int, gap: float, group: bool) -> tuple:

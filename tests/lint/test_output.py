@@ -147,7 +147,8 @@ def test_explain_text_shows_documentation_and_examples(doc):
 def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(rule):
     """Each rule's message, filled in on its own examples, ends with the remedy after ``:``
     or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
-    remedies = ("read the pool", "test self.", "make it a property", "fix that", "run poolguard")
+    remedies = ("read the pool", "test self.", "make it a property", "fix that", "run poolguard",
+                "hand it the pool", "build it on the allocator's pool")
     for example in rule.INVALID:
         for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
             assert len(finding.message) <= 130, finding.message
