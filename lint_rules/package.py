@@ -168,12 +168,13 @@ class PackageIndex:
                         found.append(summary)
         return tuple(found)
 
-    def heirs_bind(self, names: Iterable[str], attr: str, path: str) -> bool:
+    def heirs_bind(self, names: Iterable[str], attrs: Iterable[str], path: str) -> bool:
         """Whether a file of another module holding a subclass (at any depth) of the classes
-        ``names`` of ``path`` may bind ``attr`` (assigns, deletes or names it as a string): it
-        would then read or shadow the property a safe fix turns the flag into, so no fix that
-        depends on it is proven. A file that defines a class of the same name inherits its own."""
-        here, binds = os.path.abspath(path), _binding(attr)
+        ``names`` of ``path`` may bind one of ``attrs`` (assigns, deletes or names it as a
+        string; one walk of the heirs for all): it would then read or shadow the property a
+        safe fix turns the flag into, or re-resolve the pool it reads, so no fix that depends
+        on it is proven. A file that defines a class of the same name inherits its own."""
+        here, binds = os.path.abspath(path), _binding(attrs)
         todo, seen = list(names), set()
         while todo:
             name = todo.pop()
@@ -539,11 +540,11 @@ def pool_stores(data: bytes) -> frozenset:
     return frozenset(found)
 
 
-def _binding(attr: str) -> "re.Pattern":
-    """Text that may bind ``attr``: ``.attr =`` (annotated, augmented, first of a tuple),
-    ``attr =`` at the start of a line (a class attribute), ``del ... attr``, or the name as a
-    string (``setattr``, ``__dict__``). Reads (``if self.attr:``, ``==``) do not count."""
-    name = re.escape(attr.encode())
+def _binding(attrs: Iterable[str]) -> "re.Pattern":
+    """Text that may bind one of ``attrs``: ``.attr =`` (annotated, augmented, first of a
+    tuple), ``attr =`` at the start of a line (a class attribute), ``del ... attr``, or the name
+    as a string (``setattr``, ``__dict__``). Reads (``if self.attr:``, ``==``) do not count."""
+    name = b"(?:%s)" % b"|".join(re.escape(attr.encode()) for attr in attrs)
     return re.compile(
         rb"\.%s\s*(?:,[^\n]*)?(?::[^=\n]*)?[-+*/|&^%%@]?=(?!=)|^[ \t]*%s\s*(?::[^=\n]*)?=(?!=)"
         rb"|\bdel\b[^\n]*\b%s\b|[\x27\x22]%s[\x27\x22]" % (name, name, name, name), re.M)

@@ -976,11 +976,11 @@ class FileFacts:
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
 
-    def heirs_bind(self, cls: ClassFacts, name: str) -> bool:
+    def heirs_bind(self, cls: ClassFacts, *names: str) -> bool:
         """A subclass of ``cls`` (or of a same-file relative) in another module of the package
-        may bind ``name``: what a fix of it proves in this file does not hold there."""
+        may bind one of ``names``: what a fix of it proves in this file does not hold there."""
         return self.package is not None and self.package.heirs_bind(
-            [c.name for c in self.relatives(cls)], name, self.path)
+            [c.name for c in self.relatives(cls)], names, self.path)
 
     def relatives(self, cls: ClassFacts) -> List[ClassFacts]:
         """The class, its same-file bases, its same-file subclasses and what those inherit

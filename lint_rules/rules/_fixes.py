@@ -50,7 +50,7 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     if uses.dynamic or {gate.name, pool_attr} & uses.deleted or any(
         _binds_unplainly(c.node, gate.name) or ATTRIBUTE_HOOKS & _class_names(c.node)
         for c in facts.relatives(cls)
-    ) or facts.heirs_bind(cls, gate.name) or facts.heirs_bind(cls, pool_attr):
+    ) or facts.heirs_bind(cls, gate.name, pool_attr):
         return None  # a subclass elsewhere binding either name reads the rewrite otherwise
     target = gate.target
     new = pool_test(pool_attr, is_none=gate.negated == flag.polarity)
@@ -75,7 +75,7 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
         return None
     if _read_before_pool(method, store.attr, facts, cls) or _unprovable(facts, cls, store):
         return None
-    if facts.heirs_bind(cls, store.attr) or facts.heirs_bind(cls, pool_attr):
+    if facts.heirs_bind(cls, store.attr, pool_attr):
         return None  # a subclass in another module may bind the flag or re-resolve the pool
     if not is_none and not _positive(method, statement):
         return None  # the property says "the pool is SWA": a negated flag would read inverted
