@@ -4,10 +4,16 @@ One JSON file per run configuration, loaded once and written once. Its name is a
 of everything that can change a result besides the file itself: the tool version, the source
 of the lint package (so an edited rule never serves stale findings), the enabled codes, the
 rule options and the per-file ignores. Inside, findings are keyed by content only: the
-blake2b digest of the file's bytes plus the codes enabled for its path. Every file is read
-and hashed on every run, so the cache never answers for bytes it has not seen (a file
-swapped for another of equal size and mtime, as ``cp -p`` or ``rsync -a`` leave it, is
-linted afresh); equal files share one entry.
+blake2b digest of the file's bytes plus the codes enabled for its path; equal files share one
+entry.
+
+Which digest a path has is remembered too, with the file's stat (device, inode, size, mtime
+and ctime, in ns): a file whose stat is unchanged is not read again. ctime is the part no
+tool can set back: ``cp -p`` and ``touch -r`` restore mtime but change ctime, ``rsync -a``
+and ``mv`` bring another inode, so a file swapped behind an equal size and mtime is read and
+hashed afresh. A stat is remembered only when the file was last changed ``RACY_NS`` before
+the run that read it started, so a second write within the filesystem's timestamp tick
+cannot hide behind an unchanged stat (git's "racy clean" problem).
 """
 from __future__ import annotations
 
@@ -23,11 +29,12 @@ from typing import Optional
 import lint_rules
 from lint_rules.files import read_regular_file
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 2  # "stats" (optional) came later: files without it still read
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
 MAX_ENTRIES = 100_000  # contents remembered per configuration, most recently used kept
 REFRESH_NS = 3600 * 10**9  # a hit re-stamps its entry (for MAX_ENTRIES) at most hourly
 MAX_CACHE_BYTES = 256 * 1024 * 1024  # far above any real tree; a bigger file is not ours
+RACY_NS = 2 * 10**9  # a stat this recent is not trusted: 2 s covers FAT's and HFS+'s ticks
 
 
 def content_key(digest: str, codes) -> str:
@@ -102,6 +109,16 @@ def _well_formed(entry) -> bool:
     )
 
 
+def stat_row(st) -> str:
+    """What a remembered stat must equal: device, inode, size, mtime and ctime (ns)."""
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns}"
+
+
+def _well_formed_stat(row) -> bool:
+    """``[stat_row, digest]``."""
+    return isinstance(row, list) and len(row) == 2 and all(isinstance(x, str) for x in row)
+
+
 def _well_formed_deps(deps) -> bool:
     return isinstance(deps, dict) and all(
         isinstance(path, str) and (digest is None or isinstance(digest, str))
@@ -115,6 +132,9 @@ class ResultCache:
         self.path = path
         self.entries: dict = {}
         self.changed: dict = {}  # entries written by this run, merged into the file on save
+        self.checked: set = set()  # keys whose entry is known to be well formed
+        self.stats: dict = {}  # absolute path -> [stat_row, digest] (trusted stats only)
+        self.changed_stats: dict = {}
         self.started_ns = time.time_ns()
         if path is not None:
             self._load()
@@ -129,60 +149,99 @@ class ResultCache:
         return cls(None)
 
     def _load(self) -> None:
-        self.entries = self._read_entries()
+        self.entries, self.stats = self._read_entries()
 
-    def _read_entries(self) -> dict:
-        """The stored entries; anything unreadable, odd or mistyped counts as no cache at all."""
+    def _read_entries(self) -> tuple:
+        """The stored entries and stats; anything unreadable or odd counts as no cache at all.
+        Each entry and stat row is checked when it is used (``_entry``, ``digest_by_stat``):
+        a mistyped one answers nothing, and is not written back."""
         try:
             raw = read_regular_file(self.path, MAX_CACHE_BYTES)
         except OSError:
-            return {}
+            return {}, {}
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError, MemoryError):
-            return {}  # corrupt, or nested deeper than the decoder's stack: start empty
+            return {}, {}  # corrupt, or nested deeper than the decoder's stack: start empty
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
-            return {}
-        files = data.get("files")
+            return {}, {}
+        files, stats = data.get("files"), data.get("stats")
         if not isinstance(files, dict):
-            return {}
-        return {key: value for key, value in files.items() if _well_formed(value)}
+            return {}, {}
+        if not isinstance(stats, dict):
+            stats = {}
+        return files, stats
+
+    def digest_by_stat(self, full: str, st) -> Optional[str]:
+        """The digest of ``full``'s bytes when its stat is the one remembered with it."""
+        row = self.stats.get(full)
+        if row is None or not _well_formed_stat(row) or row[0] != stat_row(st):
+            return None
+        return row[1]
+
+    def remember_stat(self, full: str, st, digest: str) -> None:
+        """Remember that ``full`` with stat ``st`` (taken before its bytes were read) holds
+        ``digest``, unless it changed too recently to be told from a later write by stat."""
+        if self.path is None or os.name != "posix" or max(st.st_mtime_ns, st.st_ctime_ns) >= (
+                self.started_ns - RACY_NS):  # Windows' ctime is the creation time: no proof
+            return
+        row = [stat_row(st), digest]
+        if self.stats.get(full) != row:
+            self.stats[full] = self.changed_stats[full] = row
+
+    def _entry(self, key: str) -> Optional[list]:
+        """The entry of ``key`` if it is well formed (checked once per run)."""
+        entry = self.entries.get(key)
+        if entry is None or key in self.checked:
+            return entry
+        if not _well_formed(entry):
+            del self.entries[key]
+            return None
+        self.checked.add(key)
+        return entry
 
     def findings_of(self, key: str) -> Optional[list]:
         """Cached findings for a ``content_key``, or None when this content was never seen."""
-        entry = self.entries.get(key)
+        entry = self._entry(key)
         return entry[1] if entry else None
 
     def deps_of(self, key: str) -> dict:
         """The package modules (path -> digest, None: absent) a cached result depended on."""
-        entry = self.entries.get(key)
+        entry = self._entry(key)
         return entry[2] if entry and len(entry) == 3 else {}
 
     def store(self, key: str, findings: list, deps: Optional[dict] = None) -> None:
         """Record (or refresh) the findings of one ``content_key`` (and what they depend on)."""
         if self.path is None:
             return
-        known = self.entries.get(key)
+        known = self._entry(key)
         if known and known[1] == findings and self.started_ns - known[0] < REFRESH_NS and (
                 self.deps_of(key) == (deps or {})):
             return  # a warm run that changes nothing writes nothing
         entry = [self.started_ns, findings] + ([deps] if deps else [])
         self.entries[key] = self.changed[key] = entry
+        self.checked.add(key)
 
     def save(self) -> None:
         """Write the cache atomically once per run; a read-only home just means no cache."""
-        if self.path is None or not self.changed:
+        if self.path is None or not (self.changed or self.changed_stats):
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # re-read and merge: pre-commit runs several batches of files at once, and each
             # must keep what the others stored meanwhile
-            merged = self._read_entries()
+            merged, stats = self._read_entries()
+            merged = {key: entry for key, entry in merged.items() if _well_formed(entry)}
+            stats = {path: row for path, row in stats.items() if _well_formed_stat(row)}
             merged.update(self.changed)
             if len(merged) > MAX_ENTRIES:
                 newest = sorted(merged.items(), key=lambda item: item[1][0])[-MAX_ENTRIES:]
                 merged = dict(newest)
-            write_atomically(self.path, json.dumps({"format": FORMAT_VERSION, "files": merged}))
+            stats.update(self.changed_stats)
+            if len(stats) > MAX_ENTRIES:  # no use stamps: keep what this run remembered
+                stats = self.changed_stats
+            write_atomically(self.path, json.dumps(
+                {"format": FORMAT_VERSION, "files": merged, "stats": stats}))
             self._prune()
         except OSError:
             pass

@@ -29,6 +29,11 @@ def read_regular_file(path, limit: int) -> bytes:
     Opened non-blocking, so a FIFO named here cannot hang the run, and checked with ``fstat``
     so a directory, ``/dev/zero`` or a link to a device is never read.
     """
+    return read_regular_file_stat(path, limit)[0]
+
+
+def read_regular_file_stat(path, limit: int) -> tuple:
+    """``read_regular_file`` and the file's ``fstat``, taken before the bytes were read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     fd = os.open(path, flags)
     try:
@@ -41,7 +46,7 @@ def read_regular_file(path, limit: int) -> bytes:
             data = handle.read(limit + 1)
         if len(data) > limit:
             raise OSError(errno.EFBIG, f"larger than {limit} bytes")
-        return data
+        return data, st
     finally:
         os.close(fd)
 

@@ -1,8 +1,10 @@
 """Run the lint engine over files for the CLI: discovery, cache, process pool, fixes, diffs.
 
-The main process walks the paths, reads every file once, answers what it can from the cache
-(keyed by the bytes' digest), decodes the rest and applies the engine's text pre-filter, so
-only files that can match are parsed. Those go to a process pool largest first, one file per
+The main process walks the paths and answers what it can from the cache (keyed by the bytes'
+digest; a file whose stat the cache remembers with its digest is not read): a run the cache
+answers whole reads no source at all. Otherwise it reads every file once, decodes those the
+cache cannot answer and applies the engine's text pre-filter, so only files that can match
+are parsed. Those go to a process pool largest first, one file per
 task; the workers only analyse text and return findings (and fixed text), and the main process
 writes fixes atomically and updates the cache once at the end.
 """
@@ -27,10 +29,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from lint_rules.cache import ResultCache, content_key
+from lint_rules.cache import ResultCache, content_key, stat_row
 from lint_rules.config import RunConfig
 from lint_rules.fixes import DECLINED
-from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file,
+from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file_stat,
                               remove_stray_temp, write_fix)
 from lint_rules.output import git_quoted
 from lint_rules.package import ASKED, SELF_KEY, TREE_KEY
@@ -66,7 +68,7 @@ class RunResult:
 # ---------------------------------------------------------------- discovery
 
 def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
-    """``[(path, size)]`` for every Python file under ``paths``, plus error lines.
+    """``[(path, stat)]`` for every Python file under ``paths``, plus error lines.
 
     One file is one file: a path named twice, a symlink and its target, two hard links, a
     directory and a file inside it all come back once (by device and inode), under the first
@@ -88,11 +90,11 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
             found.append((raw, st))
         else:  # a FIFO or device would block or never end
             errors.append(f"{raw}: not a regular file, not checked")
-    unique: dict = {}  # (device, inode) -> (path, size); the real file's name beats a link's
+    unique: dict = {}  # (device, inode) -> (path, stat); the real file's name beats a link's
     for path, st in found:
         kept = unique.get((st.st_dev, st.st_ino))
         if kept is None or os.path.islink(kept[0]) and not os.path.islink(path):
-            unique[(st.st_dev, st.st_ino)] = (os.path.normpath(path), st.st_size)
+            unique[(st.st_dev, st.st_ino)] = (os.path.normpath(path), st)
     return list(unique.values()), errors
 
 
@@ -296,6 +298,13 @@ class _TreeRun:
         self.package = self.headers = None  # the package index, its class headers' cache: built
         # by _connect, only when some file needs analysing
         self.texts: dict = {}  # path -> (text, encoding) decoded while reading class headers
+        self.fulls: dict = {}  # path -> absolute path, computed once per file
+
+    def _full(self, path: str) -> str:
+        full = self.fulls.get(path)
+        if full is None:
+            full = self.fulls[path] = os.path.abspath(path)
+        return full
 
     def _reusable(self, cached: Optional[list]) -> bool:
         """Cached findings answer a lint; a fix/diff only when none of them has a fix to apply
@@ -308,11 +317,16 @@ class _TreeRun:
         self.results[path] = FileResult(path, found, **extra)
 
     def parse_jobs(self, files: list):
-        """Read every file; answer from the cache or the pre-filter where possible; yield the
-        files to parse, largest first so the longest parses start earliest (longest-
-        processing-time order)."""
-        read = [(path, self._bytes(path)) for path, _ in sorted(files, key=lambda i: -i[1])]
-        self.stamp = _tree_stamp(read, self.digests)
+        """Answer from the cache or the pre-filter where possible; yield the files to parse,
+        largest first so the longest parses start earliest (longest-processing-time order).
+        A tree the cache answers by stat alone is not read; otherwise every file is."""
+        files = sorted(files, key=lambda item: -item[1].st_size)
+        if self._answered_by_stat(files):
+            return
+        self.results.clear()
+        self.digests.clear()
+        read = [(path, self._bytes(path)) for path, _ in files]
+        self.stamp = _tree_stamp(map(self._full, (path for path, _ in read)), self.digests)
         missed = [(job, data) for job, data in (
             (self._cached(path), data) for path, data in read if data is not None) if job]
         # the class graph only serves files the cache cannot answer alone: a warm run of an
@@ -325,14 +339,30 @@ class _TreeRun:
             if job is not None:
                 yield job
 
+    def _answered_by_stat(self, files: list) -> bool:
+        """Whether every file's digest is known by its stat and every one's result by the
+        cache; the results are then recorded, else whatever was recorded is left to undo."""
+        for path, st in files:
+            digest = self.cache.digest_by_stat(self._full(path), st)
+            if digest is None:
+                return False
+            self.digests[self._full(path)] = digest
+        self.stamp = _tree_stamp(map(self._full, (path for path, _ in files)), self.digests)
+        return all(self._cached(path) is None for path, _ in files)
+
     def _bytes(self, path: str) -> Optional[bytes]:
         try:  # bounded: a huge (or sparse) file must cost its own line, not the run's memory
-            data = read_regular_file(path, MAX_SOURCE_BYTES)
+            data, st = read_regular_file_stat(path, MAX_SOURCE_BYTES)
         except OSError as exc:
             self.errors.append(f"{path}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])
             return None
-        self.digests[os.path.abspath(path)] = digest_bytes(data)
+        full = self._full(path)
+        digest = self.cache.digest_by_stat(full, st)
+        if digest is None or not _unchanged_since(path, st):
+            digest = digest_bytes(data)
+            self.cache.remember_stat(full, st, digest)
+        self.digests[full] = digest
         return data
 
     def _connect(self, read: list) -> frozenset:
@@ -350,7 +380,7 @@ class _TreeRun:
         for path, data in read:
             if data is None:
                 continue
-            digest = self.digests[os.path.abspath(path)]
+            digest = self.digests[self._full(path)]
             found = self.headers.get(digest)
             if found is None:
                 try:
@@ -366,7 +396,7 @@ class _TreeRun:
         """The file's job, unless its cached result still answers (then it is recorded); a
         result that asked the package a question is rechecked once the class graph is built,
         unless the whole tree is as it was when the result was last checked."""
-        full = os.path.abspath(path)
+        full = self._full(path)
         job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
         if not self._reusable(cached):
@@ -389,7 +419,7 @@ class _TreeRun:
         return self._store(job, cached, dict(deps, **{TREE_KEY: self.stamp}))
 
     def _read(self, job: _Job, data: bytes, promoted: frozenset) -> Optional[_Job]:
-        path, full = job.path, os.path.abspath(job.path)
+        path, full = job.path, self._full(job.path)
         try:
             job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
@@ -464,10 +494,18 @@ class _Mentions:
         return self.mentions(text, self.run.config.options)
 
 
-def _tree_stamp(read: list, digests: dict) -> str:
+def _unchanged_since(path: str, st) -> bool:
+    """The file still has the stat it had before it was read: the bytes read are those the
+    stat was remembered with (a write while they were read would have changed its ctime)."""
+    try:
+        return stat_row(os.stat(path)) == stat_row(st)
+    except OSError:
+        return False
+
+
+def _tree_stamp(fulls: Iterable[str], digests: dict) -> str:
     """One digest of the run's file list and every file's content (``package.TREE_KEY``)."""
-    rows = sorted(f"{full}\0{digests.get(full)}" for full in map(os.path.abspath, (
-        path for path, _ in read)))
+    rows = sorted(f"{full}\0{digests.get(full)}" for full in fulls)
     return digest_bytes("\n".join(rows).encode("utf-8", "surrogateescape"))
 
 
