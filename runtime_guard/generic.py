@@ -25,6 +25,8 @@ so what it finds is reported as live (see the README's operators section).
 
 from __future__ import annotations
 
+import collections
+import collections.abc
 import functools
 import operator
 import types
@@ -61,7 +63,7 @@ class Layout(NamedTuple):
     soft: tuple  # (attribute, steps, path, negated): other bools named for SWA or a window
     class_nested: tuple  # (attribute, steps, path, swa-named): pools held by class attributes
     class_flags: tuple  # (attribute, negated): class attributes the code decides as flags
-    tensors: tuple  # tensors the class's code reads off a pool as SWA state (a mapping)
+    tensors: tuple  # (attribute, steps, path, proven): tensors that may be a pool's or a copy
     inner: tuple  # (attribute, steps, path): inner backends, or lists/tuples/dicts of them
     slots: tuple  # (slot, swa-named): the class's own __slots__ holding a pool, or None
     rest: bool  # any of slots, class_nested, nested, tensors, flags, soft, class_flags
@@ -162,13 +164,13 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     # only the vocabulary's flag names the code does not prove (``has_swa``) are.
     soft_name = _soft_name if code is None else is_flag_name
     swa_state = code.swa_state if code is not None else frozenset()
-    direct, flags, tensors = [], [], []
-    found = _Found([], [], [])
+    direct, flags = [], []
+    found = _Found([], [], [], [])
     for name, value in state.items():
         if name.startswith(_OURS):
             continue
-        if name in swa_state and _kind(value) == _TENSOR:
-            tensors.append(name)
+        if _kind(value) == _TENSOR:
+            found.tensors.append((name, (), name, value))
         elif type(value) is bool:
             if code is not None and name in code.flags:
                 flags.append((name, name.startswith(_NEGATED)))
@@ -187,36 +189,67 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     slots = tuple((name, _swa_slot_name(name)) for name, value in (slot_state or {}).items()
                   if (_may_hold_pool(name) if value is None else pool_of(value) is not None))
     class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
+    tensors = _judged_tensors(found.tensors, code)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
                 or tensors)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
-                  tuple(found.soft), class_nested, class_flags, tuple(tensors), inner, slots,
+                  tuple(found.soft), class_nested, class_flags, tensors, inner, slots,
                   rest, trivial)
+
+
+def _judged_tensors(candidates: list, code) -> tuple:
+    """(attribute, steps, path, proven) for the tensors held that a check can judge: those the
+    class's code derives from a pool's SWA state (``proven``: compared by shape, so a converted
+    copy counts), those named for an SWA pool or mapping, and 2-D or larger floating tensors
+    (a K/V buffer or a view of one). A tensor the code refreshes in place in a method other
+    than ``__init__`` (``self.x.copy_(...)`` per forward) is kept current by it: not judged."""
+    swa_state = code.swa_state if code is not None else frozenset()
+    refreshed = code.refreshed if code is not None else frozenset()
+    judged = []
+    for root, steps, path, tensor in candidates:
+        proven = root in swa_state
+        if root not in refreshed and (proven or _swa_slot_name(path) or (
+                tensor.dim() >= 2 and tensor.is_floating_point())):
+            judged.append((root, steps, path, proven))
+    return tuple(judged)
 
 
 def _distinct_inner(state: dict, inner: list) -> tuple:
     """The inner-backend entries, less an attribute whose backend a list, tuple or dict entry
     also holds (``attn_backend_list`` beside ``decode_backend``): each is checked once."""
     in_containers = {id(child) for name, steps, _ in inner if not steps
-                     for child in _children(state.get(name))
-                     if isinstance(state.get(name), (list, tuple, dict))}
-    return tuple(entry for entry in inner if entry[1] or isinstance(
-        state.get(entry[0]), (list, tuple, dict)) or id(state.get(entry[0])) not in in_containers)
+                     for _, child in _members_of(state.get(name)) or ()}
+    return tuple(entry for entry in inner if entry[1] or _members_of(state.get(entry[0]))
+                 is not None or id(state.get(entry[0])) not in in_containers)
 
 
-def _children(value: Any):
-    return value.values() if isinstance(value, dict) else value if isinstance(
-        value, (list, tuple)) else (value,)
+_SEQUENCES = (list, tuple, collections.deque)
+
+
+def _members_of(value: Any):
+    """(path suffix, item) pairs of a container: a list, tuple or deque (``[i]``), a dict or
+    any other mapping (``types.MappingProxyType``, ``WeakValueDictionary``: ``[key]``), a set
+    (``WeakSet`` too: ``{i}``, its i-th in iteration order); None for anything else."""
+    if isinstance(value, dict) or (not isinstance(value, _SEQUENCES) and isinstance(
+            value, collections.abc.Mapping)):
+        return [(f"[{key!r}]", item) for key, item in list(value.items())]
+    if isinstance(value, _SEQUENCES):
+        return [(f"[{index}]", item) for index, item in enumerate(value)]
+    if isinstance(value, collections.abc.Set):
+        return [(f"{{{index}}}", item) for index, item in enumerate(list(value))]
+    return None
 
 
 class _Found(NamedTuple):
-    """What ``_search`` collects, in the shapes of ``Layout``'s fields of those names."""
+    """What ``_search`` collects, in the shapes of ``Layout``'s fields of those names
+    (``tensors``: candidates, with the tensor, for ``_judged_tensors``)."""
 
     nested: list
     soft: list
     inner: list
+    tensors: list
 
 
 def _base_of(cls: type) -> Optional[type]:
@@ -240,9 +273,8 @@ def _soft_name(path: str) -> bool:
 
 
 def _all_backends(value: Any) -> bool:
-    items = value.values() if isinstance(value, dict) else value
-    return isinstance(value, (list, tuple, dict)) and bool(value) and all(
-        _kind(item) == _BACKEND for item in items)
+    members = _members_of(value)
+    return bool(members) and all(_kind(item) == _BACKEND for _, item in members)
 
 
 def _search(root, value, steps, path, depth, found: _Found) -> None:
@@ -270,6 +302,8 @@ def _search(root, value, steps, path, depth, found: _Found) -> None:
             found.nested.append((root, where, label, _swa_slot_name(label)))
         elif kind == _BACKEND:
             found.inner.append((root, where, label))
+        elif kind == _TENSOR:
+            found.tensors.append((root, where, label, item))
         elif kind == _METHOD:  # the object it is bound to, at this level: a handle of it
             _search(root, item, where, label, depth, found)
         elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION):
@@ -289,11 +323,13 @@ def _items(value: Any) -> list:
     if kind == _METHOD:
         owner = value.__self__
         return [("", owner, _SELF)] if _kind(owner) == _OTHER else []
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, _SEQUENCES):
         pairs = (((f"[{k}]", operator.itemgetter(k)), v) for k, v in enumerate(value))
-    elif isinstance(value, dict):
-        pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in value.items()
+    elif isinstance(value, collections.abc.Mapping):  # a dict, a MappingProxyType, ...
+        pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in list(value.items())
                  if isinstance(k, (str, int)) and not _memo_entry(k, v))
+    elif isinstance(value, collections.abc.Set):  # a set, frozenset, WeakSet
+        pairs = (((f"{{{k}}}", _Nth(k)), v) for k, v in enumerate(list(value)))
     else:
         if hasattr(value, ALLOCATOR_POOL) or isinstance(value, (type, types.ModuleType)):
             return []
@@ -323,6 +359,16 @@ class _CellGetter(NamedTuple):
         return _cell(function.__closure__[self.index])
 
 
+class _Nth(NamedTuple):
+    """The ``index``-th item of a set in iteration order (stable while the set is unchanged;
+    a set that changed is read again, item by item, at the next discovery)."""
+
+    index: int
+
+    def __call__(self, items):
+        return next(iter(list(items)[self.index:]), None)
+
+
 _SELF = operator.attrgetter("__self__")
 
 
@@ -349,7 +395,7 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
     class a factory made per pool too), an object or container holding one (a descriptor
     keeping what was assigned through it), or a bool the class's code decides as an SWA flag:
     state one constructor stored for every instance."""
-    found, flags, inside, seen = [], [], _Found([], [], []), set()
+    found, flags, inside, seen = [], [], _Found([], [], [], []), set()
     where = f" (a class attribute of {cls.__name__ if cls else None})"
     for klass in (cls.__mro__ if cls is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
@@ -369,7 +415,7 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
             elif value is None and _swa_slot_name(name) or (
                     value is not None and pool_of(value) is not None):
                 found.append((name, (), name + where, _swa_slot_name(name)))
-            elif isinstance(value, (list, tuple, dict)) or _kind(value) == _OTHER:
+            elif _kind(value) == _OTHER:  # an object or a container
                 _search(name, value, (), name, 1, inside)
     found += [(name, steps, path + where, swa) for name, steps, path, swa in inside.nested]
     return tuple(found), tuple(flags)
@@ -437,6 +483,8 @@ class PoolTensors(NamedTuple):
     ids: frozenset
     storages: frozenset  # data pointers of their storages: a view of one shares it
     shapes: frozenset  # (shape, dtype) of each
+    bare_shapes: frozenset  # shape of each, whatever the dtype (a converted copy keeps it)
+    sizes: frozenset  # (numel, dtype) of each of 2-D or more (a view of a K/V buffer)
 
 
 def pool_tensors(active: Any) -> PoolTensors:
@@ -448,26 +496,32 @@ def pool_tensors(active: Any) -> PoolTensors:
              if _kind(item) == _TENSOR]
     held = PoolTensors(frozenset(map(id, found)),
                        frozenset(t.untyped_storage().data_ptr() for t in found),
-                       frozenset((tuple(t.shape), t.dtype) for t in found))
+                       frozenset((tuple(t.shape), t.dtype) for t in found),
+                       frozenset(tuple(t.shape) for t in found),
+                       frozenset((t.numel(), t.dtype) for t in found if t.dim() >= 2))
     if len(_tensors) > 64:
         _tensors.clear()
     _tensors[id(active)] = (active, held)
     return held
 
 
-def _foreign_tensor(tensor: Any, active: Any) -> bool:
-    """A tensor shaped like one of the active pool's (its full->SWA mapping, a K buffer) that
-    is neither one of them nor a view of one: another pool's, or a copy that the pool's in-place
-    updates no longer reach. A tensor of another shape or dtype is derived (a layer mask, an
-    int32 table) and is not judged."""
+def _foreign_tensor(tensor: Any, active: Any, proven: bool) -> bool:
+    """A tensor like one of the active pool's (its full->SWA mapping, a K buffer) that is
+    neither one of them nor a view of one: another pool's, or a copy that the pool's in-place
+    updates no longer reach. Like: of its shape and dtype; of its element count and dtype (2-D
+    or more: a paged view of a K buffer); of its shape in any dtype where the class's code
+    derives the tensor from a pool's SWA state (``proven``: ``mapping.to(torch.int32)``).
+    Anything else is derived (a layer mask, a workspace of another size) and is not judged."""
     held = pool_tensors(active)
     if id(tensor) in held.ids:
         return False
-    key = (id(tensor), id(active))
+    key = (id(tensor), id(active), proven)
     verdict = _verdicts.get(key)
     if verdict is None or verdict[0] is not tensor:
-        stale = (tuple(tensor.shape), tensor.dtype) in held.shapes and (
-            tensor.untyped_storage().data_ptr() not in held.storages)
+        shape = tuple(tensor.shape)
+        like = ((shape, tensor.dtype) in held.shapes or (proven and shape in held.bare_shapes)
+                or (tensor.dim() >= 2 and (tensor.numel(), tensor.dtype) in held.sizes))
+        stale = like and tensor.untyped_storage().data_ptr() not in held.storages
         if len(_verdicts) > 256:
             _verdicts.clear()
         verdict = _verdicts[key] = (tensor, stale)
@@ -522,10 +576,10 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
                                 active, layer_id)
         if problem is not None:
             return problem
-    for name in layout.tensors:
-        value = state.get(name)
-        if _kind(value) == _TENSOR and _foreign_tensor(value, active):
-            return Problem("pool", _tensor_message(outer, layer_id, active, prefix + name, value))
+    for name, steps, path, proven in layout.tensors:
+        value = _follow(state.get(name), steps) if steps else state.get(name)
+        if _kind(value) == _TENSOR and _foreign_tensor(value, active, proven):
+            return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
     if layout.flags or layout.soft or layout.class_flags:
         return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
     return None
@@ -585,9 +639,8 @@ def _reads_swa_layer(active: Any, layer_id: Optional[int]) -> bool:
 def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth):
     for name, steps, path in inner:
         value = _follow(state.get(name), steps)
-        pairs = (value.items() if isinstance(value, dict) else enumerate(value)
-                 if isinstance(value, (list, tuple)) else ((None, value),))
-        for index, child in pairs:
+        pairs = _members_of(value) or (("", value),)
+        for suffix, child in pairs:
             if _kind(child) != _BACKEND or child is backend:
                 continue
             inside = child.__dict__
@@ -596,7 +649,7 @@ def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth
                 continue  # the common inner backend (a live one): no call needed
             # No path text on the happy path: a child with a problem is checked again with it.
             if _problem(outer, child, "", active, layer_id, depth + 1) is not None:
-                where = f"{prefix}{path}" + (f"[{index!r}]" if value is not child else "") + "."
+                where = f"{prefix}{path}{suffix}."
                 return _problem(outer, child, where, active, layer_id, depth + 1)
     return None
 
@@ -634,9 +687,9 @@ def _tensor_message(backend, layer_id, active, path, tensor) -> str:
     return (
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
         f"backend.{path} is a {tuple(tensor.shape)} {tensor.dtype} tensor like the active pool "
-        f"{describe_pool(active)}'s own but not one of them: it was read off another pool (e.g. "
-        f"before a FROZEN_KV MTP pool swap) or copied. Read it from self.{ACTIVE_POOL} per "
-        f"launch ({_WHY})."
+        f"{describe_pool(active)}'s own but not one of them nor a view of one: it was read off "
+        f"another pool (e.g. before a FROZEN_KV MTP pool swap) or copied (a copy misses the "
+        f"pool's in-place updates). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 

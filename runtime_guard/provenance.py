@@ -44,6 +44,7 @@ class Proven(NamedTuple):
 
     flags: frozenset  # SWA decisions: a pool or allocator type test, a runner's SWA flag
     swa_state: frozenset  # SWA state read off a pool (a sub-pool, its mapping, a table of it)
+    refreshed: frozenset = frozenset()  # written in place outside __init__ (kept current)
 
 
 class _Parsed(NamedTuple):
@@ -87,12 +88,64 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     # any "pool if <type test> else None" as the SWA pool, whatever class it tests
     # (kv_shard_hooks.get_kv_shard_pool tests a page-interleaved pool). No store calling such
     # a helper: the package cannot add anything held, and is not analysed.
+    refreshed = _refreshed(classes)
     if not any(map(_vouched, local.stores.values())):
-        return Proven(frozenset(local.flags), frozenset(local.state - local.flags))
+        return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed)
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
-    return Proven(frozenset(flags), frozenset(state - flags))
+    return Proven(frozenset(flags), frozenset(state - flags), refreshed)
+
+
+def _refreshed(classes: list) -> frozenset:
+    """Attributes a method other than ``__init__`` writes into in place: ``self.x.copy_(...)``
+    (any in-place tensor method, named with a trailing underscore), ``self.x[...] = ...``,
+    ``out=self.x``: a buffer made at init and filled per forward (CUDA-graph style)."""
+    found = set()
+    for klass in classes:
+        node = _class_node(klass)
+        for method in node.body if node is not None else ():
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    method.name != "__init__"):
+                found.update(_written_in_place(method))
+    return frozenset(found)
+
+
+def _written_in_place(method: ast.AST):
+    for node in ast.walk(method):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr.endswith("_") and not (
+                    func.attr.startswith("_")):
+                yield from _self_attr(func.value)
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    yield from _self_attr(keyword.value)
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            for target in getattr(node, "targets", None) or [node.target]:
+                if isinstance(target, ast.Subscript):
+                    yield from _self_attr(target.value)
+
+
+def _self_attr(node: ast.AST):
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+            node.value.id == "self"):
+        yield node.attr
+
+
+def _class_node(klass: type) -> Optional[ast.ClassDef]:
+    """The class statement of ``klass`` in its module's parsed tree (a module-level class), or
+    parsed from its own source (a class defined in a function); None without source."""
+    parsed = _parsed(klass.__module__)
+    if parsed is not None and klass.__qualname__ == klass.__name__:
+        for node in parsed.tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == klass.__name__:
+                return node
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+    except Exception:  # noqa: BLE001 - no source (generated, compiled): nothing refreshed
+        return None
+    return next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
 
 
 class _Collected(NamedTuple):
@@ -120,15 +173,45 @@ def _collect(pairs: list) -> Optional[_Collected]:
     return found
 
 
+_HELPER_DEPTH = 3  # a helper, the helpers it calls, theirs: deeper verdicts are not vouched
+
+
 def _vouched(stores: list) -> bool:
     """Some store of the attribute calls a function of another module whose code names SWA
-    state (``isinstance(pool, SWAKVPool)``, ``translate_loc_from_full_to_swa``)."""
+    state (``isinstance(pool, SWAKVPool)``, ``translate_loc_from_full_to_swa``), itself or
+    through the functions it calls (``pages_split`` -> ``_kind_of``, to ``_HELPER_DEPTH``)."""
     for store, scope in stores:
         for call in ast.walk(store.value) if store.value is not None else ():
             qualified = scope.qualified(call.func) if isinstance(call, ast.Call) else None
-            if qualified and _names_swa(_function_tree(qualified)):
+            if qualified and _helper_names_swa(qualified, _HELPER_DEPTH):
                 return True
     return False
+
+
+def _helper_names_swa(qualified: str, depth: int) -> bool:
+    tree = _function_tree(qualified)
+    if _names_swa(tree):
+        return True
+    return depth > 1 and tree is not None and any(
+        _helper_names_swa(callee, depth - 1) for callee in _callees(qualified, tree))
+
+
+def _callees(qualified: str, tree: ast.AST) -> list:
+    """Qualified names of the module functions ``qualified``'s code calls (``helper(...)``,
+    ``module.helper(...)``), resolved in its module's globals."""
+    module = sys.modules.get(qualified.rpartition(".")[0])
+    found = []
+    for call in ast.walk(tree):
+        func = call.func if isinstance(call, ast.Call) else None
+        if isinstance(func, ast.Name):
+            target = getattr(module, func.id, None)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            target = getattr(getattr(module, func.value.id, None), func.attr, None)
+        else:
+            continue
+        if isinstance(target, types.FunctionType):
+            found.append(f"{target.__module__}.{target.__name__}")
+    return [name for name in dict.fromkeys(found) if name != qualified]
 
 
 def _names_swa(tree: Optional[ast.AST]) -> bool:

@@ -19,13 +19,7 @@ import guard_forms as gf  # noqa: E402
 
 from runtime_guard import SWAPoolMismatchError  # noqa: E402
 
-MISSED = {  # class name -> why the generic check does not refuse it
-    "ConvertedMappingAttnBackend": "an int32 copy of the own pool's mapping has no twin (shape, "
-    "dtype) among the active pool's tensors, and its values equal the target's at this launch "
-    "(both pools hold the same allocations): only the pool it was copied from, seen when it was "
-    "built, tells it from a table of its own; the plugin can hook the constructor of no class it "
-    "cannot name at load",
-}
+MISSED: dict = {}  # class name -> why the generic check does not refuse it
 FALSE_ALARM: dict = {}  # (class name, config) -> why it refuses a correct class
 
 
