@@ -32,6 +32,7 @@ from lint_rules.rules._installed import (
     wrapper_bodies,
 )
 from lint_rules.rules._flow import (
+    BUILT,
     CHOICE,
     CLEAN,
     DECISION,
@@ -1086,30 +1087,42 @@ class FileFacts:
         test, a helper holding them), whatever the test (``is None``, ``in``, ``callable``,
         ``isinstance``, truthiness, ``or``). Not state re-read per forward, nor what a resolver
         made, nor the resolved pool attribute (KVP004's business)."""
-        if gate.method not in cls.per_forward or gate.use == "other":
+        if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
         if gate.kind in ("call", "global", "local"):
             bits = gate.bits
             return bool(bits & STATE and bits & STALE and not bits & RECORD)
         if any(s.method == gate.method for s in self.stores_of(cls, gate.name)):
             return False  # a lazy fill's own test (the fill is KVP001's)
+        if gate.use == "whole" and gate.name != self.options.pool_attr and \
+                self._made_only_under_flag(cls, gate.name):
+            return True
         return self._kept_state(cls, gate.name, gate.use == "whole")
+
+    def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
+        """``self.<name>`` is None unless a stale flag allowed it (a graph buffer allocated
+        under ``if self.is_swa:``, None elsewhere): whether it is there is that decision."""
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
+        made = [s for s in stores if not _is_none(s.value)]
+        empty = any(_is_none(s.value) or isinstance(s.value, ast.IfExp) and (
+            _is_none(s.value.body) or _is_none(s.value.orelse)) for s in stores)
+        return bool(made) and empty and all(s.sink and s.bits & GATED for s in made)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
         is decided by what built it, not by the pool it holds."""
         if name in (self.options.pool_attr, ACTIVE_POOL) or any(
-                name in c.properties for c in cls.family):
+                c.properties.get(name) is False for c in cls.family):
             return False  # the resolved pool, a live property (a subclass's override too)
         stores = self.stores_of(cls, name)
         if any(not s.sink and s.bits & STATE for s in stores):
             return False  # re-read on every forward
         if any(s.sink and not s.resolver and s.bits & STATE and not s.bits & INNER and not (
-                s.bits & TYPE and not s.bits & RECORD) and not (whole and s.bits & RECORD)
+                s.bits & TYPE and not s.bits & RECORD) and not (whole and s.bits & BUILT)
                for s in stores):  # (an inner backend's own state is its own class's finding)
             return True
         if any(Taint(summary.stores.get(name, 0)) & STATE and name not in summary.flags and not (
-                whole and Taint(summary.stores.get(name, 0)) & RECORD)
+                whole and Taint(summary.stores.get(name, 0)) & BUILT)
                for c in cls.family for summary in c.foreign):
             return True  # kept by a base of another module
         root, _, rest = name.partition(".")
@@ -1166,6 +1179,22 @@ def _foreign_flag(cls: ClassFacts, name: str, bound: bool) -> Optional[Flag]:
             if name in summary.properties and not (bound and summary in relative.heirs):
                 return Flag("")
     return None
+
+
+def _construction(cls: ClassFacts) -> set:
+    """``__init__`` and what it calls (not per forward): code run once, before any swap; any
+    other method (``memory_pool_bytes()``, a capture hook) may run after one."""
+    found, todo = {"__init__"}, ["__init__"]
+    while todo:
+        for callee in cls.calls.get(todo.pop(), ()):
+            if callee not in found and callee not in cls.per_forward:
+                found.add(callee)
+                todo.append(callee)
+    return found
+
+
+def _is_none(node: Optional[ast.AST]) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _constant(node: Optional[ast.AST]) -> bool:

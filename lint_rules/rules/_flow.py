@@ -33,6 +33,8 @@ from lint_rules.rules._vocab import (
     CONTEXT_BACKEND,
     FILLERS,
     POOL_ACCESSORS,
+    RECORD_COPIERS,
+    RECORD_COPY_METHODS,
     REDUCERS,
     SHARED_POOLS,
     TYPE_PROBES,
@@ -446,6 +448,8 @@ class MethodFlow(ast.NodeVisitor):
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
+        # local -> (the self path of the record it copies, the fields the copy replaced)
+        self.copies: Dict[str, Tuple[str, frozenset]] = {}
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
         self.local_defs: Dict[str, ast.AST] = {}  # local name -> its nested def or lambda
         self.calling = calling  # local functions being evaluated (a recursion guard)
@@ -458,7 +462,9 @@ class MethodFlow(ast.NodeVisitor):
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
         self.uses: Dict[int, str] = {}  # node id -> how a decision tests it (``GateEvent.use``)
-        self.method_locals: set = set()  # locals bound to what a self.<m>(...) call returned
+        # locals bound to what a self.<m>(...) call returned, or to kept state read out of self
+        # (sub = self.pools.get("swa")): a test of the local is a decision on that state
+        self.method_locals: set = set()
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.alone = False
@@ -545,6 +551,9 @@ class MethodFlow(ast.NodeVisitor):
             if built:
                 self.visit(holder)
                 return self.source(built)
+        copied = self.copies.get(holder.id) if type(holder) is ast.Name else None
+        if copied is not None and name not in copied[1]:  # md = replace(self.meta, ...)
+            return self.self_read(f"{copied[0]}.{name}", node, holder, name)
         path = self_path(node)
         if path is None:
             path = self.other_self_read(node, holder, name)
@@ -1170,6 +1179,11 @@ class MethodFlow(ast.NodeVisitor):
             self.record_locals[name] = fields
         else:
             self.record_locals.pop(name, None)
+        copied = self.copy_of(value_node)
+        if copied is not None:
+            self.copies[name] = copied
+        else:
+            self.copies.pop(name, None)
         reads = self.alias_reads(value_node)
         if reads:
             self.aliases[name] = reads
@@ -1189,7 +1203,8 @@ class MethodFlow(ast.NodeVisitor):
         self.instances.discard(name)
         self.method_locals.discard(name)
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
-                is_self(value_node.func.value)):
+                is_self(value_node.func.value)) or statement is not None and (
+                name not in self.aliases and _kept_read(value_node, value)):
             self.method_locals.add(name)
         if getter_path(value_node) is not None:
             self.getters[name] = getter_path(value_node)
@@ -1199,6 +1214,30 @@ class MethodFlow(ast.NodeVisitor):
                 isinstance(value_node.func, ast.Name)
                 and value_node.func.id in self.owner.class_names)):
             self.instances.add(name)  # backend = cls(model_runner): its attributes are ours
+
+    def copy_of(self, value_node) -> Optional[Tuple[str, frozenset]]:
+        """``(path, replaced)`` when ``value_node`` copies the record ``self.<path>`` (or a
+        local copy of one): ``replace(self.meta, x=...)``, ``copy.copy(self.meta)``,
+        ``self.meta._replace(x=...)``; the fields it replaced hold what was given instead."""
+        if not isinstance(value_node, ast.Call):
+            return None
+        func, args = value_node.func, value_node.args
+        if last_name(func) in RECORD_COPIERS and len(args) == 1 and (
+                type(func) is ast.Name or last_name(getattr(func, "value", None)) in (
+                    "dataclasses", "copy")):
+            source = args[0]
+        elif type(func) is ast.Attribute and func.attr in RECORD_COPY_METHODS and not args:
+            source = func.value
+        else:
+            return None
+        replaced = frozenset(k.arg for k in value_node.keywords if k.arg)
+        inner = self.copies.get(source.id) if type(source) is ast.Name else self.copy_of(source)
+        if inner is not None:  # a copy of a copy: replace(copy.deepcopy(self.meta), x=...)
+            return inner[0], inner[1] | replaced
+        path = self_path(source)
+        if path is None or path == ACTIVE_POOL or any(k.arg is None for k in value_node.keywords):
+            return None
+        return path, replaced
 
     def alias_reads(self, value_node) -> Tuple[tuple, ...]:
         """``(read, name)`` of the ``self`` flags a local bound to ``value_node`` holds."""
@@ -1354,11 +1393,28 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_For(self, node) -> None:
         iterated = self.visit(node.iter)
-        self.bind(node.target, node.iter, iterated & ~RECORD, None)
+        if not self.bind_each(node.target, node.iter):
+            self.bind(node.target, node.iter, iterated & ~RECORD, None)
         runs = TYPE | (iterated & STALE) if iterated & STATE else CLEAN  # whether the body runs
         self.under(runs, [node.body, node.orelse])
 
     visit_AsyncFor = visit_For
+
+    def bind_each(self, target: ast.AST, iterated: ast.AST) -> bool:
+        """``for flag, sub in ((True, p.swa_kv_pool),) if <test> else ...``: a loop over a
+        display of tuples binds each target to what its own position holds, in any element."""
+        rows = _parts(iterated) if isinstance(target, (ast.Tuple, ast.List)) else None
+        pairs = [_unpacked(target, row) for row in rows or ()]
+        if not pairs or any(p is None for p in pairs):
+            return False
+        before, merged = dict(self.env), dict(self.env)
+        for row in pairs:
+            self.env = dict(before)
+            for t_el, v_el in row:
+                self.assign(t_el, v_el, self.visit(v_el), None)
+            _merge(merged, self.env)
+        self.env = merged
+        return True
 
     def visit_With(self, node) -> None:
         for item in node.items:
@@ -1465,10 +1521,10 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(statement)
 
     def assign(self, target, value_node, value: Taint, statement) -> None:
-        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(
-            value_node, (ast.Tuple, ast.List)
-        ) and len(value_node.elts) == len(target.elts):
-            for t_el, v_el in zip(target.elts, value_node.elts):
+        pairs = _unpacked(target, value_node) if isinstance(target, (ast.Tuple, ast.List)) \
+            else None
+        if pairs is not None:  # a, b = (True, sub) if <test> else (False, None): each its own
+            for t_el, v_el in pairs:
                 self.assign(t_el, v_el, self.visit(v_el), None)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -1477,6 +1533,63 @@ class MethodFlow(ast.NodeVisitor):
                 self.bind(name, value_node, held, None)
             return
         self.bind(target, value_node, value, statement)
+
+
+MAX_PARTS = 16  # longer displays are unpacked as one value (what any element may hold)
+
+
+def _parts(node: ast.AST) -> Optional[list]:
+    """The elements of a tuple or list display, or of a ternary choosing between two of one
+    length (``(True, p.swa_kv_pool) if <test> else (False, None)`` gives ``True if <test> else
+    False`` and ``p.swa_kv_pool if <test> else None``); None when the shape is not spelled."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        if len(node.elts) > MAX_PARTS or any(isinstance(el, ast.Starred) for el in node.elts):
+            return None  # (each part of a ternary evaluates its test again: keep that bounded)
+        return list(node.elts)
+    if isinstance(node, ast.IfExp):
+        body, orelse = _parts(node.body), _parts(node.orelse)
+        if body is None or orelse is None or len(body) != len(orelse):
+            return None
+        return [b if _same_leaf(b, o) else ast.copy_location(
+            ast.IfExp(test=node.test, body=b, orelse=o), node) for b, o in zip(body, orelse)]
+    return None
+
+
+def _kept_read(value_node: Optional[ast.AST], value: Taint) -> bool:
+    """``value_node`` reads pool state kept on ``self`` (not the runner's pool read anew, nor
+    an inner backend's, which per forward is the one handed to it)."""
+    if value_node is None or not value & STATE or not value & STALE or value & RECORD:
+        return False
+    paths = {self_path(n) for n in nodes_under(value_node) if type(n) is ast.Attribute} - {None}
+    inner = {q.rsplit(".", 1)[0] for q in paths if "." in q}  # self.a of self.a.b: not the read
+    return any(p.rpartition(".")[2] != ACTIVE_POOL and not p.split(".")[0].endswith("runner")
+               and p not in inner for p in paths)
+
+
+def _same_leaf(one: ast.AST, other: ast.AST) -> bool:
+    """The same constant or name on both sides of a choice: not chosen by it (``8`` heads)."""
+    if type(one) is ast.Constant and type(other) is ast.Constant:
+        return type(one.value) is type(other.value) and one.value == other.value
+    return type(one) is ast.Name and type(other) is ast.Name and one.id == other.id
+
+
+def _unpacked(target: ast.AST, value_node: ast.AST) -> Optional[list]:
+    """``(target, value)`` for each element of an unpacking whose value spells its elements
+    (nested and starred targets too: ``a, *rest = ...`` binds ``rest`` to a list of the rest)."""
+    parts = _parts(value_node)
+    if parts is None:
+        return None
+    targets = target.elts
+    stars = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+    if not stars:
+        return list(zip(targets, parts)) if len(parts) == len(targets) else None
+    star, after = stars[0], len(targets) - stars[0] - 1
+    if len(stars) > 1 or len(parts) < len(targets) - 1:
+        return None
+    middle = ast.copy_location(ast.List(elts=parts[star:len(parts) - after], ctx=ast.Load()),
+                               value_node)
+    return [*zip(targets[:star], parts[:star]), (targets[star].value, middle),
+            *zip(targets[star + 1:], parts[len(parts) - after:])]
 
 
 def picked(value: Taint, decided: Taint) -> Taint:

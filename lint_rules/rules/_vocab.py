@@ -73,6 +73,10 @@ FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault"
 ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",
                        "setdefault"})
 REDUCERS = frozenset({"any", "all"})
+# functions and methods that copy a record: the copy holds the original's fields but for the
+# keywords given (dataclasses.replace(meta, kv_indices=loc), meta._replace(...), copy.copy(meta))
+RECORD_COPIERS = frozenset({"replace", "copy", "deepcopy"})
+RECORD_COPY_METHODS = frozenset({"_replace", "copy", "__copy__"})
 
 
 # A method of a pool whose result is its data (a buffer, a sub-pool, a mapping, a translated

@@ -272,6 +272,42 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: the same shapes on live state (unpacked from the pool read per
+            # forward, a copy whose flag field is replaced by a live test, a buffer allocated
+            # whatever the pool, a dict refilled each forward, the resolved pool attribute)
+            dedent(
+                """\
+                class LiveControlBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.meta = Meta(use_swa=False, window=8)
+                        w = model_runner.sliding_window_size
+                        self.heads, self.window = (8, w) if w else (8, -1)
+                        self.graph_buf = None
+                        self.pools = {}
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        self.graph_buf = torch.zeros(max_bs)
+
+                    def memory_pool_bytes(self):
+                        return 0 if self._swa_kv_pool is None else 1
+
+                    def init_forward_metadata(self, forward_batch):
+                        pool = self.token_to_kv_pool
+                        self.pools = {"swa": getattr(pool, "swa_kv_pool", None)}
+                        on, sub = (True, pool.swa_kv_pool) if isinstance(
+                            pool, SWAKVPool) else (False, None)
+                        md = dataclasses.replace(self.meta, use_swa=isinstance(pool, SWAKVPool))
+                        live = self.pools.get("swa") if self.heads > 0 else None
+                        if on and md.use_swa and live is not None and sub is not None:
+                            forward_batch.swa = True
+                        if self.graph_buf is not None and self.window > 0:
+                            forward_batch.graph = True
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -755,6 +791,48 @@ class SwaFlagGate(Rule):
             ),
             expected=((5, "KVP001"), (6, "KVP001"), (7, "KVP001"), (13, "KVP003"),
                       (16, "KVP003"), (17, "KVP003"), (19, "KVP003")),
+        ),
+        Invalid(
+            # control dependence: each name of an unpacked pool decision holds its own
+            # position (the bool half is the decision); a copy of a kept record keeps its
+            # fields (dataclasses.replace); a buffer allocated only under a stale flag is
+            # there exactly when the flag was set; a kept element read into a local; a kept
+            # copy tested in a method run at any time; a cached_property keeps its first answer
+            dedent(
+                """\
+                class ControlBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.kv_pool = model_runner.token_to_kv_pool
+                        self.on, self.sub = (True, pool.swa_kv_pool) if isinstance(
+                            pool, SWAKVPool) else (False, None)
+                        self.meta = Meta(use_swa=isinstance(pool, SWAKVPool), window=8)
+                        self.pools = {"swa": getattr(pool, "swa_kv_pool", None)}
+                        self.graph_buf = None
+
+                    @cached_property
+                    def swa_sub(self):
+                        return self.token_to_kv_pool.swa_kv_pool
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        if self.on:
+                            self.graph_buf = torch.zeros(max_bs)
+
+                    def memory_pool_bytes(self):
+                        return 0 if self.kv_pool is None else 1
+
+                    def init_forward_metadata(self, forward_batch):
+                        md = dataclasses.replace(self.meta, window=forward_batch.window)
+                        sub = self.pools.get("swa") if forward_batch.window > 0 else None
+                        if md.use_swa and sub is not None:
+                            forward_batch.swa = True
+                        if self.graph_buf is not None or self.swa_sub is not None:
+                            forward_batch.graph = True
+                """
+            ),
+            expected=((4, "KVP001"), (5, "KVP002"), (5, "KVP001"), (7, "KVP001"), (8, "KVP001"),
+                      (12, "KVP001"), (16, "KVP003"), (17, "KVP001"), (20, "KVP003"),
+                      (25, "KVP003"), (27, "KVP003")),
         ),
     )
     CODE = "KVP003"
