@@ -448,6 +448,7 @@ class MethodFlow(ast.NodeVisitor):
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
+        self.keyed: Dict[str, Dict[str, Taint]] = {}  # local -> what each key of its dict holds
         # local -> (the self path of the record it copies, the fields the copy replaced)
         self.copies: Dict[str, Tuple[str, frozenset]] = {}
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
@@ -694,6 +695,10 @@ class MethodFlow(ast.NodeVisitor):
                     self.visit(extra)  # a default (the name itself is no value)
             return self.attribute(node, *alias)
         func, args = node.func, node.args
+        if type(func) is ast.Call and last_name(func.func) == "partial" and func.args:
+            return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
+                func=func.args[0], args=[*func.args[1:], *args],
+                keywords=[*func.keywords, *node.keywords]), node))
         if type(func) is ast.Attribute and func.attr == "get" and 0 < len(args) < 3 and \
                 not node.keywords and const_str(args[0]) is None:  # table.get(self.flag, d)
             return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
@@ -729,8 +734,8 @@ class MethodFlow(ast.NodeVisitor):
             return self.env[name] | self.local_call(name, node, values)
         follow = any(values) or any(self.is_runner(a) for a in (
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
-        keywords = tuple((k.arg, v) for k, v in zip(node.keywords, values[len(args):])
-                         if k.arg and v)  # make(pool=...): bound to its parameter
+        keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(args):])
+                         if v)  # make(pool=...), make(**{"pool": ...}): bound to its parameter
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
             fields = self.owner.function_fields(func, values[: len(args)], keywords)
@@ -746,6 +751,22 @@ class MethodFlow(ast.NodeVisitor):
             return self.method_call(node, func, values)
         self.visit(func)
         return CLEAN
+
+    def keyword_values(self, node: ast.Call, values: Tuple[Taint, ...]) -> List[Tuple[str, Taint]]:
+        """``(name, taint)`` of each keyword argument, a ``**`` of a dict display with constant
+        keys (or of a local bound to one) spelled out: ``make(**{"pool": pool})``."""
+        found = []
+        for keyword, value in zip(node.keywords, values):
+            if keyword.arg:
+                found.append((keyword.arg, value))
+                continue
+            spread = keyword.value
+            if type(spread) is ast.Name:
+                found.extend(self.keyed.get(spread.id, {}).items())
+            elif type(spread) is ast.Dict:
+                found.extend((const_str(k), self.visit(v))
+                             for k, v in zip(spread.keys, spread.values) if const_str(k))
+        return found
 
     def note_fields(self, node: ast.Call, values: Tuple[Taint, ...]) -> None:
         """What each field of a record built here holds (``Layout(enabled=isinstance(...))``,
@@ -785,7 +806,7 @@ class MethodFlow(ast.NodeVisitor):
         env = {k: v for k, v in self.env.items() if k not in params_of(function)}
         env.update(self.defaults(function.args))
         env.update(zip(params_of(function), values[: len(node.args)]))
-        env.update((k.arg, v) for k, v in zip(node.keywords, values[len(node.args):]) if k.arg)
+        env.update(self.keyword_values(node, values[len(node.args):]))
         inner = MethodFlow(self.owner, function, self.name, env=env, record=False,
                            deferred=self.deferred, runners=self.runners,
                            calling=self.calling | {name})
@@ -801,7 +822,7 @@ class MethodFlow(ast.NodeVisitor):
         a record's (a gate on ``self.helper.is_swa`` reads its own) and its methods are bound
         to it (``self.update = Helper(pool).update`` keeps the pool)."""
         count = len(node.args)
-        keywords = tuple((k.arg, v) for k, v in zip(node.keywords, values[count:]) if k.arg)
+        keywords = tuple(self.keyword_values(node, values[count:]))
         built = self.owner.constructed(node.func, values[:count], keywords) if follow else None
         if built is None:
             self.note_fields(node, values)
@@ -1179,6 +1200,10 @@ class MethodFlow(ast.NodeVisitor):
             self.record_locals[name] = fields
         else:
             self.record_locals.pop(name, None)
+        self.keyed.pop(name, None)
+        if type(value_node) is ast.Dict and value:  # kw = {"pool": pool}; make(**kw)
+            self.keyed[name] = {const_str(k): self.visit(v) for k, v in zip(
+                value_node.keys, value_node.values) if const_str(k)}
         copied = self.copy_of(value_node)
         if copied is not None:
             self.copies[name] = copied

@@ -580,6 +580,26 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes: a spread dict or a partial handing geometry, or the live pool per forward
+            dedent(
+                """\
+                def window_pool_of(pool, depth=0):
+                    return pool.swa_kv_pool
+
+
+                class SpreadGeometryBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.depth = int(**{"x": model_runner.sliding_window_size})
+                        self.window = functools.partial(max, model_runner.sliding_window_size)(0)
+
+                    def init_forward_metadata(self, forward_batch):
+                        options = {"pool": self.token_to_kv_pool}
+                        forward_batch.window_pool = window_pool_of(**options)
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -1058,6 +1078,26 @@ class StalePoolState(Rule):
             ),
             expected=((22, "KVP001"), (23, "KVP001"), (25, "KVP001"), (26, "KVP001"),
                       (27, "KVP001"), (32, "KVP001"), (33, "KVP001")),
+        ),
+        Invalid(
+            # the pool handed on through a spread dict (a display or a local bound to one) or
+            # a partial called at once reaches the helper's parameter like a keyword does
+            dedent(
+                """\
+                def window_pool_of(pool, depth=0):
+                    return pool.swa_kv_pool
+
+
+                class SpreadBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        options = {"pool": pool}
+                        self.a = window_pool_of(**{"pool": pool, "depth": 1})
+                        self.b = window_pool_of(**options)
+                        self.c = functools.partial(window_pool_of, pool=pool)()
+                """
+            ),
+            expected=((9, "KVP001"), (10, "KVP001"), (11, "KVP001")),
         ),
     )
     CODE = "KVP001"
