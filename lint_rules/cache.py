@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +36,13 @@ MAX_ENTRIES = 100_000  # contents remembered per configuration, most recently us
 REFRESH_NS = 3600 * 10**9  # a hit re-stamps its entry (for MAX_ENTRIES) at most hourly
 MAX_CACHE_BYTES = 256 * 1024 * 1024  # far above any real tree; a bigger file is not ours
 RACY_NS = 2 * 10**9  # a stat this recent is not trusted: 2 s covers FAT's and HFS+'s ticks
+MAX_CODES_BYTES = 64 * 1024
+# ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
+# (``?kind:argument`` -> the answer), so a cached result is checked against a tree that has
+# changed anywhere, not only in the files it read (``package.PackageIndex.answers_hold``).
+ASKED = "?"
+TREE_KEY = ASKED + "tree"  # the whole run's (path, digest) stamp: equal means nothing changed
+SELF_KEY = ASKED + "self"  # the file the result is of (one content may sit at two paths)
 
 
 def content_key(digest: str, codes) -> str:
@@ -76,12 +84,45 @@ def tool_version() -> str:
 
 
 def fingerprint(codes, options, per_file_ignores) -> str:
-    """One key for everything besides the file that determines its findings."""
+    """One key for everything besides the file that determines its findings: the lint
+    package's sources (the distribution's version adds nothing to them; reading it costs a
+    warm run a tenth of its time) and the Python that parses (a newer one accepts more)."""
     material = repr((
-        FORMAT_VERSION, tool_version(), _package_digest(), sorted(codes), options,
+        FORMAT_VERSION, sys.version, _package_digest(), sorted(codes), options,
         per_file_ignores,
     ))
     return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
+
+
+def rule_codes(use_cache: bool) -> tuple:
+    """``(ALL_CODES, DEFAULT_CODES)`` of the rule registry (``lint_rules.rules``). Importing the
+    rules is most of a warm run's start-up, so the pair is kept in the cache under the digest of
+    the sources it was derived from: the same sources give the same pair. A file that does not
+    hold two lists of codes, the defaults among the known, is not used (and is replaced)."""
+    path = cache_dir() / f"codes-{_package_digest()}.json"
+    if use_cache:
+        try:
+            known, default = json.loads(read_regular_file(path, MAX_CODES_BYTES))
+            if _code_lists(known, default):
+                return tuple(known), frozenset(default)
+        except (OSError, ValueError, TypeError, RecursionError):
+            pass  # absent, unreadable or not ours: derived afresh below
+    from lint_rules.rules import ALL_CODES, DEFAULT_CODES
+
+    if use_cache:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, json.dumps([list(ALL_CODES), sorted(DEFAULT_CODES)]))
+            prune(path.parent, "codes-*.json")
+        except OSError:
+            pass
+    return ALL_CODES, DEFAULT_CODES
+
+
+def _code_lists(known, default) -> bool:
+    return (isinstance(known, list) and isinstance(default, list) and bool(known)
+            and all(isinstance(code, str) and code for code in known + default)
+            and set(default) <= set(known))
 
 
 def _is_int(value) -> bool:
@@ -242,24 +283,25 @@ class ResultCache:
                 stats = self.changed_stats
             write_atomically(self.path, json.dumps(
                 {"format": FORMAT_VERSION, "files": merged, "stats": stats}))
-            self._prune()
+            prune(self.path.parent, "lint-*.json")
         except OSError:
             pass
 
-    def _prune(self) -> None:
-        """Drop all but the most recently written cache files (each edit of a rule makes one)."""
-        def written(path: Path) -> float:
-            try:
-                return path.lstat().st_mtime
-            except OSError:
-                return 0.0
 
-        others = sorted(self.path.parent.glob("lint-*.json"), key=written)
-        for stale in others[:-KEEP_FILES]:
-            try:
-                stale.unlink()
-            except OSError:
-                pass
+def prune(folder: Path, pattern: str) -> None:
+    """Drop all but the most recently written cache files (each edit of a rule makes one)."""
+    def written(path: Path) -> float:
+        try:
+            return path.lstat().st_mtime
+        except OSError:
+            return 0.0
+
+    others = sorted(folder.glob(pattern), key=written)
+    for stale in others[:-KEEP_FILES]:
+        try:
+            stale.unlink()
+        except OSError:
+            pass
 
 
 def write_atomically(path: Path, text: str) -> None:

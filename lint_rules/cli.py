@@ -19,6 +19,17 @@ from lint_rules.commands import EXIT_ERROR, UsageError, error, tool_version
 from lint_rules.config import ConfigError
 
 
+class _Version(argparse.Action):
+    """``--version``: the distribution's metadata is read only when it is asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        sys.stdout.write(f"{parser.prog} {tool_version()}\n")  # where argparse's own goes
+        parser.exit()
+
+
 def _jobs(value: str) -> int:
     """``--jobs``: a positive integer or ``auto``; more workers than the CPUs this process may
     run on only slow the run (and ``--jobs 100000`` would fork that many), so N is capped there."""
@@ -80,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="poolguard",
         description="Find (and fix) SWA KV-pool state cached from a pool SGLang swaps at runtime.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {tool_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     _add_lint(commands)

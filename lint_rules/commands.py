@@ -78,8 +78,10 @@ def error(message: str) -> None:
 
 def resolve_config(args: argparse.Namespace):
     """The run's ``RunConfig`` from the config file and the flags, resolved once."""
+    from lint_rules.cache import rule_codes
     from lint_rules.config import build_run_config, find_config_file, read_config_file
-    from lint_rules.engine import ALL_CODES, DEFAULT_CODES
+
+    all_codes, default_codes = rule_codes(use_cache=not getattr(args, "no_cache", False))
 
     if args.isolated:
         config_path = None
@@ -92,8 +94,8 @@ def resolve_config(args: argparse.Namespace):
         config_path = find_config_file(Path.cwd())
     return build_run_config(
         read_config_file(config_path),
-        known=ALL_CODES,
-        default=DEFAULT_CODES,
+        known=all_codes,
+        default=default_codes,
         cli_select=args.select,
         cli_extend_select=args.extend_select,
         cli_ignore=args.ignore,
@@ -204,7 +206,8 @@ def lint(args: argparse.Namespace) -> int:
             from lint_rules.fixes.preview import sarif_fixes
 
             shown = sarif_fixes(findings, config, linted)
-        report = render(findings, args.format, version=tool_version(),
+        version = tool_version() if args.format == "sarif" else "0"  # read only where shown
+        report = render(findings, args.format, version=version,
                         unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
         # annotations are for the runner, which reads UTF-8 whatever this locale says
         if fixed is not None:
@@ -234,6 +237,8 @@ def _stdin_name(args: argparse.Namespace) -> Optional[str]:
 
 def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
     """Apply the adoption options; None when the run's job was to write (no listing)."""
+    if args.write_baseline is None and args.baseline is None and not args.add_noqa:
+        return findings
     from lint_rules import adoption
 
     try:

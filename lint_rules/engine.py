@@ -16,11 +16,11 @@ from __future__ import annotations
 import ast
 import sys
 import warnings
-from dataclasses import dataclass
 from typing import Collection, Dict, List, Optional
 
 
 from lint_rules import fixes as fix_model
+from lint_rules.finding import Finding
 from lint_rules.noqa import NoqaMap
 from lint_rules.options import Options
 from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
@@ -35,24 +35,6 @@ __all__ = ["ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Finding", "ParseError", "ma
 
 class ParseError(Exception):
     """Source that cannot be parsed (``lint_source`` reports it as KVP900 instead)."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One diagnostic: 1-based line, 0-based column, code and message (without the code);
-    ``fixable``: a safe fix applies; ``fixes``: ``(title, applicability)`` of every fix offered."""
-
-    line: int
-    col: int
-    code: str
-    message: str
-    fixable: bool
-    fixes: tuple = ()
-
-    @property
-    def unsafe_only(self) -> bool:
-        """Only an unsafe fix is offered: fixed with ``--unsafe-fixes``, hidden without."""
-        return not self.fixable and any(a == fix_model.UNSAFE for _, a in self.fixes)
 
 
 LINE_BREAK_RE = fix_model.LINE_BREAK_RE  # physical lines as Python and flake8 count them

@@ -20,19 +20,13 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.cache import cache_dir, fingerprint, write_atomically
+from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, cache_dir, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
-# ``deps`` keys that are no path: what the analysis asked the run's file list and class graph
-# (``?kind:argument`` -> the answer), so a cached result is checked against a tree that has
-# changed anywhere, not only in the files it read (``answers_hold``).
-ASKED = "?"
-TREE_KEY = ASKED + "tree"  # the whole run's (path, digest) stamp: equal means nothing changed
-SELF_KEY = ASKED + "self"  # the file the result is of (one content may sit at two paths)
 # A class statement's name and base list, read from the text (nested parentheses are rare in
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")

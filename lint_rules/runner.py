@@ -6,13 +6,13 @@ answers whole reads no source at all. Otherwise it reads every file once, decode
 cache cannot answer and applies the engine's text pre-filter, so only files that can match
 are parsed. Those go to a process pool largest first, one file per
 task; the workers only analyse text and return findings (and fixed text), and the main process
-writes fixes atomically and updates the cache once at the end.
+writes fixes atomically and updates the cache once at the end. The engine, the package index
+and the process pool are imported only when some file needs them.
 """
 from __future__ import annotations
 
 import codecs
 import contextlib
-import difflib
 import errno
 import gc
 import io
@@ -23,19 +23,19 @@ import stat
 import sys
 import threading
 import tokenize
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
-from lint_rules.cache import ResultCache, content_key, stat_row
-from lint_rules.config import RunConfig
+from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
+from lint_rules.finding import Finding
 from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file_stat,
                               remove_stray_temp, write_fix)
-from lint_rules.output import git_quoted
-from lint_rules.package import ASKED, SELF_KEY, TREE_KEY
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from lint_rules.config import RunConfig
 
 PARALLEL_THRESHOLD = 64  # fewer files to read than this: worker start-up costs more than it saves
 PARSE_TIMEOUT_S = 120.0  # one file analysing longer than this is stuck (libcst on odd input)
@@ -172,7 +172,6 @@ def _decode(data: bytes) -> tuple[str, str]:
 
 def _not_checked(reason: str):
     """The KVP900 finding of a file the engine never saw (undecodable, crashed, stuck)."""
-    from lint_rules.engine import Finding
     from lint_rules.rules.kvp900_parse_error import ParseFailure
 
     return Finding(1, 0, ParseFailure.CODE, ParseFailure.message_for(reason), False)
@@ -265,6 +264,10 @@ def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     """The diff of the file's bytes, split only at ``\n`` as ``git apply`` and ``patch``
     split: a BOM, another encoding, CR-only newlines, form feeds, U+2028 or U+0085 inside a
     line all apply exactly (``str.splitlines`` would break lines where git does not)."""
+    import difflib
+
+    from lint_rules.output import git_quoted
+
     shown = os.fsencode(path.replace(os.sep, "/"))
     lines = difflib.diff_bytes(
         difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
@@ -288,10 +291,7 @@ class _TreeRun:
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
                  unsafe: bool = False) -> None:
-        from lint_rules.engine import Finding, may_match
-
         self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
-        self.finding, self.may_match = Finding, may_match
         self.results: dict = {}
         self.errors: list = []
         self.digests: dict = {}  # path -> digest of the files read for cached deps
@@ -313,7 +313,7 @@ class _TreeRun:
             f[4] or (self.unsafe and f[5]) for f in cached))
 
     def _done(self, path: str, findings: list, **extra) -> None:
-        found = [self.finding(*f[:5], tuple(map(tuple, f[5]))) for f in findings]
+        found = [Finding(*f[:5], tuple(map(tuple, f[5]))) for f in findings]
         self.results[path] = FileResult(path, found, **extra)
 
     def parse_jobs(self, files: list):
@@ -424,7 +424,9 @@ class _TreeRun:
             job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
         except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
-        if not self.may_match(job.text, self.config.options) and (  # the engine skips it too
+        from lint_rules.engine import may_match
+
+        if not may_match(job.text, self.config.options) and (  # the engine skips it too
                 full not in promoted):  # unless a package backend inherits it
             return self._store(job, [], self.package.context_of(full) or None)
         return job
@@ -626,6 +628,9 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
     worker dies the pool is broken and every unfinished job comes back; those files are
     re-analysed one per fresh process, so only the file that crashes pays for it (KVP900).
     """
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     orphans = []
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
                                initializer=_start_worker, initargs=(_PACKAGE,))
@@ -729,6 +734,8 @@ def _result_unless_stuck(future, timeout: float) -> tuple:
     a file (libcst's parser can take minutes on some broken, deeply nested input): the workers
     are killed, which breaks the pool, and every unfinished file is re-run on its own under
     the same limit, so the stuck one costs a KVP900 instead of the run."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
     try:
         return future.result(timeout=timeout)
     except FutureTimeout:

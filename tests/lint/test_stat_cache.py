@@ -6,7 +6,8 @@ runs below really take the shortcut (a fresh file's stat is never trusted). Then
 sync tools that keep size and mtime (``cp -p``, ``rsync -a``, a ``touch -r`` copy renamed over
 the file) still get the new bytes linted; an edited base class in another module still changes
 its heir's result; a touched but unchanged file keeps its result without an analysis; a warm
-run of an unchanged tree opens no source file; mistyped stat rows are ignored.
+run of an unchanged tree opens no source file, nor imports the analysis; mistyped stat rows
+and a damaged list of rule codes are ignored.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from textwrap import dedent
 
@@ -191,3 +193,39 @@ def test_mistyped_stat_rows_are_ignored(aged, tmp_path):
     data["stats"] = ["not", "a", "table"]
     cache_file.write_text(json.dumps(data))
     assert json_rows(poolguard(*LINT, cwd=tree, cache_dir=cache).stdout) == cold
+
+
+HEAVY = ("lint_rules.engine", "lint_rules.rules", "lint_rules.package", "libcst", "concurrent",
+         "multiprocessing", "importlib.metadata")
+IMPORTS_AFTER_RUN = (
+    "import sys\n"
+    "from lint_rules.cli import main\n"
+    "status = main(sys.argv[1:])\n"
+    "print([m for m in sorted(sys.modules) if m.startswith(%r)])\n"
+    "sys.exit(status)\n" % (HEAVY,)
+)
+
+
+def test_a_warm_run_imports_neither_the_analysis_nor_the_pool(aged, tmp_path):
+    tree = aged["no_read"]
+    env = {**os.environ, "POOLGUARD_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-c", IMPORTS_AFTER_RUN, *LINT, "."]
+    cold = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+    warm = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+    assert cold.returncode == warm.returncode == 1, warm.stderr
+    *cold_rows, cold_imports = cold.stdout.splitlines()
+    *warm_rows, warm_imports = warm.stdout.splitlines()
+    assert warm_rows == cold_rows and "lint_rules.engine" in cold_imports
+    assert warm_imports == "[]"
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[]", '[["KVP001"], ["KVP009"]]',
+                                     '[[], []]', '[[1, 2], [1]]', '{"a": 1}', "[" * 100_000])
+def test_a_damaged_codes_file_is_derived_afresh(aged, tmp_path, garbage):
+    tree, cache = aged["no_read"], tmp_path / "cache"
+    cold = json_rows(poolguard(*LINT, cwd=tree, cache_dir=cache, expect=1).stdout)
+    (codes_file,) = cache.glob("codes-*.json")
+    known = json.loads(codes_file.read_text())
+    codes_file.write_text(garbage)
+    assert json_rows(poolguard(*LINT, cwd=tree, cache_dir=cache, expect=1).stdout) == cold
+    assert json.loads(codes_file.read_text()) == known
