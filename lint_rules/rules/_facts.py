@@ -53,6 +53,7 @@ from lint_rules.rules._flow import (
     const_str,
     getter_path,
     is_self,
+    keyed_by_pool,
     last_name,
     nodes_under,
     params_of,
@@ -479,6 +480,7 @@ class ClassFlow:
         self.delegate = next((c.methods["__getattr__"] for c in facts.family
                               if "__getattr__" in c.methods), None)
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
+        self.resets = _resets(facts, self.per_forward)
 
     def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
         """``params``: what ``__init__``'s parameters hold (an object built with them)."""
@@ -556,14 +558,20 @@ class _Pass:
                     returned |= STALE  # functools.cache keeps the first call's answer
                 returns[name] = self.env.returns[name] = returned
         cached = [n for n, kind in self.facts.properties.items() if kind]
-        for name in (*cached, *sorted(self.facts.cached_methods)):
+        for name in cached:
             stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
                 name, CLEAN), name, True, False, name in self.flow.resolvers))
+        for name in sorted(self.facts.cached_methods):  # (keyed by the live pool: no store)
+            kept = CLEAN if keyed_by_pool(self._read("params", name).values()) else returns.get(
+                name, CLEAN)
+            stores.append(Store(name, self.facts.methods[name], None, None, kept, name, True,
+                                False, name in self.flow.resolvers))
         fields.update((k, v) for k, v in self.delegations.items() if v & STALE)  # (as fields)
         return PassResult(self.env, stores, gates, reads, returns, fields)
 
     def _store(self, event, flow: MethodFlow) -> Store:
-        sink = event.scope == "cache" or not flow.per_forward or event.lazy
+        sink = event.scope == "cache" or not flow.per_forward or (
+            event.lazy and event.memo not in self.flow.resets)
         return Store(event.attr, event.node, event.statement, event.value, event.taint,
                      flow.name, sink, event.alone, flow.resolver, event.scope)
 
@@ -649,7 +657,8 @@ class _Pass:
             function = owner.methods[name]
             returned = self._evaluate(key, function, name)
             cached = owner.properties.get(name, False) or name in owner.cached_methods
-            self.memo[key] = returned | (STALE if cached and returned else CLEAN)
+            self.memo[key] = returned | (STALE if cached and returned and not keyed_by_pool(
+                arguments) else CLEAN)
         return self.memo[key]
 
     def _evaluate(self, key: tuple, function: ast.AST, name: str, klass: str = "",
@@ -804,6 +813,34 @@ class _Pass:
         for param, value in [*zip(params, arguments), *keywords.items()]:
             if value and param in params:
                 passed[param] = passed.get(param, CLEAN) | value
+
+
+def _resets(facts: ClassFacts, per_forward) -> frozenset:
+    """``self`` paths every forward empties (``self.x = None`` / ``{}``, ``self.x.clear()`` as
+    a statement of a per-forward method's own body): what a lazy fill keeps lives one forward."""
+    found = set()
+    for name in per_forward:
+        function = facts.methods.get(name)
+        for statement in getattr(function, "body", ()):
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _empty(statement.value):
+                targets = getattr(statement, "targets", None) or [statement.target]
+                found.update(p for p in map(self_path, targets) if p)
+            elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+                func = statement.value.func
+                if isinstance(func, ast.Attribute) and func.attr == "clear" and self_path(
+                        func.value):
+                    found.add(self_path(func.value))
+    return frozenset(found)
+
+
+def _empty(value: Optional[ast.AST]) -> bool:
+    """``None``, ``{}``, ``[]``, ``()``, ``set()``, ``dict()``: a memo emptied."""
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    if isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return not getattr(value, "keys", None) and not getattr(value, "elts", None)
+    return isinstance(value, ast.Call) and not value.args and not value.keywords and last_name(
+        value.func) in ("dict", "list", "set", "OrderedDict")
 
 
 def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
@@ -1114,6 +1151,7 @@ class FileFacts:
         if name in (self.options.pool_attr, ACTIVE_POOL) or any(
                 c.properties.get(name) is False for c in cls.family):
             return False  # the resolved pool, a live property (a subclass's override too)
+            # (a cached_property is a store: its first answer is kept)
         stores = self.stores_of(cls, name)
         if any(not s.sink and s.bits & STATE for s in stores):
             return False  # re-read on every forward

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import enum
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
@@ -285,6 +286,12 @@ def element(value: Taint) -> Taint:
     return value & HELD
 
 
+def keyed_by_pool(arguments: Iterable[Taint]) -> bool:
+    """A memo (a ``functools.cache``d function, a dict, an identity check) keyed by these is
+    keyed by the live pool: each pool the swap hands in gets its own entry."""
+    return any(v & POOL and not v & (STALE | RECORD) for v in arguments)
+
+
 def union(values: Iterable[Taint]) -> Taint:
     result = CLEAN
     for value in values:
@@ -315,16 +322,43 @@ def is_flag_read(test: Optional[ast.AST]) -> bool:
     return test is not None and self_path(test) is not None
 
 
-def guarded_attr(test: ast.AST) -> Optional[str]:
-    """``x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``:
-    the attribute a lazily filling block tests."""
+def guarded_attr(test: ast.AST, class_names: Iterable[str] = ()) -> Optional[str]:
+    """``x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``
+    (``type(self).x``, ``cls.x`` too): the attribute a lazily filling block tests."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
         if isinstance(test, ast.Call) and last_name(test.func) == "hasattr" and len(test.args) == 2:
             return const_str(test.args[1]) if is_self(test.args[0]) else None
     if isinstance(test, ast.Compare) and len(test.comparators) == 1:
         test = test.left
-    return self_path(test)
+    return self_path(test) or class_target(test, class_names)
+
+
+def memo_key(test: ast.AST, class_names: Iterable[str]) -> Optional[Tuple[str, ast.AST, bool]]:
+    """``(attr, key, refills)`` for a test of what ``self.<attr>`` memoises against a key:
+    ``self.k is not key`` / ``key != self.k`` (in either order), ``key not in self.m``,
+    ``self.m.get(key) is None``; ``refills``: the body fills it (for ``is`` / ``==`` / ``in``
+    the else-branch does)."""
+    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
+        return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+
+    def held(node) -> str:
+        return self_path(node) or class_target(node, class_names) or ""
+
+    if isinstance(op, (ast.In, ast.NotIn)):
+        return (held(right), left, isinstance(op, ast.NotIn)) if held(right) else None
+    if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return None
+    refills = isinstance(op, (ast.IsNot, ast.NotEq))
+    if _is_none(right) and isinstance(left, ast.Call) and last_name(left.func) == "get" and \
+            isinstance(left.func, ast.Attribute) and left.args and held(left.func.value):
+        return held(left.func.value), left.args[0], not refills  # .get(key) is None: fill
+    if isinstance(left, ast.Constant) or isinstance(right, ast.Constant):
+        return None
+    if held(left):
+        return held(left), right, refills
+    return (held(right), left, refills) if held(right) else None
 
 
 # -- what a flow records -----------------------------------------------------------------------
@@ -357,6 +391,7 @@ class StoreEvent:
     alone: bool
     lazy: bool  # filled under a test of the same attribute (a lazy fill in per-forward code)
     scope: str = "self"
+    memo: str = ""  # the attribute whose test makes it lazy (it or a memo's key)
 
 
 @dataclass(frozen=True)
@@ -462,6 +497,10 @@ class MethodFlow(ast.NodeVisitor):
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
+        # enclosing blocks that refill a memo when the live pool changes (its stores are
+        # fresh) / when a key the swap does not change does (every store there is kept)
+        self.refreshing, self.filling = 0, []  # (filling: the memos' attributes)
+        self.pool_ids: set = set()  # locals bound to id() of the live pool: a memo key
         self.uses: Dict[int, str] = {}  # node id -> how a decision tests it (``GateEvent.use``)
         # locals bound to what a self.<m>(...) call returned, or to kept state read out of self
         # (sub = self.pools.get("swa")): a test of the local is a decision on that state
@@ -838,8 +877,8 @@ class MethodFlow(ast.NodeVisitor):
     def cached(self, node: ast.Call, func: ast.AST, returned: Taint, values=()) -> Taint:
         """A ``functools.cache``d function keeps its first result: a sink of its own, unless
         it is keyed on the live pool (given as an argument): each pool gets its own entry."""
-        keyed = any(v & POOL and not v & (STALE | RECORD) for v in values)
-        if returned & (STATE | DECISION) and not keyed and self.owner.is_cached_function(func):
+        if returned & (STATE | DECISION) and not keyed_by_pool(values) and \
+                self.owner.is_cached_function(func):
             self.sink(StoreEvent(f"{last_name(func)}()", node, None, node, returned,
                                  self.alone, False, "cache"))
             return returned | STALE
@@ -1130,11 +1169,13 @@ class MethodFlow(ast.NodeVisitor):
             self.stores.append(event)
 
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
-        lazy = self.guards.get(attr, 0) > 0
-        self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope))
+        memo = attr if self.guards.get(attr, 0) > 0 else (self.filling or [""])[-1]
+        lazy = bool(memo) and not self.refreshing
+        self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
+                             memo))
         for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
-                                 lazy, "field"))
+                                 lazy, "field", memo))
 
     def controlled(self, value_node, value: Taint) -> Taint:
         """What a value made under the enclosing decisions carries (control dependence): a
@@ -1226,6 +1267,10 @@ class MethodFlow(ast.NodeVisitor):
         if type(value_node) is ast.Constant and isinstance(value_node.value, str):
             self.strings[name] = value_node.value
         self.instances.discard(name)
+        self.pool_ids.discard(name)
+        if isinstance(value_node, ast.Call) and last_name(value_node.func) == "id" and len(
+                value_node.args) == 1 and self.is_pool_key(value_node.args[0]):
+            self.pool_ids.add(name)
         self.method_locals.discard(name)
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
                 is_self(value_node.func.value)) or statement is not None and (
@@ -1399,19 +1444,60 @@ class MethodFlow(ast.NodeVisitor):
         while True:
             ends = ends or _terminates(node.body)
             self.env = dict(before)
-            decided |= self.decided(node.test)
-            self.under(decided, [node.body], guarded_attr(node.test) or "")
+            memo = self.memo_of(node.test)
+            tested = self.decided(node.test)
+            decided |= CLEAN if memo and memo[1] else tested  # (a memo's key: no pool decision)
+            with self.memoising(memo, True):
+                self.under(decided, [node.body],
+                           guarded_attr(node.test, self.owner.class_names) or "")
             _merge(merged, self.env)
             if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
                 break
             node = node.orelse[0]
         ends = ends or _terminates(node.orelse)
         self.env = dict(before)
-        self.under(decided, [node.orelse])
+        with self.memoising(memo, False):
+            self.under(decided, [node.orelse])
         _merge(merged, self.env)
         self.env = merged
         if ends:  # after an early return, the rest of the block runs only when it was not taken
             self.control[-1] |= decided
+
+    def memo_of(self, test: ast.AST) -> Optional[Tuple[str, bool, bool]]:
+        """``(attr, live, refills)`` for a test of a memo against a key (``memo_key``):
+        ``live`` when the key is the pool read this call (or its ``id()``)."""
+        found = memo_key(test, self.owner.class_names)
+        if found is None:
+            return None
+        return found[0], self.is_pool_key(found[1]), found[2]
+
+    def is_pool_key(self, node: ast.AST) -> bool:
+        """``node`` is the live pool (a local holding it, ``self.token_to_kv_pool`` read in
+        per-forward code) or its ``id()``: a memo keyed by it is refilled for each pool."""
+        if isinstance(node, ast.Call) and last_name(node.func) == "id" and len(node.args) == 1:
+            node = node.args[0]
+        if isinstance(node, ast.Name):
+            return node.id in self.pool_ids or keyed_by_pool((self.env.get(node.id, CLEAN),))
+        return self.per_forward and self_path(node) == ACTIVE_POOL
+
+    @contextmanager
+    def memoising(self, memo: Optional[Tuple[str, bool, bool]], body: bool):
+        """Run the block of a memo test that refills it (``body``: the if-block, else the
+        else-block) as a refresh (keyed by the live pool) or as a fill (by another key)."""
+        if memo is None or memo[2] != body:
+            yield
+            return
+        if memo[1]:
+            self.refreshing += 1
+        else:
+            self.filling.append(memo[0])
+        try:
+            yield
+        finally:
+            if memo[1]:
+                self.refreshing -= 1
+            else:
+                self.filling.pop()
 
     def visit_While(self, node: ast.While) -> None:
         self.under(self.decided(node.test), [node.body, node.orelse])

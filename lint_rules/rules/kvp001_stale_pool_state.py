@@ -119,6 +119,11 @@ class StalePoolState(Rule):
         ``token_to_kv_pool`` setter, or ``inner.token_to_kv_pool = ...`` in a method); not the
         per-step backends of a multi-step draft wrapper (copies of its own kind, or held by a
         class that only follows the protocol): FROZEN_KV MTP swaps those, never the wrapper.
+        A memo is kept state unless it is checked against the pool read on that call: a
+        ``functools`` cache called with the pool, a dict keyed by the pool or its ``id()``, a
+        memo refilled whenever the pool it was made for is not the current one are live; one
+        keyed by the backend, a layer or a layer id, or filled once (``type(self).x``, a class
+        attribute every instance shares) is flagged, unless every forward empties it first.
         Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared by both pools and never
         flagged; neither is the swap point
         ``self.token_to_kv_pool = model_runner.token_to_kv_pool`` nor what a resolver that asks
@@ -597,6 +602,55 @@ class StalePoolState(Rule):
                     def init_forward_metadata(self, forward_batch):
                         options = {"pool": self.token_to_kv_pool}
                         forward_batch.window_pool = window_pool_of(**options)
+                """
+            )
+        ),
+        Valid(
+            # memos checked against the pool read on this call: a cache keyed by the pool
+            # object, a memo refilled whenever the pool it was made for is not the current one
+            # (either order, ``==``, an else-branch, an early return), dicts keyed by the pool
+            # or its id(): each pool the swap hands in gets its own entry; a memo keyed by a
+            # layer that every forward empties first
+            dedent(
+                """\
+                class PoolKeyedMemoBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._for = self._seen = self._to_swa = self._map = None
+                        self._by_id = {}
+
+                    @staticmethod
+                    @functools.lru_cache(maxsize=8)
+                    def _mapping_of(pool):
+                        return getattr(pool, "full_to_swa_index_mapping", None)
+
+                    def _translator(self):
+                        pool = self.token_to_kv_pool
+                        if self._for is not pool:
+                            self._for = pool
+                            self._to_swa = pool.translate_loc_from_full_to_swa
+                        return self._to_swa
+
+                    def _mapping(self):
+                        pool = self.token_to_kv_pool
+                        if pool == self._seen:
+                            return self._map
+                        self._seen = pool
+                        self._map = pool.full_to_swa_index_mapping
+                        return self._map
+
+                    def init_forward_metadata(self, forward_batch):
+                        self._rows = {}
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        pool = self.token_to_kv_pool
+                        if id(pool) not in self._by_id:
+                            self._by_id[id(pool)] = pool.swa_kv_pool
+                        if layer.layer_id not in self._rows:
+                            self._rows[layer.layer_id] = pool.get_key_buffer(layer.layer_id)
+                        if self._mapping_of(pool) is not None:
+                            return self._translator()(self._mapping()[q])
+                        return self._by_id[id(pool)]
                 """
             )
         ),
@@ -1098,6 +1152,37 @@ class StalePoolState(Rule):
                 """
             ),
             expected=((9, "KVP001"), (10, "KVP001"), (11, "KVP001")),
+        ),
+        Invalid(
+            # memos keyed by what the swap does not change: the backend (a cache on a method
+            # without arguments), a layer, a layer id; a class attribute filled once (shared by
+            # the target's and the draft's backends)
+            dedent(
+                """\
+                class LayerKeyedMemoBackend(AttentionBackend):
+                    sub = None
+
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._maps, self._for, self._to_swa = {}, None, None
+
+                    @functools.lru_cache(maxsize=None)
+                    def _swa_buffer(self, layer_id):
+                        return self.token_to_kv_pool.swa_kv_pool.get_key_buffer(layer_id)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        pool, lid = self.token_to_kv_pool, layer.layer_id
+                        if lid not in self._maps:
+                            self._maps[lid] = pool.full_to_swa_index_mapping
+                        if self._for is not layer:
+                            self._for = layer
+                            self._to_swa = pool.translate_loc_from_full_to_swa
+                        if type(self).sub is None:
+                            type(self).sub = pool.swa_kv_pool
+                        return self._swa_buffer(lid), self._maps[lid]
+                """
+            ),
+            expected=((9, "KVP001"), (15, "KVP001"), (18, "KVP001"), (20, "KVP001")),
         ),
     )
     CODE = "KVP001"

@@ -308,6 +308,32 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # decisions on memos keyed by the pool read now: a functools cache called with the
+            # pool, a memo refilled whenever the pool object changes
+            dedent(
+                """\
+                class PoolKeyedGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._for, self._sub = None, None
+
+                    @staticmethod
+                    @functools.cache
+                    def _mapping_of(pool):
+                        return getattr(pool, "full_to_swa_index_mapping", None)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        pool = self.token_to_kv_pool
+                        if pool is not self._for:
+                            self._for = pool
+                            self._sub = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+                        if self._sub is not None and self._mapping_of(pool) is not None:
+                            return self._mapping_of(pool)[q]
+                        return q
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -833,6 +859,33 @@ class SwaFlagGate(Rule):
             expected=((4, "KVP001"), (5, "KVP002"), (5, "KVP001"), (7, "KVP001"), (8, "KVP001"),
                       (12, "KVP001"), (16, "KVP003"), (17, "KVP001"), (20, "KVP003"),
                       (25, "KVP003"), (27, "KVP003")),
+        ),
+        Invalid(
+            # a decision on a cached_property or a functools cache keyed by a layer id: their
+            # first answer is kept past the swap (a plain property is live)
+            dedent(
+                """\
+                class CachedGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    @functools.cached_property
+                    def window_pool(self):
+                        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+
+                    @functools.lru_cache(maxsize=None)
+                    def _swa_buffer(self, layer_id):
+                        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.window_pool is not None:
+                            return q
+                        if self._swa_buffer(layer.layer_id) is not None:
+                            return k
+                        return v
+                """
+            ),
+            expected=((6, "KVP001"), (10, "KVP001"), (14, "KVP003"), (16, "KVP003")),
         ),
     )
     CODE = "KVP003"
