@@ -115,6 +115,10 @@ def fix_source(
     new_source = run.bom + fixed
     left = _FileAnalysis(new_source, codes, options, honor_noqa, package=package, path=path)
     left.declined = declined
+    # what is left in a class just rewritten only the package sees: a second run of the
+    # codemod would change nothing there, so it is not offered again
+    left.rewritten = {change.name for fix in plan for change in fix.changes
+                      if isinstance(change, fix_model.RewriteClass)} - set(declined)
     return new_source, left.findings()
 
 
@@ -167,6 +171,7 @@ class _FileAnalysis:
         self.lines: List[str] = []
         self.noqa = NoqaMap([])
         self.declined: dict = {}  # class the resolver codemod would not rewrite -> why
+        self.rewritten: set = set()  # classes the codemod rewrote into this source
         self.unfixed = ""  # why --fix/--diff could apply none of this file's safe fixes
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
@@ -285,7 +290,7 @@ class _FileAnalysis:
                     scopes[id(report.scope)] = report.scope
         found = {}
         for key, node in scopes.items():
-            if node.name in self.declined:
+            if node.name in self.declined or node.name in self.rewritten:
                 continue
             change = fix_model.RewriteClass(node.name, (node.lineno, node.col_offset),
                                             (node.end_lineno, node.end_col_offset),
@@ -313,11 +318,17 @@ class _FileAnalysis:
         return sorted(set(found), key=lambda f: (f.line, f.col, f.code, f.message))
 
     def _declined(self, report: Report) -> tuple:
-        """``(why, DECLINED)`` when ``--unsafe-fixes`` did not rewrite the report's class."""
+        """``(why, DECLINED)`` when ``--unsafe-fixes`` did not rewrite the report's class, or
+        rewrote it and the report is left (only the package analysis sees it)."""
         name = getattr(report.scope, "name", None)
-        if report.code not in fix_model.RESOLVED_CODES or name not in self.declined:
+        if report.code not in fix_model.RESOLVED_CODES:
             return ()
-        why = f"{name} not rewritten by --unsafe-fixes: {self.declined[name]}"
+        if name in self.rewritten:  # a note, so that no cache answers a later lint with it
+            why = f"{name} rewritten by --unsafe-fixes; what is left comes from other modules"
+        elif name in self.declined:
+            why = f"{name} not rewritten by --unsafe-fixes: {self.declined[name]}"
+        else:
+            return ()
         return ((why, fix_model.DECLINED),)
 
     def fix_plan(self, unsafe: bool) -> list:

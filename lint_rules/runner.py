@@ -290,8 +290,11 @@ class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
-                 unsafe: bool = False) -> None:
+                 unsafe: bool = False, keep: Optional[dict] = None) -> None:
         self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
+        self.keep = keep or {}  # path -> FileResult of an earlier pass that still holds
+        self.read_by: dict = {}  # path -> the other modules its result read
+        self.order: list = []  # the run's files, as discovered
         self.results: dict = {}
         self.errors: list = []
         self.digests: dict = {}  # path -> digest of the files read for cached deps
@@ -396,6 +399,11 @@ class _TreeRun:
         """The file's job, unless its cached result still answers (then it is recorded); a
         result that asked the package a question is rechecked once the class graph is built,
         unless the whole tree is as it was when the result was last checked."""
+        if path in self.keep:  # an earlier pass of this --fix answered it for these bytes
+            self.results[path] = kept = self.keep[path]
+            if kept.error and kept.error not in self.errors:  # asked twice: by stat, then read
+                self.errors.append(kept.error)
+            return None
         full = self._full(path)
         job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe)
         cached = self.cache.findings_of(job.key)
@@ -436,7 +444,14 @@ class _TreeRun:
         # same bytes must not be answered with it (nor lose its "[*]" to it)
         if not any(note[1] == DECLINED for row in rows for note in row[5]):
             self.cache.store(job.key, rows, deps)
+        self.read_by[job.path] = deps or {}
         self._done(job.path, rows, **extra)
+
+    def stale(self) -> frozenset:
+        """The files whose result read a module this ``--fix`` rewrote after reading it."""
+        fixed = {self._full(path) for path, r in self.results.items()
+                 if r.fixed and path not in self.keep}
+        return frozenset(path for path, deps in self.read_by.items() if fixed.intersection(deps))
 
     def _deps_hold(self, deps: dict) -> bool:
         """Every other module a cached result read is as it was (package-wide analysis)."""
@@ -543,12 +558,36 @@ def _trees_untraced():
             gc.enable()
 
 
+# Fixing one module can change another's findings (a subclass gating on the flag the fix made
+# a property): --fix analyses those files again, on the fixed package, this many times at most.
+FIX_PASSES = 4
+
+
 def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
          cache: ResultCache, unsafe: bool) -> RunResult:
+    state = _pass(paths, config, mode, jobs, cache, unsafe, None)
+    fixed = set()
+    for _ in range(FIX_PASSES - 1):
+        fixed.update(r.path for r in state.results.values() if r.fixed)
+        stale = state.stale() if mode == "fix" else ()
+        if not stale:
+            break
+        keep = {path: r for path, r in state.results.items() if path not in stale}
+        state = _pass(paths, config, mode, jobs, cache, unsafe, keep)
+    files = [state.results[path] for path in state.order]
+    for result in files:
+        result.fixed = result.fixed or result.path in fixed
+    return RunResult(files=files, errors=state.errors)
+
+
+def _pass(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
+          cache: ResultCache, unsafe: bool, keep: Optional[dict]) -> _TreeRun:
+    """One reading and analysis of every file (``keep``: the results a later pass reuses)."""
     files, errors = discover(paths, config)
-    if mode == "fix":
+    if mode == "fix" and keep is None:
         _clean_strays_beside(paths)
-    state = _TreeRun(config, mode, cache, unsafe)
+    state = _TreeRun(config, mode, cache, unsafe, keep)
+    state.order = [path for path, _ in files]
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
     use_package(state.package)
@@ -559,7 +598,7 @@ def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
     if to_parse:
         _analyse_all(state, to_parse, _pool_size(jobs, len(to_parse)), mode, config.options)
     cache.save()
-    return RunResult(files=[state.results[path] for path, _ in files], errors=state.errors)
+    return state
 
 
 class _Overtime(BaseException):

@@ -68,7 +68,9 @@ def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options) 
     done = []
     for rewrite in rewrites:
         result = resolver_fix(module, rewrite.name, rewrite.codes, options)
-        if result is not None:
+        # the module back unchanged: the file alone shows no hazard there (the findings came
+        # from other modules), so nothing was rewritten and it is declined with that reason
+        if result is not None and result is not module:
             module = result
             done.append(rewrite)
     return module, done

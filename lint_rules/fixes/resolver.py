@@ -102,7 +102,8 @@ class _Plan:
 def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
                  options: Options) -> Optional[cst.Module]:
     """``module`` with ``class_name`` rewritten to the resolver pattern, or None when that
-    cannot be done safely (the findings then stay, unfixed). ``codes``: the KVP codes found
+    cannot be done safely (the findings then stay, unfixed); ``module`` itself when the file
+    shows nothing left to fix in the class. ``codes``: the KVP codes found
     in the class; without KVP001-KVP003 there is nothing for this fix to do."""
     if not HAZARDS & set(codes):
         return None
@@ -118,7 +119,8 @@ def decline_reason(module: cst.Module, class_name: str, codes: frozenset,
     if not HAZARDS & set(codes):
         return "no KVP001-KVP003 hazard for the codemod to resolve"
     try:
-        rewrite(module, class_name, options)
+        if rewrite(module, class_name, options) is module:
+            return "its findings come from other modules; the codemod reads this file alone"
     except Declined as why:
         return str(why)
     return "the rewrite did not verify"

@@ -1,0 +1,104 @@
+"""A fourth hostile round on the CLI (attack4): autofix over a package whose findings span
+modules, through the real ``poolguard`` subprocess on real files."""
+from __future__ import annotations
+
+import json
+from textwrap import dedent
+
+from clirun import poolguard, write
+
+# The flag is stored in one module and gated on in a subclass in another: the subclass's
+# KVP003 exists only in the package analysis, the file alone is clean.
+SPLIT = {
+    "q/__init__.py": "",
+    "q/base.py": dedent("""\
+        from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+        class ParentAttnBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+    """),
+    "q/child.py": dedent("""\
+        from q.base import ParentAttnBackend
+
+
+        class ChildAttnBackend(ParentAttnBackend):
+            def forward_extend(self, q, layer):
+                if self.paged_split:
+                    return q
+                return layer
+    """),
+}
+
+
+def test_unsafe_fixes_say_why_a_class_known_only_from_the_package_is_not_rewritten(tmp_path):
+    # the codemod reads one file: a class whose findings come from another module was counted
+    # as rewritten (into nothing), so no line said why and the summary kept promising it
+    root = write(tmp_path / "t", SPLIT)
+    done = poolguard("lint", "--no-cache", "--diff", "--unsafe-fixes", "q", cwd=root, expect=1)
+    assert "q/child.py: ChildAttnBackend not rewritten by --unsafe-fixes: " in done.stderr
+    assert "may be fixed with" not in done.stderr
+    rows = json.loads(poolguard("lint", "--no-cache", "--unsafe-fixes", "--format", "json",
+                                "q", cwd=root, expect=1).stdout)
+    assert any(r["path"] == "q/child.py" for r in rows)  # a plain lint still offers it
+
+
+def test_fix_reports_what_a_lint_of_the_fixed_package_finds(tmp_path):
+    # the child's gate is stale only while the base stores the flag: once --fix rewrote the
+    # base, the report of what is left (and the exit status) still counted the child's gate
+    root = write(tmp_path / "t", SPLIT)
+    done = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "q", cwd=root, expect=0)
+    assert done.stdout == ""
+    assert done.stderr.splitlines()[-1] == "poolguard: Fixed 1 file; all checks passed!"
+    poolguard("lint", "--no-cache", "q", cwd=root, expect=0)
+    again = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "q", cwd=root, expect=0)
+    assert again.stderr.splitlines()[-1] == "poolguard: All checks passed!"
+
+
+# The backend keeps what the runner (another module) built on its pool, beside a flag the
+# codemod rewrites: after the rewrite the runner-built state is still a finding, and only the
+# package analysis sees it.
+RUNNER_BUILT = {
+    "r/__init__.py": "",
+    "r/runner.py": dedent("""\
+        class ModelRunner:
+            def init_memory_pool(self):
+                self.kv_index_translator = KVIndexTranslator(self.token_to_kv_pool)
+    """),
+    "r/backend.py": dedent("""\
+        from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+        class TritonishAttnBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                self.kv_index_translator = model_runner.kv_index_translator
+                self.use_sliding_window_kv_pool = isinstance(model_runner.token_to_kv_pool,
+                                                             SWAKVPool)
+
+            def forward_decode(self, q, layer):
+                if self.use_sliding_window_kv_pool:
+                    return self.kv_index_translator.translate(q)
+                return layer
+    """),
+}
+
+
+def test_a_class_the_codemod_rewrote_is_not_offered_the_rewrite_again(tmp_path):
+    # what is left in a rewritten class was promised to a second `--fix --unsafe-fixes`,
+    # which then rewrote nothing
+    root = write(tmp_path / "t", RUNNER_BUILT)
+    done = poolguard("lint", "--fix", "--unsafe-fixes", "r", cwd=root, expect=1)
+    assert done.stdout.splitlines() == [
+        "r/backend.py:6:9: KVP001 self.kv_index_translator: the runner built it once on its pool "
+        "(FROZEN_KV MTP swaps ours): build it on the allocator's pool"]
+    assert done.stderr.splitlines() == [
+        "poolguard: r/backend.py: TritonishAttnBackend rewritten by --unsafe-fixes; what is left "
+        "comes from other modules",
+        "poolguard: Fixed 1 file; found 1 finding."]
+    again = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "r", cwd=root, expect=1)
+    assert again.stdout == done.stdout
+    # the fix's report is never what a later lint is answered with (warm == cold)
+    warm, cold = (poolguard("lint", *extra, "r", cwd=root, expect=1)
+                  for extra in ([], ["--no-cache"]))
+    assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
