@@ -236,7 +236,9 @@ def _resolved_before(owner: ClassFacts, method: str, pool_attr: str, index: int)
 
 
 def _gated_flags(facts: FileFacts, cls: ClassFacts) -> set:
-    return {g.name for g in cls.gates if g.kind != "call" and facts.flag(cls, g.name)}
+    """Flags of the class its gates read (an inner backend's flag is the inner's to fix)."""
+    flags = ((g.name, facts.flag(cls, g.name)) for g in cls.gates if g.kind != "call")
+    return {name for name, flag in flags if flag is not None and not flag.inner}
 
 
 def _owner(cls: ClassFacts, stores: List[Store]) -> ClassFacts:

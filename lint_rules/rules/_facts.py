@@ -68,8 +68,10 @@ from lint_rules.rules._vocab import (
     ALLOCATOR_POOL,
     BACKEND_METHODS,
     BACKEND_SUFFIX,
+    INNER_HOLDER_SUFFIXES,
     CACHED_DECORATORS,
     DEFAULT_FLAG,
+    FILLERS,
     LAYER_METHODS,
     LAYER_PARAM,
     OWNED,
@@ -134,12 +136,13 @@ class Flag:
     polarity: bool = True
     pool_type: bool = False
     derived: bool = False  # decided only under another stale flag (a second-order flag)
+    inner: bool = False  # an inner backend's flag (self.backend.<flag>): no rewrite of ours
 
     @property
     def says_swa(self) -> bool:
         """Its value is the SWA question itself (True exactly when the pool it was decided
         from is SWA), not another pool class nor a choice made under another flag."""
-        return not self.pool_type and not self.derived
+        return not self.pool_type and not self.derived and not self.inner
 
 
 @dataclass
@@ -800,6 +803,9 @@ class _Pass:
     def getter(self, func: ast.AST) -> Optional[str]:
         return self.scope.getters.get(func.id) if isinstance(func, ast.Name) else None
 
+    def holds_backend(self, attr: str) -> bool:
+        return holds_backend(self.facts.family, attr)
+
     def runner_attr(self, attr: str) -> Taint:
         return self.scope.runner_attr(attr, self.flow.options)
 
@@ -841,6 +847,13 @@ def _empty(value: Optional[ast.AST]) -> bool:
         return not getattr(value, "keys", None) and not getattr(value, "elts", None)
     return isinstance(value, ast.Call) and not value.args and not value.keywords and last_name(
         value.func) in ("dict", "list", "set", "OrderedDict")
+
+
+def holds_backend(family: List[ClassFacts], attr: str) -> bool:
+    """``self.<attr>`` holds inner backends: built here (``XBackend(...)``) or handed in,
+    named so (``self.backend = backend``, ``self.backends = [...]``, ``self.swa_backend``)."""
+    return attr.lower().endswith(INNER_HOLDER_SUFFIXES) or any(
+        f"inner:{attr}" in c.pool_binds for c in family)
 
 
 def _gates_of(flow: MethodFlow, method: str) -> Iterator[Gate]:
@@ -1077,6 +1090,11 @@ class FileFacts:
     def _flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
         if name == self.options.pool_attr:
             return None  # a gate on the resolved pool object is the fix itself
+        holder, _, leaf = name.partition(".")
+        if leaf and is_flag_name(leaf) and holds_backend(cls.family, holder):
+            if self._steps_built(cls, holder):
+                return None  # a multi-step draft wrapper's own steps: FROZEN_KV swaps neither
+            return Flag(name, inner=True)  # an inner backend's SWA flag: decided on its pool
         family = self.relatives(cls)
         owners = [c for c in cls.family if name in c.properties] or [
             c for c in family if name in c.properties and not self._bound_by(cls, name)]
@@ -1110,6 +1128,21 @@ class FileFacts:
         if forward and all(_constant(s.value) for s in sinks):
             return None  # recomputed on every forward from the live pool
         return self._exactness(Flag(name), sinks)
+
+    def _steps_built(self, cls: ClassFacts, holder: str) -> bool:
+        """``self.<holder>`` holds backends built here by a class that only follows the backend
+        protocol (SGLang's multi-step draft wrappers: EAGLE's per-step backends, never handed a
+        FROZEN_KV swap, like the wrapper)."""
+        if _by_lineage(cls, self.options):
+            return False
+        for method in (m for c in cls.family for m in c.methods.values()):
+            for node in nodes_under(method):
+                value = _filled_value(node, holder)
+                if value is not None and any(
+                        isinstance(n, ast.Call) and last_name(n.func).endswith(BACKEND_SUFFIX)
+                        for n in nodes_under(value)):
+                    return True
+        return False
 
     def _bound_by(self, cls: ClassFacts, name: str) -> bool:
         """``cls`` or a base of it stores ``name`` (here or in another module): a subclass
@@ -1216,6 +1249,18 @@ def _foreign_flag(cls: ClassFacts, name: str, bound: bool) -> Optional[Flag]:
                 return Flag(name)
             if name in summary.properties and not (bound and summary in relative.heirs):
                 return Flag("")
+    return None
+
+
+def _filled_value(node: ast.AST, holder: str) -> Optional[ast.AST]:
+    """What ``node`` puts into ``self.<holder>``: the value of an assignment to it, or the
+    arguments of ``self.<holder>.append(...)`` (and the other fillers) as a tuple."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return node.value if any(self_path(t) == holder for t in targets) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in FILLERS and self_path(node.func.value) == holder:
+        return ast.Tuple(elts=list(node.args), ctx=ast.Load())
     return None
 
 

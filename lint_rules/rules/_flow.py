@@ -450,6 +450,8 @@ class FlowOwner(Protocol):
 
     def runner_attr(self, attr: str) -> Taint: ...
 
+    def holds_backend(self, attr: str) -> bool: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -484,6 +486,7 @@ class MethodFlow(ast.NodeVisitor):
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
         self.keyed: Dict[str, Dict[str, Taint]] = {}  # local -> what each key of its dict holds
+        self.inner_locals: Dict[str, str] = {}  # local -> the self.<x> inner backends it is one of
         # local -> (the self path of the record it copies, the fields the copy replaced)
         self.copies: Dict[str, Tuple[str, frozenset]] = {}
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
@@ -591,6 +594,9 @@ class MethodFlow(ast.NodeVisitor):
             if built:
                 self.visit(holder)
                 return self.source(built)
+        inner = self.inner_of(holder) if is_flag_name(name) else None
+        if inner is not None:  # backend = self.backends[0]; backend.use_sliding_window_kv_pool
+            return self.self_read(f"{inner}.{name}", node, holder, name)
         copied = self.copies.get(holder.id) if type(holder) is ast.Name else None
         if copied is not None and name not in copied[1]:  # md = replace(self.meta, ...)
             return self.self_read(f"{copied[0]}.{name}", node, holder, name)
@@ -600,6 +606,21 @@ class MethodFlow(ast.NodeVisitor):
         if path is not None:
             return self.self_read(path, node, holder, name)
         return self.source(self.derived(self.visit(holder), name))
+
+    def inner_of(self, node: ast.AST) -> Optional[str]:
+        """``x`` when ``node`` is one of the inner backends ``self.<x>`` holds: ``self.x``,
+        ``self.x[i]``, ``self.x.get(k)``, a local or loop variable bound to one of those."""
+        kind = type(node)
+        if kind is ast.Name:
+            return self.inner_locals.get(node.id)
+        if kind is ast.Subscript:
+            return self.inner_of(node.value)
+        if kind is ast.Call and type(node.func) is ast.Attribute and node.func.attr in ACCESSORS:
+            return self.inner_of(node.func.value)  # self.backends.get("swa"), .values()
+        if kind is ast.Call and last_name(node.func) in ("list", "tuple", "iter") and node.args:
+            return self.inner_of(node.args[0])
+        attr = self_attr(node)
+        return attr if attr is not None and self.owner.holds_backend(attr) else None
 
     def other_self_read(self, node: ast.AST, holder: ast.AST, name: str) -> Optional[str]:
         """``name`` for a read of ``self`` state no ``self_path`` spells: ``getattr(self, n)``
@@ -1242,6 +1263,11 @@ class MethodFlow(ast.NodeVisitor):
         else:
             self.record_locals.pop(name, None)
         self.keyed.pop(name, None)
+        inner = self.inner_of(value_node) if value_node is not None else None
+        if inner is not None:
+            self.inner_locals[name] = inner
+        else:
+            self.inner_locals.pop(name, None)
         if type(value_node) is ast.Dict and value:  # kw = {"pool": pool}; make(**kw)
             self.keyed[name] = {const_str(k): self.visit(v) for k, v in zip(
                 value_node.keys, value_node.values) if const_str(k)}
@@ -1320,6 +1346,10 @@ class MethodFlow(ast.NodeVisitor):
             return ((value_node, named[1]),)
         if isinstance(value_node, ast.Name):
             return self.aliases.get(value_node.id, ())
+        if type(value_node) is ast.Attribute and is_flag_name(value_node.attr):
+            inner = self.inner_of(value_node.value)  # swa = self.decode_backend.<flag>
+            if inner is not None:
+                return ((value_node, f"{inner}.{value_node.attr}"),)
         return ()
 
     def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:

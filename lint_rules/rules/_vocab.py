@@ -29,6 +29,9 @@ CONTEXT_ACCESSOR, CONTEXT_BACKEND = "get_forward_context", "attn_backend"
 # the draft runner's, whatever pool a FROZEN_KV swap hands the backend later.
 RUNNER_SUFFIX = "Runner"
 BACKEND_SUFFIX = "Backend"  # also covers ...AttnBackend / ...AttentionBackend
+# attributes named so hold inner backends (self.backend, self.decode_backend, self.backends):
+# a decision on their SWA flag is one on the pool they were built on
+INNER_HOLDER_SUFFIXES = ("backend", "backends")
 # Methods of SGLang's attention backend protocol: a class defining one is a backend whatever it
 # and its bases are called (``DllmFlashAttention``, a helper base ``_DecodeOnly``).
 BACKEND_METHODS = ("forward_decode", "forward_extend", "forward_mixed", "init_forward_metadata",

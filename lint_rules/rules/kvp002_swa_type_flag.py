@@ -185,7 +185,8 @@ class SwaTypeFlag(Rule):
             )
         ),
         Valid(
-            # look-alikes: an inner backend's geometry, and its pool and flag read when used
+            # look-alikes: an inner backend's geometry, and its pool read and tested when used
+            # (its SWA flag tested instead is the inner's decision: KVP003)
             dedent(
                 """\
                 class ReadsInnerBackend(AttentionBackend):
@@ -196,9 +197,8 @@ class SwaTypeFlag(Rule):
 
                     def init_forward_metadata(self, forward_batch):
                         self.decode_backend.token_to_kv_pool = self.token_to_kv_pool
-                        inner_is_swa = self.decode_backend.use_sliding_window_kv_pool
                         pool = self.decode_backend.token_to_kv_pool
-                        forward_batch.pool = pool if inner_is_swa else None
+                        forward_batch.pool = pool if isinstance(pool, SWAKVPool) else None
                 """
             )
         ),

@@ -887,6 +887,37 @@ class SwaFlagGate(Rule):
             ),
             expected=((6, "KVP001"), (10, "KVP001"), (14, "KVP003"), (16, "KVP003")),
         ),
+        Invalid(
+            # a decision on the SWA flag of an inner backend the wrapper holds (handed in or
+            # built), in any spelling: getattr, an element of a list or dict, a local, a loop
+            # variable; not the steps a multi-step draft wrapper builds (EAGLE's: never swapped)
+            dedent(
+                """\
+                class WrapperBackend(AttentionBackend):
+                    def __init__(self, model_runner, backend, backends):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.backend, self.backends = backend, backends
+
+                    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+                        inner = self.backend
+                        if inner.use_sliding_window_kv_pool or self.backends[0].is_hybrid_swa:
+                            return q
+                        if getattr(self.backend, "use_sliding_window_kv_pool", False):
+                            return k
+                        return v if any(b.use_sliding_window_kv_pool for b in self.backends) else q
+
+
+                class StepsMultiStepDraftBackend:
+                    def __init__(self, model_runner, steps):
+                        self.attn_backends = [TritonAttnBackend(model_runner) for _ in range(steps)]
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self.attn_backends[0].use_sliding_window_kv_pool:
+                            forward_batch.swa = True
+                """
+            ),
+            expected=((8, "KVP003"), (8, "KVP003"), (10, "KVP003"), (12, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
@@ -903,6 +934,11 @@ class SwaFlagGate(Rule):
     STATE_MESSAGE = (
         "decision on pool state {attr} kept past the swap goes stale as FROZEN_KV MTP swaps "
         "pools: read the pool per forward"
+    )
+
+    INNER_MESSAGE = (
+        "gate on inner backend flag {attr} goes stale as FROZEN_KV MTP swaps pools: test its "
+        "pool"
     )
 
     POOL_TYPE_MESSAGE = (
@@ -923,6 +959,9 @@ class SwaFlagGate(Rule):
                         flagged.add(line)
                         yield self.report(gate.node, None, cls.node, self.STATE_MESSAGE,
                                           attr=shown)
+                    continue
+                if flag.inner:  # the inner backend's own decision: no rewrite of ours fits
+                    yield self.report(gate.node, None, cls.node, self.INNER_MESSAGE, attr=shown)
                     continue
                 if flag.pool_type:  # no SWA rewrite may replace a test of another pool class
                     yield self.report(gate.node, None, cls.node, self.POOL_TYPE_MESSAGE,
