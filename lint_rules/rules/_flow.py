@@ -26,12 +26,14 @@ from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 from lint_rules.rules._vocab import (
     ACCESSORS,
     ACTIVE_POOL,
+    ALLOCATING,
     ALLOCATOR,
     ALLOCATOR_POOL,
     BACKEND_ACCESSORS,
     CONTAINERS,
     CONTEXT_ACCESSOR,
     CONTEXT_BACKEND,
+    COUNTING,
     FILLERS,
     POOL_ACCESSORS,
     RECORD_COPIERS,
@@ -40,6 +42,7 @@ from lint_rules.rules._vocab import (
     SHARED_POOLS,
     TYPE_PROBES,
     is_flag_like,
+    is_capacity,
     is_geometry,
     is_pool_type_name,
     is_flag_name,
@@ -66,6 +69,8 @@ class Taint(enum.Flag):
     GATED = enum.auto()   # made or picked under a decision on a stored stale flag
     OBJECT = enum.auto()  # an object built around state: its methods are bound to what it holds
     INNER = enum.auto()   # an inner backend keeping a pool of its own that a swap of ours misses
+    SIZE = enum.auto()    # a pool's capacity (its slot count): arithmetic keeps it; a buffer
+    # allocated with it is sized for that pool (the draft's 64-token pool is not the target's)
 
     # enum.Flag makes each result through a class call (three Python frames per operator);
     # the flow combines taints at nearly every node, so results come from a table instead
@@ -103,7 +108,7 @@ for _flag in Taint:
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
-INNER = Taint.INNER
+INNER, SIZE = Taint.INNER, Taint.SIZE
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
@@ -290,6 +295,11 @@ def keyed_by_pool(arguments: Iterable[Taint]) -> bool:
     """A memo (a ``functools.cache``d function, a dict, an identity check) keyed by these is
     keyed by the live pool: each pool the swap hands in gets its own entry."""
     return any(v & POOL and not v & (STALE | RECORD) for v in arguments)
+
+
+def sized(value: Taint) -> Taint:
+    """What a number computed from ``value`` holds: the pool capacity it carries, if any."""
+    return SIZE | (value & STALE) if value & SIZE else CLEAN
 
 
 def union(values: Iterable[Taint]) -> Taint:
@@ -694,6 +704,8 @@ class MethodFlow(ast.NodeVisitor):
                 return SWA | stale
             if is_flag_like(attr):  # pool.is_swa: the pool's own answer to a type question
                 return TYPE | stale if is_swa_word(attr) else CLEAN
+            if is_capacity(attr):  # .size, .size_swa: how many slots this pool has
+                return SIZE | stale
             if "pool" in attr.lower() and not is_geometry(attr):
                 return POOL | stale  # .main_pool, .swa_kv_pool, .get_pool_for_ratio(r)
             if reads_pool_state(attr):
@@ -790,6 +802,10 @@ class MethodFlow(ast.NodeVisitor):
             return values[last]
         if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
             return values[len(args) - 1]
+        if last_name(func) in ALLOCATING and union(values) & SIZE:
+            return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
+        if last_name(func) in COUNTING and name not in self.env:
+            return sized(union(values))  # int(size), max(size, 64), triton.cdiv(size, 8)
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
         follow = any(values) or any(self.is_runner(a) for a in (
@@ -1055,7 +1071,12 @@ class MethodFlow(ast.NodeVisitor):
         return (picked or SWA) | (test & STALE) | body | orelse
 
     def visit_Tuple(self, node) -> Taint:
-        return container(union(self.visit(el) for el in node.elts))
+        held = union(self.visit(el) for el in node.elts)
+        return container(held) | sized(held)  # (a shape holding the capacity)
+
+    def visit_BinOp(self, node: ast.BinOp) -> Taint:
+        """Arithmetic gives numbers, not state; on a pool's capacity, still its capacity."""
+        return sized(self.visit(node.left) | self.visit(node.right))
 
     visit_List = visit_Set = visit_Tuple
 

@@ -63,10 +63,22 @@ CACHED_DECORATORS = ("cached_property", "cache", "lru_cache")
 # Model geometry that both pools share even when its name says SWA (a window size, a dtype).
 GEOMETRY_WORDS = ("window", "dtype", "head_dim", "page_size", "device", "quant", "fp8", "fp4",
                   "int8", "scale", "layout")
-# Read off a pool, these name numbers and shapes (sizes, counts, layer ranges), not state;
-# anything else read off a pool (a sub-pool, a mapping, a buffer, a bound method) is its state.
+# Read off a pool, these name numbers and shapes (sizes, counts, layer ranges), not state (but
+# its capacity: ``is_capacity``); anything else read off a pool (a sub-pool, a mapping, a
+# buffer, a bound method) is its state.
 SHAPE_WORDS = ("size", "num", "count", "len", "dim", "head", "layer", "rank", "shape",
                "capacity", "start", "end", "stride", "nbytes", "itemsize", "ratio", "mem_usage")
+# A pool's capacity: how many token slots it has (``size``, ``size_swa``, ``full_capacity``).
+# Not geometry: the FROZEN_KV draft's dummy pool and the target's differ in size. Only names
+# made of these words are (``swa_req_ring_size`` and ``page_size`` are configuration).
+CAPACITY_WORDS = frozenset({"size", "capacity"})
+CAPACITY_PARTS = CAPACITY_WORDS | {"swa", "full", "total", "max", "kv", "token", "slot", "num"}
+# Calls that allocate a buffer of the shape they are given, and calls that compute a number
+# from theirs (a capacity stays one through them).
+ALLOCATING = frozenset({"zeros", "empty", "ones", "full", "arange", "rand", "randn", "randint",
+                        "new_zeros", "new_empty", "new_ones", "new_full", "empty_strided"})
+COUNTING = frozenset({"int", "max", "min", "abs", "round", "ceil", "floor", "cdiv",
+                      "next_power_of_2", "ceil_div"})
 # How a value flows through calls (``_flow``): containers built around it, methods that fill a
 # container in place, accessors that hand back what it holds, reductions of tests.
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
@@ -145,6 +157,13 @@ def reads_pool_state(attr: str) -> bool:
         return False
     lowered = attr.lower()
     return not any(word in lowered for word in SHAPE_WORDS)  # (swa_head_num: a count)
+
+
+def is_capacity(attr: str) -> bool:
+    """``pool.<attr>`` is the pool's capacity (``size``, ``size_swa``, ``max_total_num_tokens``)."""
+    parts = name_parts(attr)
+    counted = bool(CAPACITY_WORDS & set(parts)) or parts[-1:] == ["token"] and "num" in parts
+    return counted and set(parts) <= CAPACITY_PARTS
 
 
 def is_pool_type_name(name: str) -> bool:

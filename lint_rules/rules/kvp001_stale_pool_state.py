@@ -16,8 +16,10 @@ from lint_rules.rules._flow import (
     POOL,
     RECORD,
     RUNNER,
+    SIZE,
     STALE,
     STATE,
+    SWA,
     TYPE,
     attribute_alias,
     is_runner_copy,
@@ -45,6 +47,8 @@ def _variant(store) -> tuple:
         return INNER_BACKEND, shown
     if bits & STATE and _runner_read(store.value):
         return RUNNER_BUILT, shown
+    if bits & SIZE and not bits & (STATE & ~SWA):
+        return (SIZED if bits & SWA else CAPACITY), shown
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
     if bits & RUNNER:
@@ -77,6 +81,10 @@ POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools,
              "self.token_to_kv_pool where used")
 INNER_BACKEND = ("{subject} holds a backend built on the runner's pool; FROZEN_KV MTP swaps only "
                  "ours: hand it the pool (a setter)")
+SIZED = ("{subject} is sized by the active pool; FROZEN_KV MTP swaps in pools of other sizes: size "
+         "it by self.{pool_attr}")
+CAPACITY = ("{subject} keeps the active pool's size; FROZEN_KV MTP swaps in pools of other sizes: "
+            "read it off self.{pool_attr}")
 MADE_UNDER_FLAG = ("{subject} is made under a stale SWA flag (FROZEN_KV MTP swaps pools): test "
                    "self.{pool_attr}")
 
@@ -124,6 +132,8 @@ class StalePoolState(Rule):
         memo refilled whenever the pool it was made for is not the current one are live; one
         keyed by the backend, a layer or a layer id, or filled once (``type(self).x``, a class
         attribute every instance shares) is flagged, unless every forward empties it first.
+        A pool's capacity (``size``, ``size_swa``) is state too: pools of one model differ in
+        size, so a buffer sized by it (through arithmetic, a shape, ``cdiv``) is flagged.
         Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared by both pools and never
         flagged; neither is the swap point
         ``self.token_to_kv_pool = model_runner.token_to_kv_pool`` nor what a resolver that asks
@@ -651,6 +661,31 @@ class StalePoolState(Rule):
                         if self._mapping_of(pool) is not None:
                             return self._translator()(self._mapping()[q])
                         return self._by_id[id(pool)]
+                """
+            )
+        ),
+        Valid(
+            # sized by geometry, by the batch, by the resolved pool or the shared allocator, or
+            # allocated again on every forward: page size, window and head counts stay geometry
+            dedent(
+                """\
+                class GeometrySizedBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.window_pages = model_runner.sliding_window_size // self.page_size
+                        self.swa_capacity = model_runner.token_to_kv_pool_allocator.size_swa
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        pool = self.token_to_kv_pool
+                        self.k = torch.empty(max_num_tokens, pool.head_num, dtype=pool.dtype)
+                        self.table = torch.zeros((max_bs, self.window_pages + 1))
+                        self.loc = torch.zeros(self.swa_capacity, dtype=torch.int64)
+                        if self._swa_kv_pool is not None:
+                            self.swa_loc = torch.zeros(self._swa_kv_pool.size_swa)
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.scratch = torch.zeros(self.token_to_kv_pool.size + 1)
                 """
             )
         ),
@@ -1184,6 +1219,26 @@ class StalePoolState(Rule):
             ),
             expected=((9, "KVP001"), (15, "KVP001"), (18, "KVP001"), (20, "KVP001")),
         ),
+        Invalid(
+            # a pool's capacity is not geometry (the FROZEN_KV draft's dummy pool holds 64
+            # tokens): a buffer sized by it, through arithmetic, a shape or a count, and the
+            # size kept as a number
+            dedent(
+                """\
+                class CapacitySizedBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.capacity = model_runner.token_to_kv_pool.size
+
+                    def init_cuda_graph_state(self, max_bs, max_num_tokens):
+                        pool = self.token_to_kv_pool
+                        self.swa_loc = torch.zeros(pool.size_swa, dtype=torch.int64)
+                        self.table = torch.full((max_bs, self.capacity + 1), -1)
+                        self.pages = self.swa_loc.new_zeros(triton.cdiv(pool.size_full, 64))
+                """
+            ),
+            expected=((4, "KVP001"), (8, "KVP001"), (9, "KVP001"), (10, "KVP001")),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
@@ -1202,7 +1257,7 @@ class StalePoolState(Rule):
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
                     continue  # a flag: KVP002's
-                if bits & (STATE | CHOICE | KIND | GATED):
+                if bits & (STATE | CHOICE | KIND | GATED | SIZE):
                     template, subject = _variant(store)
                     yield self.report(store.node, None, cls.node, template, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
