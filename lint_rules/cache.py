@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Optional
@@ -47,7 +46,12 @@ SELF_KEY = ASKED + "self"  # the file the result is of (one content may sit at t
 
 def content_key(digest: str, codes) -> str:
     """What a cached result answers for: these bytes linted with these codes."""
-    return f"{digest}:{','.join(sorted(codes))}"
+    return f"{digest}:{_listed(frozenset(codes))}"
+
+
+@functools.lru_cache(maxsize=64)  # a run has one code set per per-file-ignores pattern
+def _listed(codes: frozenset) -> str:
+    return ",".join(sorted(codes))
 
 
 def cache_dir() -> Path:
@@ -161,9 +165,9 @@ def _well_formed_stat(row) -> bool:
 
 
 def _well_formed_deps(deps) -> bool:
+    """``{path: digest or null}`` (a JSON object's keys are always strings)."""
     return isinstance(deps, dict) and all(
-        isinstance(path, str) and (digest is None or isinstance(digest, str))
-        for path, digest in deps.items())
+        digest is None or isinstance(digest, str) for digest in deps.values())
 
 
 class ResultCache:
@@ -257,7 +261,7 @@ class ResultCache:
             return
         known = self._entry(key)
         if known and known[1] == findings and self.started_ns - known[0] < REFRESH_NS and (
-                self.deps_of(key) == (deps or {})):
+                (known[2] if len(known) == 3 else {}) == (deps or {})):
             return  # a warm run that changes nothing writes nothing
         entry = [self.started_ns, findings] + ([deps] if deps else [])
         self.entries[key] = self.changed[key] = entry
@@ -307,6 +311,8 @@ def prune(folder: Path, pattern: str) -> None:
 def write_atomically(path: Path, text: str) -> None:
     """Replace the cache file ``path`` by ``text`` in one rename; a write that fails (a full
     disk) leaves neither a half file nor its temp file behind."""
+    import tempfile  # only a run that writes pays for it (and for shutil, which it imports)
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem.split('-')[0]}-",
                                suffix=".tmp")
     try:

@@ -9,7 +9,6 @@ import fnmatch
 import hashlib
 import os
 import stat
-import tempfile
 import time
 
 
@@ -111,6 +110,8 @@ def write_whole(path: str, data: bytes) -> None:
 def _replace(real: str, data: bytes, st, before_rename=None) -> None:
     """Write ``data`` to a temp file beside ``real`` and rename it over ``real``; the temp
     file takes ``st``'s owner and mode (a new file's mode follows the umask)."""
+    import tempfile  # only a run that writes pays for it (and for shutil, which it imports)
+
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real), prefix=TMP_PREFIX, suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:

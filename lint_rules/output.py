@@ -12,7 +12,6 @@ import os
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
-from urllib.parse import quote
 
 FORMATS = ("text", "json", "sarif", "github")
 TOOL_NAME = "poolguard"
@@ -132,6 +131,8 @@ def _artifact_location(path: str, root: Path) -> dict:
     URIs are built from the file name's bytes (RFC 3986 percent-encoding), so a name that is
     not UTF-8 still gets an exact, valid URI.
     """
+    from urllib.parse import quote  # SARIF only: a text report never needs it
+
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(root)
@@ -157,6 +158,8 @@ def render_sarif(findings: list, *, version: str = "0", root: Optional[Path] = N
                  fixes: Optional[dict] = None) -> str:
     """SARIF 2.1.0; ``fixes`` maps ``(path, line, col, code)`` to a result's SARIF ``fixes``
     (``lint_rules.fixes.preview.sarif_fixes``)."""
+    from urllib.parse import quote  # SARIF only: a text report never needs it
+
     from lint_rules.rules import rule_docs
 
     root = Path(os.path.abspath(root or os.getcwd()))

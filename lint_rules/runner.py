@@ -14,6 +14,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import errno
+import functools
 import gc
 import io
 import os
@@ -194,7 +195,7 @@ class _Job:
     unsafe: bool = False  # a fix/diff also applies unsafe fixes (--unsafe-fixes)
     recheck: Optional[tuple] = None  # (findings, deps) cached, to confirm against the graph
 
-    @property
+    @functools.cached_property  # path, codes and digest never change once a job is made
     def key(self) -> str:
         return content_key(self.digest, self.codes)
 
@@ -302,11 +303,12 @@ class _TreeRun:
         # by _connect, only when some file needs analysing
         self.texts: dict = {}  # path -> (text, encoding) decoded while reading class headers
         self.fulls: dict = {}  # path -> absolute path, computed once per file
+        self.cwd = os.getcwd()  # what abspath would ask the kernel for, once per file
 
     def _full(self, path: str) -> str:
         full = self.fulls.get(path)
         if full is None:
-            full = self.fulls[path] = os.path.abspath(path)
+            full = self.fulls[path] = os.path.normpath(os.path.join(self.cwd, path))
         return full
 
     def _reusable(self, cached: Optional[list]) -> bool:
