@@ -46,6 +46,7 @@ from lint_rules.rules._flow import (
     STALE,
     STATE,
     TYPE,
+    TYPE_TESTS,
     Built,
     MethodFlow,
     Taint,
@@ -105,6 +106,7 @@ class Store:
     alone: bool  # the statement is the only one in its block
     resolver: bool  # stored inside a method that consults the allocator (the fix itself)
     scope: str = "self"  # self | class | module | cache
+    under: Taint = CLEAN  # what the decisions around the store decided (control dependence)
 
 
 @dataclass(frozen=True)
@@ -576,7 +578,7 @@ class _Pass:
         sink = event.scope == "cache" or not flow.per_forward or (
             event.lazy and event.memo not in self.flow.resets)
         return Store(event.attr, event.node, event.statement, event.value, event.taint,
-                     flow.name, sink, event.alone, flow.resolver, event.scope)
+                     flow.name, sink, event.alone, flow.resolver, event.scope, event.under)
 
     def _remember(self, store: Store) -> None:
         if store.scope == "module":
@@ -1170,13 +1172,16 @@ class FileFacts:
         return self._kept_state(cls, gate.name, gate.use == "whole")
 
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
-        """``self.<name>`` is None unless a stale flag allowed it (a graph buffer allocated
-        under ``if self.is_swa:``, None elsewhere): whether it is there is that decision."""
+        """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a
+        graph buffer allocated under ``if self.is_swa:`` or under a type test of the runner's
+        pool, None elsewhere): whether it is there is that decision."""
         stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
         made = [s for s in stores if not _is_none(s.value)]
         empty = any(_is_none(s.value) or isinstance(s.value, ast.IfExp) and (
             _is_none(s.value.body) or _is_none(s.value.orelse)) for s in stores)
-        return bool(made) and empty and all(s.sink and s.bits & GATED for s in made)
+        return bool(made) and empty and all(
+            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and s.under
+                                           & STALE) for s in made)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's

@@ -402,6 +402,7 @@ class StoreEvent:
     lazy: bool  # filled under a test of the same attribute (a lazy fill in per-forward code)
     scope: str = "self"
     memo: str = ""  # the attribute whose test makes it lazy (it or a memo's key)
+    under: Taint = Taint.CLEAN  # what the decisions around the store decided
 
 
 @dataclass(frozen=True)
@@ -1214,7 +1215,7 @@ class MethodFlow(ast.NodeVisitor):
         memo = attr if self.guards.get(attr, 0) > 0 else (self.filling or [""])[-1]
         lazy = bool(memo) and not self.refreshing
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
-                             memo))
+                             memo, self.control[-1]))
         for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
                                  lazy, "field", memo))

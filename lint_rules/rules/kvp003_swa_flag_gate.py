@@ -27,15 +27,24 @@ class SwaFlagGate(Rule):
         record a factory built from the pool (``self.view.is_swa``), membership in a list a pool
         type test filtered (``layer_id in self.swa_ids``), decisions in code that runs as a
         method (a decorator's wrapper, a class made with ``type()``, ``Cls.method = fn``, a
-        memoising descriptor's ``__get__``), and a test of the pool against another
+        memoising descriptor's ``__get__``), the half of a pool decision unpacked into several
+        names (``self.on, self.sub = (True, p.swa_kv_pool) if isinstance(...) else (False,
+        None)``), a field of a copy of a kept record (``md = dataclasses.replace(self.meta)``,
+        ``copy.copy``, ``_replace``), the SWA flag of an inner backend the wrapper holds
+        (``self.backend.<flag>``, ``getattr(self.backend, ...)``, ``self.backends[0].<flag>``,
+        ``any(b.<flag> for b in self.backends)``: no fix, test the pool it reads; not the steps
+        a multi-step draft wrapper builds), and a test of the pool against another
         class (``self.is_mla``: no fix, test ``self.token_to_kv_pool`` where it is used). Live
         state is not a flag: a read-only property evaluating the current pool, a flag recomputed
         from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
         on its argument, given the live pool (``self._is_swa(self.token_to_kv_pool)``).
-        Also flags a decision in per-forward code on pool state kept past the swap (what KVP001
-        flags: a sub-pool, a mapping, a bound method, a buffer picked by a pool test), however it
-        is tested: ``is None``, ``callable()``, ``isinstance()``, truthiness, ``x or default``,
-        an element of a kept dict, ``in``, a local a helper returned it in, a module global. Not
+        Also flags a decision in any method but ``__init__`` and what it calls on pool state
+        kept past the swap (what KVP001 flags: a sub-pool, a mapping, a bound method, a buffer
+        picked by a pool test, a ``cached_property``), however it is tested: ``is None``,
+        ``callable()``, ``isinstance()``, truthiness, ``x or default``, an element of a kept
+        dict, ``in``, a local a helper returned it in or read out of kept state, a module global;
+        and a presence test of a buffer that is None unless a kept pool decision allowed it
+        (allocated under ``if self.is_swa:`` or a type test of the runner's pool). Not
         the resolved pool attribute, state stored again per forward, a lazy fill's own test, or
         the presence of a helper object or container (its builder decided that, not the pool).
 

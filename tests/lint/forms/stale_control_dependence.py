@@ -37,6 +37,12 @@ class ControlDependentAttnBackend(AttentionBackend):
         self.pool_copy = pool  # expect: KVP001
         self.window_loc = None
         self.window_table = None
+        self.init_window_loc = None
+        self.mapped_rows = None
+        if isinstance(pool, SWAKVPool):
+            self.init_window_loc = torch.zeros(16, dtype=torch.int64, device=self.device)
+        elif hasattr(pool, "full_to_swa_index_mapping"):
+            self.mapped_rows = torch.zeros(16, dtype=torch.int64, device=self.device)
 
     @cached_property
     def window_sub_pool(self):  # expect: KVP001
@@ -52,6 +58,10 @@ class ControlDependentAttnBackend(AttentionBackend):
             return
         table = self.window_table if self.window_table is not None else self.window_loc  # expect: KVP003
         table.zero_()
+        rows = self.mapped_rows if self.mapped_rows is not None else table  # expect: KVP003
+        while self.init_window_loc is not None:  # expect: KVP003
+            rows.zero_()
+            break
 
     def describe(self) -> str:
         return "swa" if self.pool_copy is not None and self.pool_copy.size > 0 else "full"  # expect: KVP003

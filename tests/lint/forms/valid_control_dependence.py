@@ -29,6 +29,8 @@ class LiveControlAttnBackend(AttentionBackend):
         self.heads, self.page = (8, 16) if window else (8, 1)
         self.graph_loc = None
         self.window_table = None
+        self.resolved_rows = None
+        self.layer_rows = None
         self.forward_maps = {}
 
     def _resolve_swa_kv_pool(self, model_runner):
@@ -40,14 +42,20 @@ class LiveControlAttnBackend(AttentionBackend):
         pool = self.token_to_kv_pool
         return pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
 
-    def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
+    def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int, layers=()):
         self.graph_loc = torch.zeros(max_bs, dtype=torch.int64, device=self.device)
         if self._swa_kv_pool is not None:
             self.window_table = torch.zeros(max_bs, 8, dtype=torch.int32, device=self.device)
+        if isinstance(self._swa_kv_pool, SWAKVPool):
+            self.resolved_rows = torch.zeros(max_bs, dtype=torch.int64, device=self.device)
+        if any(isinstance(layer, SWAKVPool) for layer in layers):
+            self.layer_rows = torch.zeros(max_bs, dtype=torch.int64, device=self.device)
 
     def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens):
         if self.graph_loc is None or self.window_table is None:
             return
+        if self.resolved_rows is not None and self.layer_rows is not None:
+            self.resolved_rows.zero_()
         self.graph_loc.zero_()
 
     def describe(self) -> str:
