@@ -107,6 +107,10 @@ class PackageIndex:
         self._binds: Dict[str, Optional[frozenset]] = {}  # runner file -> self.<names> it sets
         self._runners: Optional[List[str]] = None  # files defining a runner class
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
+        self._computing: List[tuple] = []  # keys of the summaries being computed, outermost first
+        self._unfinished: set = set()  # of those, the ones that read another still computing
+        self._flows: Dict[ast.ClassDef, tuple] = {}  # class -> (inputs, facts, deps): ``run_flow``
+        self._fresh: set = set()  # summaries begun with nothing else under way, on a fresh scope
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
     # -- the class graph, from every file's class headers ---------------------------------------
@@ -212,6 +216,9 @@ class PackageIndex:
         """Drop every summary (one interrupted half-way must not be inherited as final)."""
         self._memo.clear()
         self._open = [{}]
+        self._computing, self._flows = [], {}
+        self._unfinished.clear()
+        self._fresh.clear()
 
     # -- the file being linted ------------------------------------------------------------------
     def begin(self, path: str) -> str:
@@ -350,19 +357,54 @@ class PackageIndex:
         """``compute()`` once per key; a later use still records the files it read."""
         if key in self._memo:
             value, deps = self._memo[key]
+            if self._computing and key in self._computing:  # a cycle: what it sees depends on
+                self._unfinished.add(self._computing[-1])  # the order summaries are built in
             for path, digest in deps.items():
                 self._touch(path, digest)
             return value
         self._memo[key] = (None, {})  # a cycle sees nothing
+        value, deps, _ = self._computed(key, compute)
+        self._memo[key] = (value, deps)
+        return value
+
+    def _computed(self, key: tuple, compute) -> tuple:
+        """``(compute(), {path: digest} of what it read, whether it read a summary still
+        being computed)``; the reads are also recorded as the open analyses' (``_touch``)."""
         self._open.append({})
+        self._computing.append(key)
         try:
             value = compute()
         finally:
+            self._computing.pop()
             deps = self._open.pop()
-        self._memo[key] = (value, deps)
+            unfinished = key in self._unfinished
+            self._unfinished.discard(key)
         for path, digest in deps.items():
             self._touch(path, digest)
-        return value
+        return value, deps, unfinished
+
+    # -- a class's flow, run once for a summary and for its module's own analysis ---------------
+    def run_flow(self, node: ast.ClassDef, inputs: tuple, run) -> None:
+        """``run()``: the flow of class ``node`` from ``inputs`` (its family's nodes, its
+        foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it runs for the one
+        summary under way, begun on a module scope nothing had asked yet (``prepare``: a base
+        or mixin of another module), and reads no summary still being computed: then the
+        module's own analysis, from the same inputs, computes exactly this and reads the same
+        files (only a cycle, or what a scope remembers, sees what was built before it)."""
+        kept = len(self._computing) == 1 and self._computing[0] in self._fresh
+        facts, deps, unfinished = self._computed(("flow", object()), run)  # (one per run)
+        if kept and not unfinished:
+            self._flows[node] = (inputs, facts, deps)
+
+    def kept_flow(self, node: ast.ClassDef, inputs: tuple):
+        """The class facts a summary's flow of ``node`` left when it ran from these very
+        ``inputs`` (None: run it); what that flow read is recorded as read now."""
+        found = self._flows.get(node)
+        if found is None or found[0] != inputs:
+            return None
+        for path, digest in found[2].items():
+            self._touch(path, digest)
+        return found[1]
 
     def _split(self, qualified: str, scope, hops: int = 0):
         """``(module, name)`` defining ``pkg.mod.name``, following re-exports."""
@@ -425,9 +467,11 @@ class PackageIndex:
         if found is None or found[1] not in found[0].scope.classes:
             return None
         module, name = found
-        return self._remembered(  # by the defining file, as function_returns
-            ("class", module.path, name),
-            lambda: summarise_class(module.tree, module.scope, name, self.options))
+        key = ("class", module.path, name)  # by the defining file, as function_returns
+        if not self._computing and module.scope.remembers_nothing():
+            self._fresh.add(key)  # its flows read no module state an earlier summary left
+        return self._remembered(
+            key, lambda: summarise_class(module.tree, module.scope, name, self.options))
 
     def runner_attr(self, attr: str, near: str = "") -> Taint:
         """What ``<runner>.<attr>`` holds when a runner class of another module builds it from

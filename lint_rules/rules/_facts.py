@@ -18,6 +18,9 @@ as a method without being one of the class statement (a decorator's wrapper, a c
 from __future__ import annotations
 
 import ast
+import copy
+import dataclasses
+import functools
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -279,6 +282,10 @@ class ModuleScope:
         # classes made with type() and methods assigned later: code of those classes
         self.made = made_classes(body, self.functions)
         self.patched = patched_methods(body, self.functions)
+
+    def remembers_nothing(self) -> bool:
+        """No object built nor runner attribute asked through this scope yet."""
+        return not self.instances and not self.runner_attrs
 
     @cached_property
     def class_nodes(self) -> List[ast.ClassDef]:
@@ -1324,9 +1331,43 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     if not nodes:
         return facts
     _prepare(facts, nodes, scope)
-    for cls in sorted(facts.classes, key=lambda c: len(c.family)):
-        ClassFlow(cls, options, scope).run()
+    _run_flows(facts, options, scope)
     return facts
+
+
+def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope) -> None:
+    """Every class's flow, bases first. With a package index, a class whose flow a summary
+    for another module already ran from the same inputs (``PackageIndex.kept_flow``) takes
+    what that run left, provided its same-file bases did too: one flow per class and run."""
+    package, taken = facts.package, set()
+    for cls in sorted(facts.classes, key=lambda c: len(c.family)):
+        if package is None:
+            ClassFlow(cls, options, scope).run()
+            continue
+        inputs = (tuple(c.node for c in cls.family), cls.foreign, cls.heirs)
+        kept = package.kept_flow(cls.node, inputs) if taken.issuperset(
+            c.node for c in cls.family[1:]) else None
+        if kept is None:
+            package.run_flow(cls.node, inputs, functools.partial(_flowed, cls, options, scope))
+        else:
+            _take_flow(cls, kept)
+            taken.add(cls.node)
+
+
+def _flowed(cls: ClassFacts, options: Options, scope: ModuleScope) -> ClassFacts:
+    ClassFlow(cls, options, scope).run()
+    return cls
+
+
+_FLOW_INPUTS = ("family", "foreign", "heirs")  # the analysis's own; the kept run's are equal
+
+
+def _take_flow(cls: ClassFacts, kept: ClassFacts) -> None:
+    """``cls`` as the flow left ``kept``: every field but its inputs, containers copied."""
+    for name in (f.name for f in dataclasses.fields(ClassFacts)):
+        if name not in _FLOW_INPUTS:
+            value = getattr(kept, name)
+            setattr(cls, name, copy.copy(value) if isinstance(value, (list, dict)) else value)
 
 
 def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
