@@ -156,10 +156,14 @@ def _unlintable(entry: os.DirEntry) -> str:
 
 # ---------------------------------------------------------------- reading (main process)
 
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
 def _decode(data: bytes) -> tuple[str, str]:
     """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
-    second_newline = data.find(b"\n", data.find(b"\n") + 1)
-    head = data if second_newline < 0 else data[:second_newline]
+    # a cookie counts only on the first two lines, which end at CR too (a CR-only file's
+    # first "\n" may be nowhere: "decoding" anywhere in it is no cookie)
+    head = b"\n".join(_LINE_BREAK.split(data, maxsplit=2)[:2])
     if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
         return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

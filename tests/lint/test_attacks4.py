@@ -102,3 +102,21 @@ def test_a_class_the_codemod_rewrote_is_not_offered_the_rewrite_again(tmp_path):
     warm, cold = (poolguard("lint", *extra, "r", cwd=root, expect=1)
                   for extra in ([], ["--no-cache"]))
     assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+
+
+def test_a_cr_only_file_that_says_decoding_is_linted_not_called_undecodable(tmp_path):
+    # the cookie check looked for "coding" up to the second "\n": in a CR-only file that is
+    # the whole file, so any "decoding"/"encoding" in it made a valid file a KVP900
+    source = ("class XAttnBackend(AttentionBackend):\r"
+              "    def __init__(self, model_runner):\r"
+              "        self.p = model_runner.token_to_kv_pool\r"
+              "\r"
+              "    def forward_decode(self):\r"
+              '        """One speculative decoding step."""\r'
+              "        return 1\r")
+    root = write(tmp_path / "t", {"cr.py": source.encode(), "lf.py": source.replace("\r", "\n")})
+    compile(source.encode(), "cr.py", "exec")  # Python reads it
+    rows = json.loads(poolguard("lint", "--no-cache", "--isolated", "--format", "json", ".",
+                                cwd=root, expect=1).stdout)
+    assert sorted((r["path"], r["line"], r["code"]) for r in rows) == [
+        ("cr.py", 3, "KVP001"), ("lf.py", 3, "KVP001")]
