@@ -1035,6 +1035,7 @@ class FileFacts:
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
+        self.scope: Optional["ModuleScope"] = None  # what module-level names mean (resolvers)
 
     def heirs_bind(self, cls: ClassFacts, *names: str) -> bool:
         """A subclass of ``cls`` (or of a same-file relative) in another module of the package
@@ -1136,6 +1137,9 @@ class FileFacts:
         forward = [s for s in stores if not s.sink]
         if forward and all(_constant(s.value) for s in sinks):
             return None  # recomputed on every forward from the live pool
+        if sinks and all(self._mirrors_resolved(cls, s) for s in sinks) or not stores and any(
+                name in summary.stores for c in cls.family for summary in c.foreign):
+            return None  # a mirror of the allocator's pool (KVP004's), here or in a base
         return self._exactness(Flag(name), sinks)
 
     def _steps_built(self, cls: ClassFacts, holder: str) -> bool:
@@ -1152,6 +1156,31 @@ class FileFacts:
                         for n in nodes_under(value)):
                     return True
         return False
+
+    def _mirrors_resolved(self, cls: ClassFacts, store: Store) -> bool:
+        """``store`` tests only pools this class resolved through the allocator
+        (``self.p = self._resolve_swa_kv_pool(runner)``, then ``self.flag = self.p is not None
+        [and self.p.x]``): the swap installs that very pool, so the mirror is right for every
+        role. A resolver the file cannot see (a base in another module) proves nothing."""
+        from lint_rules.rules._fixes import mirror_may_drift  # (the fixes build on the facts)
+
+        if store.value is None or store.bits & ~MIRROR:
+            return False
+        read = {self_path(n).partition(".")[0] for n in nodes_under(store.value)
+                if isinstance(n, ast.Attribute) and self_path(n) is not None}
+        return bool(read) and all(self._resolved(cls, attr) for attr in read) and not (
+            mirror_may_drift(self, cls, store.attr, tuple(read)))
+
+    def _resolved(self, cls: ClassFacts, attr: str) -> bool:
+        """Every store of ``self.<attr>`` is a call of a resolver the file defines, and no
+        other object rebinds it (a swap of the pool alone would leave the mirror behind)."""
+        stores = self.stores_of(cls, attr)
+        names = {m for c in self.relatives(cls) for m in c.resolvers}
+        return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
+            isinstance(s.value, ast.Call) and (
+                last_name(s.value.func) in names or isinstance(s.value.func, ast.Name)
+                and self.scope is not None and s.value.func.id in self.scope.functions
+                and self.scope.is_resolver(s.value.func.id)) for s in stores)
 
     def _bound_by(self, cls: ClassFacts, name: str) -> bool:
         """``cls`` or a base of it stores ``name`` (here or in another module): a subclass
@@ -1319,6 +1348,7 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     if scope is None:
         scope = ModuleScope(tree, package, module, path) if package is not None else (
             ModuleScope(tree))
+    facts.scope = scope
     classes = scope.class_nodes
     if only is not None:
         nodes = [node for node in classes if node.name in only]

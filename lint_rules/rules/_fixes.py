@@ -46,11 +46,8 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
         return None  # read before the flag exists
-    uses = file_uses(facts)
-    if uses.dynamic or {gate.name, pool_attr} & uses.deleted or any(
-        _binds_unplainly(c.node, gate.name) or ATTRIBUTE_HOOKS & _class_names(c.node)
-        for c in facts.relatives(cls)
-    ) or facts.heirs_bind(cls, gate.name, pool_attr):
+    if mirror_may_drift(facts, cls, gate.name, (pool_attr,)) or facts.heirs_bind(
+            cls, gate.name, pool_attr):
         return None  # a subclass elsewhere binding either name reads the rewrite otherwise
     target = gate.target
     new = pool_test(pool_attr, is_none=gate.negated == flag.polarity)
@@ -58,6 +55,17 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     change = ReplaceExpression((target.lineno, target.col_offset),
                                (target.end_lineno, target.end_col_offset), new)
     return Fix(f"Replace `{old}` with `{new}`", SAFE, (change,))
+
+
+def mirror_may_drift(facts: FileFacts, cls: ClassFacts, flag: str, pools: Sequence[str]
+                     ) -> bool:
+    """Whether the file may make ``self.<flag>`` and the pools it mirrors disagree without a
+    plain assignment: computed ``setattr``/``__dict__``/``vars()`` writes, ``del`` of either, a
+    descriptor or unplain binding of the flag, an attribute hook in the class's family."""
+    uses = file_uses(facts)
+    return bool(uses.dynamic or {flag, *pools} & uses.deleted or any(
+        _binds_unplainly(c.node, flag) or ATTRIBUTE_HOOKS & _class_names(c.node)
+        for c in facts.relatives(cls)))
 
 
 def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequence[str],

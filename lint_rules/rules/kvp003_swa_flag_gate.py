@@ -18,7 +18,11 @@ class SwaFlagGate(Rule):
         ``has_swa = self.<flag>`` then ``if has_swa:``, and through a same-class helper
         ``self.<helper>()`` that returns such a flag), where the flag is
         ``use_sliding_window_kv_pool`` (also when it stores a mirror of the pool, as upstream
-        0.5.14+ does), a flag stored from a type test (KVP002), a runner-level SWA flag copied
+        0.5.14+ does, unless what it tests is a pool resolved by a resolver of the file that asks
+        the allocator: the swap installs that pool, so the mirror is KVP004's; in a package the
+        verdict of the base that stores it holds for heirs in other modules; flake8 sees one
+        file, so a resolver inherited from another module proves nothing there), a flag stored
+        from a type test (KVP002), a runner-level SWA flag copied
         onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``), or a name given
         with ``--kvp-swa-flags``; also a flag kept in a container (``self.kinds["swa"]``), a
         record field (``self.layout.enabled``), a class attribute or a module global
@@ -339,6 +343,31 @@ class SwaFlagGate(Rule):
                             self._sub = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
                         if self._sub is not None and self._mapping_of(pool) is not None:
                             return self._mapping_of(pool)[q]
+                        return q
+                """
+            )
+        ),
+        Valid(
+            # a mirror of a pool resolved through the allocator (flashinfer 0.5.18+, aiter's
+            # spelling): the swap installs the very pool it tests (KVP004's, opt-in)
+            dedent(
+                """\
+                class ResolvedMirrorBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.use_sliding_window_kv_pool = (
+                            self.swa_kv_pool is not None and self.swa_kv_pool.swa_layer_nums > 0
+                        )
+
+                    @staticmethod
+                    def _resolve_swa_kv_pool(model_runner):
+                        pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                        return pool if isinstance(pool, SWAKVPool) else None
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.use_sliding_window_kv_pool and layer.sliding_window_size > 0:
+                            return self._swa_kv_pool.translate_loc_from_full_to_swa(q)
                         return q
                 """
             )
@@ -926,6 +955,68 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((8, "KVP003"), (8, "KVP003"), (10, "KVP003"), (12, "KVP003")),
+        ),
+        Invalid(
+            # twins of the resolved mirror: a "resolver" that reads only the active pool, and
+            # a resolved pool a module function rebinds behind the mirror's back
+            dedent(
+                """\
+                class PickedMirrorBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._pick(model_runner)
+                        self.window_pool = self._resolve(model_runner)
+                        self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+                        self.has_swa = self.window_pool is not None
+
+                    @staticmethod
+                    def _pick(model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        return pool if isinstance(pool, SWAKVPool) else None
+
+                    @staticmethod
+                    def _resolve(model_runner):
+                        return model_runner.token_to_kv_pool_allocator.get_kvcache()
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.use_sliding_window_kv_pool or self.has_swa:
+                            return q
+                        return k
+
+
+                def adopt(backend, pool):
+                    backend.window_pool = pool
+                """
+            ),
+            expected=((3, "KVP001"), (18, "KVP003"), (18, "KVP003")),
+            fixed=dedent(
+                """\
+                class PickedMirrorBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._pick(model_runner)
+                        self.window_pool = self._resolve(model_runner)
+                        self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+                        self.has_swa = self.window_pool is not None
+
+                    @staticmethod
+                    def _pick(model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        return pool if isinstance(pool, SWAKVPool) else None
+
+                    @staticmethod
+                    def _resolve(model_runner):
+                        return model_runner.token_to_kv_pool_allocator.get_kvcache()
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self._swa_kv_pool is not None or self.has_swa:
+                            return q
+                        return k
+
+
+                def adopt(backend, pool):
+                    backend.window_pool = pool
+                """
+            ),
+            options=Options(swa_flags=("has_swa",)),
         ),
     )
     CODE = "KVP003"

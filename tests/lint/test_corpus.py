@@ -410,9 +410,11 @@ def test_flake8_plugin_and_cli_agree_with_the_engine():
         cwd=tree, capture_output=True, text=True,
     )
     assert cli.returncode == (1 if expected else 0), cli.stderr
-    # the CLI sees the package: every per-file finding, and the reviewed cross-module ones
-    found = sorted((r["path"], r["line"], r["code"]) for r in json.loads(cli.stdout))
-    assert found == sorted([*expected, *PACKAGE_ONLY[NEWEST]])  # (two stores on one line)
+    # the CLI sees the package: the per-file findings less those it proves false, and the
+    # reviewed cross-module ones
+    found = Counter((r["path"], r["line"], r["code"]) for r in json.loads(cli.stdout))
+    seen = Counter([*expected, *PACKAGE_ONLY[NEWEST]]) - Counter(PACKAGE_DROPS[NEWEST])
+    assert sorted(found.elements()) == sorted(seen.elements())  # (two stores on one line)
 
 
 # Findings only the package-wide analysis of ``poolguard lint DIR`` makes, each read: the
@@ -463,6 +465,15 @@ PACKAGE_ONLY = {
 }
 
 
+# Findings of one file that the package index proves false, each read: trtllm_mha's gates on
+# the flag it inherits from flashinfer, where that flag mirrors the pool flashinfer resolves
+# through the allocator (rel5 F1; flake8 sees trtllm alone and keeps them).
+PACKAGE_DROPS = {
+    "0.5.23": [(f"{SCOPE}/trtllm_mha_backend.py", line, "KVP003")
+               for line in (729, 925, 1163, 1216, 1393)],
+}
+
+
 @pytest.mark.parametrize("version", (VERSIONS[0], NEWEST))  # the oldest and the newest
 def test_package_mode_keeps_every_finding_and_adds_only_reviewed_ones(version):
     """The engine with the package index (what ``poolguard lint DIR`` runs) on the release's
@@ -478,5 +489,6 @@ def test_package_mode_keeps_every_finding_and_adds_only_reviewed_ones(version):
         for finding in lint_source(source, codes=CODES, package=index, path=str(tree / relpath))
     )
     per_file = Counter(tuple(row) for row in finding_rows(version))
-    assert not per_file - found, f"package mode lost {sorted((per_file - found).elements())}"
+    lost = sorted((per_file - found).elements())
+    assert lost == sorted(PACKAGE_DROPS.get(version, [])), f"package mode lost {lost}"
     assert sorted((found - per_file).elements()) == sorted(PACKAGE_ONLY.get(version, []))
