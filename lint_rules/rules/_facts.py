@@ -1102,8 +1102,12 @@ class FileFacts:
             return None  # a gate on the resolved pool object is the fix itself
         holder, _, leaf = name.partition(".")
         if leaf and is_flag_name(leaf) and holds_backend(cls.family, holder):
-            if self._steps_built(cls, holder):
+            built = self._inner_classes(cls, holder)
+            if built and not _by_lineage(cls, self.options):
                 return None  # a multi-step draft wrapper's own steps: FROZEN_KV swaps neither
+            known = [self.by_name[b] for b in built if b in self.by_name and b != cls.name]
+            if known and not any(self.flag(inner, leaf) for inner in known):
+                return None  # built from classes of the file whose flag is live
             return Flag(name, inner=True)  # an inner backend's SWA flag: decided on its pool
         family = self.relatives(cls)
         owners = [c for c in cls.family if name in c.properties] or [
@@ -1142,20 +1146,18 @@ class FileFacts:
             return None  # a mirror of the allocator's pool (KVP004's), here or in a base
         return self._exactness(Flag(name), sinks)
 
-    def _steps_built(self, cls: ClassFacts, holder: str) -> bool:
-        """``self.<holder>`` holds backends built here by a class that only follows the backend
-        protocol (SGLang's multi-step draft wrappers: EAGLE's per-step backends, never handed a
-        FROZEN_KV swap, like the wrapper)."""
-        if _by_lineage(cls, self.options):
-            return False
+    def _inner_classes(self, cls: ClassFacts, holder: str) -> set:
+        """The ``...Backend`` classes whose instances the class builds into ``self.<holder>``
+        (a wrapper built by a class that only follows the protocol is SGLang's multi-step
+        draft wrapper: EAGLE's per-step backends, never handed a FROZEN_KV swap)."""
+        found = set()
         for method in (m for c in cls.family for m in c.methods.values()):
             for node in nodes_under(method):
                 value = _filled_value(node, holder)
-                if value is not None and any(
-                        isinstance(n, ast.Call) and last_name(n.func).endswith(BACKEND_SUFFIX)
-                        for n in nodes_under(value)):
-                    return True
-        return False
+                found.update(last_name(n.func) for n in nodes_under(value or ast.Pass())
+                             if isinstance(n, ast.Call) and last_name(n.func).endswith(
+                                 BACKEND_SUFFIX))
+        return found
 
     def _mirrors_resolved(self, cls: ClassFacts, store: Store) -> bool:
         """``store`` tests only pools this class resolved through the allocator

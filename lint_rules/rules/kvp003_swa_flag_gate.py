@@ -372,6 +372,41 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # look-alikes of inner-backend gates: an inner of a class of the file whose flag is
+            # a live property, the inner's pool tested, the steps of a multi-step draft wrapper
+            dedent(
+                """\
+                class LiveInnerBackend(AttentionBackend):
+                    @property
+                    def use_sliding_window_kv_pool(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)
+
+
+                class LiveWrapperBackend(AttentionBackend):
+                    def __init__(self, model_runner, backend):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.decode_backend = LiveInnerBackend(model_runner)
+                        self.backend = backend
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.decode_backend.token_to_kv_pool = self.token_to_kv_pool
+                        if self.decode_backend.use_sliding_window_kv_pool:
+                            forward_batch.swa = True
+                        if isinstance(self.backend.token_to_kv_pool, SWAKVPool):
+                            forward_batch.inner_swa = self.backend.sliding_window_size > 0
+
+
+                class StepsDraftBackend:
+                    def __init__(self, model_runner, steps):
+                        self.attn_backends = [TritonAttnBackend(model_runner) for _ in range(steps)]
+
+                    def init_forward_metadata(self, forward_batch):
+                        if any(b.use_sliding_window_kv_pool for b in self.attn_backends):
+                            forward_batch.swa = True
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
