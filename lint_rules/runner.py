@@ -483,23 +483,28 @@ class _TreeRun:
             return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
-            self._store(job, rows, deps)
-        elif self.mode == "diff":
-            old, fixed = job.text.encode(job.encoding), new_text.encode(job.encoding)
-            self._done(job.path, rows, diff=_unified_diff(job.path, old, fixed))
-        else:
-            try:
-                data = new_text.encode(job.encoding)
-                write_fix(job.path, job.digest, data)
-            except (OSError, UnicodeEncodeError, WriteRefused) as exc:
-                reason = getattr(exc, "strerror", None) or exc
-                self.errors.append(f"{job.path}: cannot write the fix: {reason}")
-                # the file keeps its findings: report them as a lint of what is on disk would
-                before = analyse("lint", self.config.options, job)[0]
-                self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
-                return
-            fixed = _Job(job.path, job.codes, digest_bytes(data))
-            self._store(fixed, rows, deps, fixed=True)
+            return self._store(job, rows, deps)
+        try:  # a fix may bring in a name (--kvp-pool-attr) the file's declared codec lacks
+            data = new_text.encode(job.encoding)
+        except UnicodeEncodeError as exc:
+            return self._unfixed(job, f"cannot apply the fix: the file's encoding "
+                                      f"({job.encoding}) cannot hold {exc.object[exc.start]!r}")
+        if self.mode == "diff":
+            old = job.text.encode(job.encoding)
+            return self._done(job.path, rows, diff=_unified_diff(job.path, old, data))
+        try:
+            write_fix(job.path, job.digest, data)
+        except (OSError, WriteRefused) as exc:
+            reason = getattr(exc, "strerror", None) or exc
+            return self._unfixed(job, f"cannot write the fix: {reason}")
+        fixed = _Job(job.path, job.codes, digest_bytes(data))
+        self._store(fixed, rows, deps, fixed=True)
+
+    def _unfixed(self, job: _Job, why: str) -> None:
+        """An error line for the file; it keeps its findings, as a lint of its bytes shows them."""
+        self.errors.append(f"{job.path}: {why}")
+        before = analyse("lint", self.config.options, job)[0]
+        self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
 
 
 class _Mentions:

@@ -120,3 +120,41 @@ def test_a_cr_only_file_that_says_decoding_is_linted_not_called_undecodable(tmp_
                                 cwd=root, expect=1).stdout)
     assert sorted((r["path"], r["line"], r["code"]) for r in rows) == [
         ("cr.py", 3, "KVP001"), ("lf.py", 3, "KVP001")]
+
+
+REWRITTEN = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class FlagAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.use_sliding_window_kv_pool = isinstance(model_runner.token_to_kv_pool,
+                                                         SWAKVPool)
+
+        def forward_decode(self, q, layer):
+            if self.use_sliding_window_kv_pool:
+                return q
+            return layer
+""")
+
+
+def test_a_fix_the_files_encoding_cannot_hold_costs_that_file_only(tmp_path):
+    # a non-ASCII --kvp-pool-attr that the codemod writes into an ASCII-declared file:
+    # --diff died with "internal error: UnicodeEncodeError", every other file's diff lost
+    root = write(tmp_path / "t", {"ascii.py": "# -*- coding: ascii -*-\n" + REWRITTEN,
+                                  "plain.py": REWRITTEN})
+    flags = ["--no-cache", "--isolated", "--unsafe-fixes", "--kvp-pool-attr", "_swa_pöol"]
+    done = poolguard("lint", "--diff", *flags, ".", cwd=root, expect=2)
+    assert "+++ b/plain.py" in done.stdout and "ascii.py" not in done.stdout
+    assert "internal error" not in done.stderr
+    assert ("poolguard: error: ascii.py: cannot apply the fix: the file's encoding (ascii) "
+            "cannot hold 'ö'") in done.stderr.splitlines()
+    before = (root / "ascii.py").read_bytes()
+    fixed = poolguard("lint", "--fix", *flags, ".", cwd=root, expect=2)
+    assert (root / "ascii.py").read_bytes() == before
+    assert "self._swa_pöol = self._resolve_swa_kv_pool(model_runner)" in (
+        root / "plain.py").read_text(encoding="utf-8")
+    assert [line for line in fixed.stderr.splitlines() if "ascii.py" in line] == [
+        "poolguard: error: ascii.py: cannot apply the fix: the file's encoding (ascii) cannot "
+        "hold 'ö'"]
+    assert fixed.stdout.startswith("ascii.py:")  # its findings, as a lint shows them
