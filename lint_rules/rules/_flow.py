@@ -31,6 +31,7 @@ from lint_rules.rules._vocab import (
     ALLOCATOR_POOL,
     BACKEND_ACCESSORS,
     CONTAINERS,
+    CONTAINER_COPIERS,
     CONTEXT_ACCESSOR,
     CONTEXT_BACKEND,
     COUNTING,
@@ -1337,6 +1338,9 @@ class MethodFlow(ast.NodeVisitor):
         """``(path, replaced)`` when ``value_node`` copies the record ``self.<path>`` (or a
         local copy of one): ``replace(self.meta, x=...)``, ``copy.copy(self.meta)``,
         ``self.meta._replace(x=...)``; the fields it replaced hold what was given instead."""
+        if isinstance(value_node, ast.Attribute):  # md = self.meta: md.x reads self.meta.x
+            path = self_path(value_node)
+            return (path, frozenset()) if path is not None and path != ACTIVE_POOL else None
         if not isinstance(value_node, ast.Call):
             return None
         func, args = value_node.func, value_node.args
@@ -1372,7 +1376,8 @@ class MethodFlow(ast.NodeVisitor):
             inner = self.inner_of(value_node.value)  # swa = self.decode_backend.<flag>
             if inner is not None:
                 return ((value_node, f"{inner}.{value_node.attr}"),)
-        return ()
+        source = _container_copied(value_node)
+        return self.alias_reads(source) if source is not None else ()
 
     def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:
         """``self.pools[i] = pool`` / ``self.maps.append(...)`` / ``_CACHE[key] = pool``: the
@@ -1715,6 +1720,21 @@ def _parts(node: ast.AST) -> Optional[list]:
             return None
         return [b if _same_leaf(b, o) else ast.copy_location(
             ast.IfExp(test=node.test, body=b, orelse=o), node) for b, o in zip(body, orelse)]
+    return None
+
+
+def _container_copied(node: ast.AST) -> Optional[ast.AST]:
+    """``x`` for a whole copy of the container ``x``: ``dict(x)``, ``list(x)``, ``x.copy()``,
+    ``copy.copy(x)``, ``{**x}`` (a copy with entries of its own may override what it tests)."""
+    if isinstance(node, ast.Dict):
+        return node.values[0] if len(node.keys) == 1 and node.keys[0] is None else None
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func, args = node.func, node.args
+    if len(args) == 1 and last_name(func) in CONTAINER_COPIERS:
+        return args[0]
+    if not args and type(func) is ast.Attribute and func.attr in RECORD_COPY_METHODS:
+        return func.value
     return None
 
 

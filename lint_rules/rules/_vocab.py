@@ -94,6 +94,8 @@ REDUCERS = frozenset({"any", "all"})
 # keywords given (dataclasses.replace(meta, kv_indices=loc), meta._replace(...), copy.copy(meta))
 RECORD_COPIERS = frozenset({"replace", "copy", "deepcopy"})
 RECORD_COPY_METHODS = frozenset({"_replace", "copy", "__copy__"})
+CONTAINER_COPIERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "OrderedDict", "copy",
+                               "deepcopy"})  # a whole copy of the container they are given
 
 
 # A method of a pool whose result is its data (a buffer, a sub-pool, a mapping, a translated

@@ -1239,6 +1239,29 @@ class StalePoolState(Rule):
             ),
             expected=((4, "KVP001"), (8, "KVP001"), (9, "KVP001"), (10, "KVP001")),
         ),
+        Invalid(
+            # look-alikes of KVP003 gates (KVP001 on the kept templates only): a local bound
+            # to a kept template reads its fields, and geometry is no flag; a copy with its own
+            # entry for the flag holds that entry
+            dedent(
+                """\
+                class TemplateFieldBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = pool = model_runner.token_to_kv_pool
+                        self.meta = Meta(use_swa=isinstance(pool, SWAKVPool), window=8)
+                        self.opts = {"swa": isinstance(pool, SWAKVPool)}
+
+                    def init_forward_metadata(self, forward_batch):
+                        md = self.meta
+                        if md.window > 0:
+                            forward_batch.window = md.window
+                        now = {**self.opts, "swa": isinstance(self.token_to_kv_pool, SWAKVPool)}
+                        if now["swa"]:
+                            forward_batch.swa = True
+                """
+            ),
+            expected=((4, "KVP001"), (5, "KVP001")),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"

@@ -1053,6 +1053,24 @@ class SwaFlagGate(Rule):
             ),
             options=Options(swa_flags=("has_swa",)),
         ),
+        Invalid(
+            # a whole copy of a kept container holds what it held: dict(x), x.copy(), {**x}
+            dedent(
+                """\
+                class ContainerCopyBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.opts = {"swa": isinstance(self.token_to_kv_pool, SWAKVPool)}
+
+                    def init_forward_metadata(self, forward_batch):
+                        a, b, c = dict(self.opts), self.opts.copy(), {**self.opts}
+                        if a["swa"]:
+                            forward_batch.swa = True
+                        forward_batch.swa = True if b.get("swa") else c["swa"]
+                """
+            ),
+            expected=((4, "KVP001"), (8, "KVP003"), (10, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
