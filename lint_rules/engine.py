@@ -21,6 +21,7 @@ from typing import Collection, Dict, List, Optional
 
 from lint_rules import fixes as fix_model
 from lint_rules.finding import Finding
+from lint_rules.fixes.plan import refusal
 from lint_rules.noqa import NoqaMap
 from lint_rules.options import Options
 from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
@@ -94,6 +95,8 @@ def fix_source(
     """
     run = _FileAnalysis(source, codes, options, honor_noqa, package=package, path=path)
     plan = run.fix_plan(unsafe)
+    refused = {name: why for name, why in run.refused.items() if why and unsafe}
+    run.declined = refused  # --unsafe-fixes says why for each class it would not try
     if not plan:
         return source, run.findings()
     from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
@@ -108,6 +111,7 @@ def fix_source(
         return source, run.findings()
     if fixed is not None and cr_only:
         fixed = fixed.replace("\n", "\r")
+    declined = {**refused, **declined}
     if fixed is None or fixed == run.source or not _parses(fixed):
         run.declined = declined
         run.unfixed = "libcst cannot rewrite this file without changing other bytes"
@@ -172,6 +176,9 @@ class _FileAnalysis:
         self.noqa = NoqaMap([])
         self.declined: dict = {}  # class the resolver codemod would not rewrite -> why
         self.rewritten: set = set()  # classes the codemod rewrote into this source
+        self.refused: dict = {}  # class the codemod's checks refuse before any rewrite -> why
+        self.tree: Optional[ast.AST] = None
+        self.facts = self._own_facts = None  # as the rules saw them; same-file only
         self.unfixed = ""  # why --fix/--diff could apply none of this file's safe fixes
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
@@ -198,6 +205,7 @@ class _FileAnalysis:
         try:
             module = self.package.begin(self.path) if self.package is not None else ""
             facts = _deep(analyse, tree, self.options, self.package, module, None, self.path)
+            self.tree, self.facts = tree, facts
             if facts.classes:
                 self.reports = _deep(self._check, facts)
         except RecursionError:  # deeper than even the raised limit: say so, never stay silent
@@ -290,7 +298,8 @@ class _FileAnalysis:
                     scopes[id(report.scope)] = report.scope
         found = {}
         for key, node in scopes.items():
-            if node.name in self.declined or node.name in self.rewritten:
+            if node.name in self.declined or node.name in self.rewritten or (
+                    self._refuses(node.name)):
                 continue
             change = fix_model.RewriteClass(node.name, (node.lineno, node.col_offset),
                                             (node.end_lineno, node.end_col_offset),
@@ -299,6 +308,24 @@ class _FileAnalysis:
             if not self._protected(fix):  # a noqa anywhere in the class keeps it as it is
                 found[key] = fix
         return found
+
+    def _refuses(self, name: str) -> bool:
+        """The codemod's checks refuse class ``name`` (why kept in ``refused``). It plans from
+        same-file facts, so in package mode this file is analysed once more without the index."""
+        if name not in self.refused:
+            if self.package is not None and self._own_facts is None:
+                self._own_facts = _deep(analyse, self.tree, self.options)
+            facts = self.facts if self.package is None else self._own_facts
+            self.refused[name] = refusal(facts, name, self.options,
+                                         lambda: self._hazards_alone(name, facts))
+        return self.refused[name] is not None
+
+    def _hazards_alone(self, name: str, facts) -> bool:
+        """The same-file lint finds KVP001-KVP003 in class ``name`` (as the codemod asks)."""
+        if facts is self.facts:
+            return True  # the reports are that lint's: the class is in them for a hazard
+        return any(r.code in fix_model.RESOLVED_CODES and getattr(r.scope, "name", None) == name
+                   for r in _deep(self._check, facts))
 
     def findings(self) -> List[Finding]:
         found, offered = [], self._offered()

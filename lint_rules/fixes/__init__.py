@@ -94,7 +94,8 @@ def overlap(left: Tuple[Position, Position], right: Tuple[Position, Position]) -
 
 
 # The unsafe class-level fix is lint_rules.fixes.resolver.resolver_fix (the #27491 codemod);
-# the engine offers it at lint time without importing it (it needs libcst); it is applied only
-# under --unsafe-fixes, which the caller passes explicitly (no module-level switch).
+# the engine offers it at lint time without importing it (it needs libcst), on the classes the
+# codemod's own checks accept (lint_rules.fixes.plan, ast only); it is applied only under
+# --unsafe-fixes, which the caller passes explicitly (no module-level switch).
 RESOLVED_CODES = frozenset({"KVP001", "KVP002", "KVP003"})  # the hazards the rewrite resolves
 RESOLVER_TITLE = "Resolve the SWA pool through token_to_kv_pool_allocator (#27491 resolver)"

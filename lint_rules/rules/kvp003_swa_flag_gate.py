@@ -72,17 +72,17 @@ class SwaFlagGate(Rule):
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern (the flag's
         store and the resolver: KVP002), and changes behaviour on purpose: every gate on a flag
         becomes ``self.<pool_attr> is not None`` (``is None`` when negated), and in the branch a
-        gate guards, ``self.token_to_kv_pool.<x>`` reads the resolved pool's ``<x>``. A runner
-        flag copied onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``)
-        becomes a read-only view of the pool like the type flag, so its meaning changes from "the
-        runner's model is hybrid" to "this backend translates against an SWA pool". A gate on a
+        gate guards, ``self.token_to_kv_pool.<x>`` reads the resolved pool's ``<x>``. A gate on a
         flag defined in a same-file base rewrites that base too; a gate in a subclass of a patched
         class in another module keeps working through the property. Declined, finding kept: a
-        flag that is neither a type flag, a runner copy, exactly the pool test nor set in another
-        module (aiter's flag is the pool test and a layer count), and a gate that runs before the
-        pool can be resolved. It is offered once per class with KVP001-KVP003 findings, applied
-        only if the class compiles and re-lints without them, and with ``--unsafe-fixes`` wins
-        over the safe fixes in its class.
+        runner flag copied onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``:
+        the model's flag, true for pools no type test is proven to accept, e.g. DeepSeek-V4's
+        ``BaseSWAKVPool``, so a pool test would change what a plain target decides), type flags
+        that test the pool differently, a flag that is neither a type flag, exactly the pool
+        test nor set in another module (aiter's flag is the pool test and a layer count), and a
+        gate that runs before the pool can be resolved. It is offered once per class with
+        KVP001-KVP003 findings that these checks accept, applied only if the class compiles and
+        re-lints without them, and with ``--unsafe-fixes`` wins over the safe fixes in its class.
     """
 
     VALID = (

@@ -83,3 +83,68 @@ def test_a_subclass_that_only_reads_the_flag_keeps_the_safe_fix(tmp_path):
         "q/other.py": "class ParentAttnBackend:\n    use_swa = False\n\n\n"
                       "class OtherAttnBackend(ParentAttnBackend):\n    use_swa = True\n"})
     assert _fixes(root, "q") == {("KVP002", 9): True, ("KVP003", 17): False}
+
+
+# The unsafe rewrite in package mode (rel5 O1, SGLang 0.5.23's AscendAttnBackend and its
+# DeepseekV4AscendAttnBackend heir): the parent copies the runner's model flag, which the heir's
+# DeepSeek-V4 pool (a BaseSWAKVPool that is no SWAKVPool) sets True. Folding the copy into the
+# parent's SWAKVPool test would drop the heir's window tables with no speculation at all.
+HYBRID_PARENT = '''\
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+class AscendLikeAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.req_to_token = model_runner.req_to_token_pool.req_to_token
+        self.is_hybrid_swa = model_runner.is_hybrid_swa
+        if self.is_hybrid_swa:
+            self.full_to_swa_index_mapping = (
+                model_runner.token_to_kv_pool.full_to_swa_index_mapping
+            )
+        self.use_sliding_window_kv_pool = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+    def init_forward_metadata(self, forward_batch):
+        self.block_tables = self.req_to_token[forward_batch.req_pool_indices]
+        self.block_tables_swa = None
+        if self.is_hybrid_swa:
+            self.block_tables_swa = self.full_to_swa_index_mapping[self.block_tables]
+'''
+DSV4_HEIR = '''\
+from q.ascend_like import AscendLikeAttnBackend
+
+
+class Dsv4LikeAttnBackend(AscendLikeAttnBackend):
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        self.swa_src = (
+            self.block_tables_swa if self.block_tables_swa is not None else self.block_tables
+        )
+'''
+
+
+def test_the_runner_model_flag_is_never_folded_into_a_pool_test(tmp_path):
+    root = write(tmp_path / "tree", {"q/__init__.py": "", "q/ascend_like.py": HYBRID_PARENT,
+                                     "q/dsv4_like.py": DSV4_HEIR})
+    done = poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", "q",
+                     cwd=root)
+    assert "+++" not in done.stdout, done.stdout  # nothing rewritten
+    assert "AscendLikeAttnBackend not rewritten" in done.stderr, done.stderr
+    assert "self.is_hybrid_swa copies the runner's model flag" in done.stderr, done.stderr
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "q", cwd=root)
+    assert (root / "q/ascend_like.py").read_text() == HYBRID_PARENT
+
+
+def test_the_pool_the_decline_names_is_a_base_swa_pool_that_is_no_swa_pool():
+    """The reason given is SGLang's own class tree (the real import, not our reading of it)."""
+    import importlib
+
+    pytest.importorskip("torch")
+    from runtime_guard.demo import scenarios as sc
+
+    sg = sc.sglang()
+    dsv4 = importlib.import_module("sglang.srt.mem_cache.deepseek_v4_memory_pool")
+    base = importlib.import_module("sglang.srt.mem_cache.base_swa_memory_pool").BaseSWAKVPool
+    assert issubclass(dsv4.DeepSeekV4TokenToKVPool, base)
+    assert not issubclass(dsv4.DeepSeekV4TokenToKVPool, sg.SWAKVPool)

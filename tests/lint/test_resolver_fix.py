@@ -21,11 +21,14 @@ from lint_rules.engine import lint_source
 from lint_rules.fixes.resolver import HAZARDS, Declined, resolver_fix, rewrite
 from lint_rules.options import Options
 
-UPSTREAM = {  # the six backends of 0.5.23 that still decide SWA once in __init__
+UPSTREAM = {  # four of the six 0.5.23 backends that still decide SWA once in __init__
     "layers/attention/torch_native_backend.py": "TorchNativeAttnBackend",
     "layers/attention/triton_backend.py": "TritonAttnBackend",
     "layers/attention/flashattention_backend.py": "FlashAttentionBackend",
     "layers/attention/intel_amx_backend.py": "IntelAMXAttnBackend",
+}
+# the two that also copy the runner's model flag (``is_hybrid_swa``): declined (rel5 O1)
+MODEL_FLAG = {
     "layers/attention/xpu_backend.py": "XPUAttentionBackend",
     "hardware_backend/npu/attention/ascend_backend.py": "AscendAttnBackend",
 }
@@ -73,6 +76,17 @@ def test_upstream_backend_becomes_the_resolver_pattern(srt, path):
     # Only the class changes: every line outside it is the original, byte for byte.
     cls = next(n for n in ast.walk(ast.parse(source)) if getattr(n, "name", None) == name)
     assert all(cls.lineno <= line <= cls.end_lineno for line in _changed_lines(source, code))
+
+
+@pytest.mark.parametrize("path", sorted(MODEL_FLAG), ids=lambda p: p.rsplit("/", 1)[-1])
+def test_upstream_model_flag_copy_is_declined(srt, path):
+    """``is_hybrid_swa`` is the model's config: True for DeepSeek-V4's pool, which is no
+    ``SWAKVPool`` (Ascend's ``DeepseekV4AscendAttnBackend`` inherits the gate): a pool test in its
+    place would turn a plain target's window tables off."""
+    module = cst.parse_module((srt / path).read_text(encoding="utf-8"))
+    assert resolver_fix(module, MODEL_FLAG[path], frozenset(HAZARDS), Options()) is None
+    with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
+        rewrite(module, MODEL_FLAG[path], Options())
 
 
 def test_flag_test_is_lifted_into_the_resolver(srt):
@@ -271,30 +285,39 @@ RUNNER_FLAG_FIRST = dedent("""\
 """)
 
 
-def test_runner_flag_gate_before_the_flag_moves_the_resolution_up():
-    """Ascend's shape: a gate on the runner's copied flag runs before the type flag is set,
-    so the resolution goes before it (the resolver reads nothing but the runner), and the
-    copy becomes a view of the pool like the type flag."""
-    code = _fix(RUNNER_FLAG_FIRST, "HybridAttnBackend")
-    assert (
-        "        self.token_to_kv_pool = model_runner.token_to_kv_pool\n"
-        "        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)\n"
-        "        if self._swa_kv_pool is not None:  # the runner's flag, blind to the pool swap\n"
-        "            self.mapping = self._swa_kv_pool.full_to_swa_index_mapping\n"
-    ) in code
-    # both flags are now one test of the pool
-    assert "return self.mapping[q] if self._swa_kv_pool is not None else q" in code
-    assert "self.has_swa = " not in code and "self.is_hybrid_swa = " not in code
-    assert "def is_hybrid_swa(self) -> bool:" in code and "def has_swa(self) -> bool:" in code
-    assert _hazards_in(code, "HybridAttnBackend") == []
+def test_runner_flag_copy_is_declined():
+    """Ascend's shape: the runner's model flag copied and gated beside an ``SWAKVPool`` flag.
+    The two differ for a plain target whose pool is a ``BaseSWAKVPool`` only: declined."""
+    with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
+        _fix(RUNNER_FLAG_FIRST, "HybridAttnBackend")
+    alone = RUNNER_FLAG_FIRST.replace(" and self.has_swa", "").replace(
+        "        self.has_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)\n", "")
+    with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
+        _fix(alone, "HybridAttnBackend")
+
+
+def test_flags_testing_the_pool_differently_are_declined():
+    """One resolved pool cannot be both an ``SWAKVPool`` test and a ``BaseSWAKVPool`` one."""
+    source = dedent("""\
+        class TwoTestsAttnBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                self.token_to_kv_pool = model_runner.token_to_kv_pool
+                self.has_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                self.any_swa = isinstance(model_runner.token_to_kv_pool, BaseSWAKVPool)
+
+            def forward_decode(self, q, k, v, layer, forward_batch):
+                return q if self.has_swa else (k if self.any_swa else v)
+    """)
+    with pytest.raises(Declined, match="has_swa and self.any_swa test the pool differently"):
+        _fix(source, "TwoTestsAttnBackend")
 
 
 def test_runner_rebound_before_the_flag_is_declined():
-    source = RUNNER_FLAG_FIRST.replace(
-        "        self.has_swa =", "        model_runner = model_runner.draft\n"
-        "        self.has_swa =")
-    with pytest.raises(Declined, match="rebinds model_runner"):
-        _fix(source, "HybridAttnBackend")
+    source = HELPER_FLAG.replace(
+        "        self.has_swa = isinstance(pool, SWAKVPool)\n",
+        "        self.has_swa = isinstance(pool, SWAKVPool)\n        runner = None\n")
+    with pytest.raises(Declined, match="rebinds runner"):
+        _fix(source, "HelperAttnBackend")
 
 
 def test_a_class_without_hazards_is_returned_unchanged():
@@ -332,10 +355,9 @@ FROZEN, EAGLE = "FROZEN_KV draft", "EAGLE draft, own pool"
 @pytest.mark.parametrize("source, name, flag, wrong_before", [
     (HELPER_FLAG, "HelperAttnBackend", "has_swa", {FROZEN}),
     (SUBCLASS_GATES, "ChildAttnBackend", "swa_on", {FROZEN}),
-    (RUNNER_FLAG_FIRST, "HybridAttnBackend", "has_swa", {FROZEN}),
     # the allocator is shared with the target: its type says SWA for an EAGLE draft too
     (ALLOCATOR_FLAG_NO_IMPORT, "AllocFlagAttnBackend", "swa", {EAGLE}),
-], ids=["helper", "subclass", "runner-flag-first", "allocator-flag"])
+], ids=["helper", "subclass", "allocator-flag"])
 def test_rewritten_shapes_follow_the_pool_their_launches_read(source, name, flag, wrong_before):
     """In every configuration the rewritten class holds the pool design §3 resolves; the
     released shape agrees with it everywhere except where it had the bug."""

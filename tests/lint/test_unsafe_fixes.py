@@ -71,8 +71,8 @@ def tree(tmp_path):
 
 def test_lint_counts_hidden_fixes_and_lists_their_applicability(tree):
     done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=tree, expect=1)
-    assert done.stderr.rstrip().endswith(
-        "4 hidden fixes can be tried with `--fix --unsafe-fixes` "
+    assert done.stderr.rstrip().endswith(  # not the cached pool: the codemod refuses it
+        "3 hidden fixes can be tried with `--fix --unsafe-fixes` "
         "(it says why for each class it declines).")
     assert "both.py:7:9: KVP002 [*]" in done.stdout and "mixed.py:7:9: KVP002 " in done.stdout
     rows = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".",
@@ -163,3 +163,21 @@ def test_sarif_fixes_are_the_replacements_fix_writes(tree, tmp_path):
         "startLine"] == 16 and r["locations"][0]["physicalLocation"]["artifactLocation"][
         "uri"] == "mixed.py"]
     assert quiet and "fixes" not in quiet[0]  # a class with a noqa offers nothing
+
+
+def test_a_class_the_codemod_refuses_advertises_no_fix(tree):
+    """One source of truth (rel5 §5.5): the whole-pool cache is refused by the codemod before
+    any rewrite, so neither JSON nor SARIF lists the resolver fix on it, the hidden-fix count
+    leaves it out, and ``--fix --unsafe-fixes`` still says why it left the class alone."""
+    rows = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".",
+                                cwd=tree, expect=1).stdout)
+    cached = [r for r in rows if r["path"] == "mixed.py" and r["code"] == "KVP001"]
+    assert cached and all(r["fixes"] == [] for r in cached), cached
+    log = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "sarif", ".",
+                               cwd=tree, expect=1).stdout)
+    sarif = [r for r in log["runs"][0]["results"] if r["ruleId"] == "KVP001"]
+    assert sarif and all("fixes" not in r for r in sarif)
+    done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".",
+                     cwd=tree, expect=1)
+    assert ("PoolCacheAttnBackend not rewritten by --unsafe-fixes: a hazard that is not an SWA"
+            " flag") in done.stderr, done.stderr
