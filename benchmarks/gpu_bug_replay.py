@@ -12,6 +12,11 @@ process, with the plugin loaded by SGLang's own ``load_plugins()`` from the envi
                  about pool identity, caught by SGLANG_POOLGUARD=bounds (host check:
                  SWAPoolMismatchError), and with SGLANG_ENABLE_ASYNC_ASSERT=1 by the fused
                  kernel's device assert (fatal to the CUDA context, as device asserts are)
+  generic        the same bug in a backend class no poolguard table names
+                 (``gpu_generic.CachedSwaXqaAttnBackend``, same kernel): unguarded it fails
+                 like the table class; under SGLANG_POOLGUARD=check the generic check on
+                 ``AttentionBackend.forward`` refuses it before the launch; the correct
+                 ``LiveSwaXqaAttnBackend`` under check launches and equals the reference
   SGLang's aids  the same launches under SGLANG_ENABLE_ASYNC_ASSERT=1 (its async out-of-
                  bounds probes, on KV writes only), SGLANG_INVARIANT_CHECK=2 (strict), and
                  compute-sanitizer memcheck (the device's own view of each bad read)
@@ -58,7 +63,12 @@ CASES = {  # name -> (environment, backend kind, corrupt one page[, command pref
     "off-by-one, SGLang invariant check": ({"SGLANG_INVARIANT_CHECK": "2"}, "correct",
                                            True),
     "off-by-one, compute-sanitizer": ({}, "correct", True, MEMCHECK),
+    # the same bug in a class no table names: the generic check on AttentionBackend.forward
+    "generic, unguarded": ({}, "generic-stale", False),
+    "generic, check": ({"SGLANG_POOLGUARD": "check"}, "generic-stale", False),
+    "generic, correct class, check": ({"SGLANG_POOLGUARD": "check"}, "generic-live", False),
 }
+GENERIC = ("generic-stale", "generic-live")
 SGLANG_AIDS = ("SGLANG_ENABLE_ASYNC_ASSERT", "SGLANG_INVARIANT_CHECK")
 SWA_LAYER, FULL_LAYER = 0, 1
 BAD_ROW = 1  # the request whose last page is corrupted in the off-by-one cases
@@ -76,9 +86,14 @@ def load_guard(sg) -> str:
 
 
 def backend_class(sg, kind: str):
-    """The pre-fix class, or SGLang's current class (replaced when the fix is installed)."""
+    """The pre-fix class, SGLang's current class (replaced when the fix is installed), or one
+    of ``gpu_generic``'s classes no table names."""
     from runtime_guard.demo import scenarios as sc
 
+    if kind in GENERIC:
+        import gpu_generic
+
+        return gpu_generic.classes(sg)[GENERIC.index(kind)]
     current = sg.trtllm_mha_backend.TRTLLMHAAttnBackend
     if kind == "correct" or current is not sg.TRTLLMHAAttnBackend:
         return current
@@ -94,10 +109,12 @@ def build(sg, geo: gs.Geometry, device: str, kind: str, corrupt: bool):
         full_pages = target.get_kv_buffer(FULL_LAYER)[0].shape[0] // geo.page
         tokens = torch.arange(geo.page, device=device, dtype=torch.int32)
         req_to_token[BAD_ROW, (geo.pages - 1) * geo.page:] = full_pages * geo.page + tokens
-    draft = kind == "pre-fix"
+    draft = kind == "pre-fix" or kind in GENERIC
     active = gs.draft_pool(geo, device) if draft else target
     runner = gs.model_runner(active, allocator, req_to_token, geo, device, draft=draft)
-    backend = gs.complete_backend(sg, backend_class(sg, kind), runner, geo, device)
+    cls = backend_class(sg, kind)
+    backend = (cls(runner, geo) if kind in GENERIC
+               else gs.complete_backend(sg, cls, runner, geo, device))
     seq_lens = torch.full((geo.batch,), geo.context - 1, dtype=torch.int32, device=device)
     return target, backend, gs.decode_batch(active, seq_lens, runner)
 
@@ -145,13 +162,16 @@ def run_case(name: str, geo: gs.Geometry, device: str) -> dict:
 
 
 def _forward(backend, q, layer, batch, geo):
-    """SGLang's metadata step and decode launch (both hooked when the plugin is loaded):
-    the output, or a dict describing the error."""
+    """SGLang's metadata step and decode launch (both hooked when the plugin is loaded; a
+    class no table names through ``AttentionBackend.forward``, the dispatch SGLang's layers
+    call): the output, or a dict describing the error."""
     from runtime_guard import SWAPoolMismatchError
 
+    launch = backend.forward if not hasattr(type(backend), "_get_layer_page_table") else (
+        backend.forward_decode)
     try:
         gs.init_metadata(backend, batch, geo)
-        out = backend.forward_decode(q, None, None, layer, batch, save_kv_cache=False)
+        out = launch(q, None, None, layer, batch, save_kv_cache=False)
         gs.sync(batch.seq_lens.device.type)
         return out
     except SWAPoolMismatchError as err:
@@ -211,6 +231,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=sorted(CASES))
     parser.add_argument("--smoke", action="store_true", help="tiny shape, even with CUDA")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="run only the cases whose name holds TEXT (repeatable)")
+    parser.add_argument("--skip", action="append", default=[], metavar="TEXT",
+                        help="leave out the cases whose name holds TEXT (repeatable)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="GPU cases run at once (each its own process and CUDA context; "
+                             "nothing here is timed, and a failed context stays in its process)")
     args = parser.parse_args(argv)
     import torch
 
@@ -219,11 +246,16 @@ def main(argv=None) -> int:
     if args.case:
         print(json.dumps(run_case(args.case, geo, device)))
         return 0
-    # Smoke runs overlap their SGLang imports; GPU cases run one at a time.
-    with ThreadPoolExecutor(max_workers=1 if cuda else 2) as pool:
-        results = list(pool.map(lambda name: _child(name, args.smoke), CASES))
+    # Smoke runs overlap their SGLang imports; GPU cases run --jobs at a time.
+    with ThreadPoolExecutor(max_workers=args.jobs if cuda else 2) as pool:
+        results = list(pool.map(lambda name: _child(name, args.smoke), _chosen(args)))
     report(results, geo, device)
     return 0
+
+
+def _chosen(args) -> list:
+    return [name for name in CASES if (not args.only or any(t in name for t in args.only))
+            and not any(text in name for text in args.skip)]
 
 
 def _child(name: str, smoke: bool) -> dict:

@@ -232,7 +232,7 @@ def init_metadata(backend, batch, geo: Geometry):
     plugin is loaded). On CUDA its page tables are filled by SGLang's Triton builder; on the
     CPU smoke path by torch with the builder's formula (first token of each page through
     the full->SWA mapping, // page_size)."""
-    if batch.seq_lens.device.type != "cuda":
+    if batch.seq_lens.device.type != "cuda" and hasattr(type(backend), "_fill_page_table_device"):
         backend._fill_page_table_device = _torch_page_table_fill(backend, geo)
     backend.init_forward_metadata(batch)
     return backend.forward_metadata

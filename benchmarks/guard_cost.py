@@ -144,15 +144,18 @@ def measure_backends(repeats: int) -> dict:
 
 GENERIC_CLASSES = ("QwenSparseAttnBackend", "TorchFlexAttnBackend")  # build whole on a CPU
 # Correct classes of the test suite's forms, each exercising one of the generic check's rarer
-# paths: a flag its code proves, records, inner backends in a dict or a record, class
-# attributes, __slots__.
+# paths: a flag its code proves, records, inner backends in a dict, a record or a deque, class
+# attributes, __slots__, sets, tensors a replay helper captured.
 GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("blind_backends", "LiveWrapperAttnBackend"),
                  ("guard_forms", "WindowGeometryAttnBackend"),
                  ("guard_forms", "LiveDictWrapperAttnBackend"),
                  ("guard_forms", "CapabilityClassAttnBackend"),
                  ("guard_forms3", "LiveInnerRecordAttnBackend"),
-                 ("guard_forms3", "SlotsGeometryAttnBackend"))
+                 ("guard_forms3", "SlotsGeometryAttnBackend"),
+                 ("guard_forms4", "LiveDequeStepsAttnBackend"),
+                 ("guard_forms4", "GeometrySetsAttnBackend"),
+                 ("guard_forms4", "LiveGraphReplayAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -209,7 +212,7 @@ def measure_generic(repeats: int) -> dict:
 def _generic_label(name: str, backend) -> str:
     from runtime_guard import generic
 
-    layout = generic.layout_of(backend)
+    layout = generic.layout_of(backend, backend.__dict__.get("token_to_kv_pool"))
     slots = len(layout.direct) + len(layout.nested) + len(layout.class_nested)
     flags = len(layout.flags) + len(layout.soft) + len(layout.class_flags)
     return f"{name} ({slots} pool slots, {flags} flags, {len(layout.inner)} inner)"

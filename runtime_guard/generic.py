@@ -143,20 +143,25 @@ def is_generic(cls: type) -> bool:
     return known
 
 
-def layout_of(backend: Any) -> Layout:
-    """The cached layout of ``backend``'s class (re-read when its ``__dict__`` changed size)."""
+def layout_of(backend: Any, active: Any = None) -> Layout:
+    """The cached layout of ``backend``'s class (re-read when its ``__dict__`` changed size);
+    ``active``: the pool the discovering launch reads (see ``discover``)."""
     state = backend.__dict__
     key = (type(backend), len(state))
     layout = _layouts.get(key)
     if layout is None:
-        layout = _layouts[key] = discover(state, type(backend), _own_slots(backend))
+        layout = _layouts[key] = discover(state, type(backend), _own_slots(backend), active)
     return layout
 
 
-def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict] = None) -> Layout:
+def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict] = None,
+             active: Any = None) -> Layout:
     """Read which attributes of one instance hold pool state (the slow part, once per class).
     Pools are found by value (what an attribute holds), flags by how ``cls``'s code computes
-    them (``runtime_guard.provenance``), other SWA- or window-named bools by name."""
+    them (``runtime_guard.provenance``), other SWA- or window-named bools by name. With
+    ``active`` (the pool the first launch reads), a K/V-buffer-like tensor the code does not
+    derive from a pool is judged only if it is like one of that pool's tensors: a backend's
+    pools keep their geometry, and an output buffer need not cost every launch a check."""
     from runtime_guard.provenance import proven
 
     code = proven(cls, _base_of(cls)) if cls is not None else None
@@ -189,7 +194,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     slots = tuple((name, _swa_slot_name(name)) for name, value in (slot_state or {}).items()
                   if (_may_hold_pool(name) if value is None else pool_of(value) is not None))
     class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
-    tensors = _judged_tensors(found.tensors, code)
+    tensors = _judged_tensors(found.tensors, code, active)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
                 or tensors)
     inner = _distinct_inner(state, found.inner)
@@ -199,7 +204,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
                   rest, trivial)
 
 
-def _judged_tensors(candidates: list, code) -> tuple:
+def _judged_tensors(candidates: list, code, active: Any = None) -> tuple:
     """(attribute, steps, path, proven) for the tensors held that a check can judge: those the
     class's code derives from a pool's SWA state (``proven``: compared by shape, so a converted
     copy counts), those named for an SWA pool or mapping, and 2-D or larger floating tensors
@@ -207,13 +212,22 @@ def _judged_tensors(candidates: list, code) -> tuple:
     than ``__init__`` (``self.x.copy_(...)`` per forward) is kept current by it: not judged."""
     swa_state = code.swa_state if code is not None else frozenset()
     refreshed = code.refreshed if code is not None else frozenset()
+    held = pool_tensors(active) if active is not None else None
     judged = []
     for root, steps, path, tensor in candidates:
         proven = root in swa_state
-        if root not in refreshed and (proven or _swa_slot_name(path) or (
-                tensor.dim() >= 2 and tensor.is_floating_point())):
+        if root in refreshed:
+            continue
+        if proven or _swa_slot_name(path) or (
+                tensor.dim() >= 2 and tensor.is_floating_point() and (
+                    held is None or _like_held(tensor, held))):
             judged.append((root, steps, path, proven))
     return tuple(judged)
+
+
+def _like_held(tensor: Any, held: "PoolTensors") -> bool:
+    return ((tuple(tensor.shape), tensor.dtype) in held.shapes
+            or (tensor.numel(), tensor.dtype) in held.sizes)
 
 
 def _distinct_inner(state: dict, inner: list) -> tuple:
@@ -505,14 +519,14 @@ def pool_tensors(active: Any) -> PoolTensors:
     return held
 
 
-def _foreign_tensor(tensor: Any, active: Any, proven: bool) -> bool:
+def _foreign_tensor(tensor: Any, active: Any, proven: bool, held=None) -> bool:
     """A tensor like one of the active pool's (its full->SWA mapping, a K buffer) that is
     neither one of them nor a view of one: another pool's, or a copy that the pool's in-place
     updates no longer reach. Like: of its shape and dtype; of its element count and dtype (2-D
     or more: a paged view of a K buffer); of its shape in any dtype where the class's code
     derives the tensor from a pool's SWA state (``proven``: ``mapping.to(torch.int32)``).
     Anything else is derived (a layer mask, a workspace of another size) and is not judged."""
-    held = pool_tensors(active)
+    held = held or pool_tensors(active)
     if id(tensor) in held.ids:
         return False
     key = (id(tensor), id(active), proven)
@@ -540,7 +554,7 @@ def find_generic_problem(backend: Any, layer_id: Optional[int] = None,
 
 def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Problem]:
     state = backend.__dict__
-    layout = _layouts.get((type(backend), len(state))) or layout_of(backend)
+    layout = _layouts.get((type(backend), len(state))) or layout_of(backend, active)
     for name in layout.direct:  # inline: the one loop every generic launch runs
         value = state.get(name)
         if value is not active and (value is not None or name in layout.swa_named):
@@ -576,9 +590,11 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
                                 active, layer_id)
         if problem is not None:
             return problem
+    held = pool_tensors(active) if layout.tensors else None
     for name, steps, path, proven in layout.tensors:
         value = _follow(state.get(name), steps) if steps else state.get(name)
-        if _kind(value) == _TENSOR and _foreign_tensor(value, active, proven):
+        if id(value) not in held.ids and _kind(value) == _TENSOR and _foreign_tensor(
+                value, active, proven, held):
             return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
     if layout.flags or layout.soft or layout.class_flags:
         return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
@@ -639,8 +655,7 @@ def _reads_swa_layer(active: Any, layer_id: Optional[int]) -> bool:
 def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth):
     for name, steps, path in inner:
         value = _follow(state.get(name), steps)
-        pairs = _members_of(value) or (("", value),)
-        for suffix, child in pairs:
+        for child in _children(value):
             if _kind(child) != _BACKEND or child is backend:
                 continue
             inside = child.__dict__
@@ -649,9 +664,26 @@ def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth
                 continue  # the common inner backend (a live one): no call needed
             # No path text on the happy path: a child with a problem is checked again with it.
             if _problem(outer, child, "", active, layer_id, depth + 1) is not None:
-                where = f"{prefix}{path}{suffix}."
-                return _problem(outer, child, where, active, layer_id, depth + 1)
+                suffix = next((key for key, item in _members_of(value) or () if item is child), "")
+                return _problem(outer, child, f"{prefix}{path}{suffix}.", active, layer_id,
+                                depth + 1)
     return None
+
+
+def _children(value: Any):
+    """What a container holds (values of a mapping), or the value itself: no labels, per
+    launch (a backend first: the ABC checks below are the slow ones)."""
+    if _kind(value) == _BACKEND:
+        return (value,)
+    if isinstance(value, _SEQUENCES):
+        return value
+    if isinstance(value, dict):
+        return value.values()
+    if isinstance(value, collections.abc.Mapping):
+        return list(value.values())
+    if isinstance(value, collections.abc.Set):
+        return list(value)
+    return (value,)
 
 
 def _expects_swa_pool(active: Any) -> bool:

@@ -58,7 +58,8 @@ def test_bug_replay_smoke_prints_every_case():
         "unguarded, compute-sanitizer", "bounds", "fix", "off-by-one, check",
         "off-by-one, bounds", "off-by-one, bounds, device assert",
         "off-by-one, SGLang async assert", "off-by-one, SGLang invariant check",
-        "off-by-one, compute-sanitizer",
+        "off-by-one, compute-sanitizer", "generic, unguarded", "generic, check",
+        "generic, correct class, check",
     ]
     # SGLang's own aids do not look at what this launch reads (its probes are on KV writes)
     for case in ("unguarded", "off-by-one"):
@@ -72,8 +73,22 @@ def test_bug_replay_smoke_prints_every_case():
     assert outcomes["fix"] == "output equals the reference"
     # The CPU stand-in kernel raises where the real one reads past the buffer.
     assert outcomes["unguarded"] == outcomes["off-by-one, check"] == "IndexError"
+    # The same bug in a class no table names: the generic check refuses it, and is silent on
+    # the correct class.
+    assert outcomes["generic, unguarded"] == "IndexError"
+    assert outcomes["generic, check"] == "SWAPoolMismatchError before the launch"
+    assert "generic check" in {row[0]: row[4] for row in rows}["generic, check"]
+    assert outcomes["generic, correct class, check"] == "output equals the reference"
     assert all(row[5] == "a correct launch afterwards succeeds" for row in rows
-               if row[0] != "fix" and row[3] != "not run")
+               if row[3] not in ("output equals the reference", "not run"))
+
+
+def test_generic_cost_smoke_prints_both_classes():
+    rows = _table_rows(_run("gpu_generic_cost.py"), "| backend | layer |")
+    assert [(row[0].split(" (")[0], row[1]) for row in rows] == [
+        ("TRTLLMHAAttnBackend", "SWA"), ("TRTLLMHAAttnBackend", "full"),
+        ("LiveSwaXqaAttnBackend", "SWA"), ("LiveSwaXqaAttnBackend", "full")]
+    assert all(float(row[5]) > 0 for row in rows)
 
 
 def test_bounds_benchmark_smoke_prints_its_table():
