@@ -1501,7 +1501,7 @@ class MethodFlow(ast.NodeVisitor):
         while True:
             ends = ends or _terminates(node.body)
             self.env = dict(before)
-            memo = self.memo_of(node.test)
+            memo = self.memo_of(node)
             tested = self.decided(node.test)
             decided |= CLEAN if memo and memo[1] else tested  # (a memo's key: no pool decision)
             with self.memoising(memo, True):
@@ -1520,13 +1520,19 @@ class MethodFlow(ast.NodeVisitor):
         if ends:  # after an early return, the rest of the block runs only when it was not taken
             self.control[-1] |= decided
 
-    def memo_of(self, test: ast.AST) -> Optional[Tuple[str, bool, bool]]:
-        """``(attr, live, refills)`` for a test of a memo against a key (``memo_key``):
+    def memo_of(self, node: ast.If) -> Optional[Tuple[str, bool, bool]]:
+        """``(attr, live, refills)`` for an ``if`` testing a memo against a key (``memo_key``)
+        whose refilling block stores it (or that returns early: the rest refills it);
         ``live`` when the key is the pool read this call (or its ``id()``)."""
-        found = memo_key(test, self.owner.class_names)
+        found = memo_key(node.test, self.owner.class_names)
         if found is None:
             return None
-        return found[0], self.is_pool_key(found[1]), found[2]
+        attr, key, refills = found
+        block = node.body if refills else node.orelse
+        if not _stores_into(block, attr, self.owner.class_names) and (
+                refills or not _terminates(node.body)):
+            return None  # (a test of an attribute against a value, not a memo)
+        return attr, self.is_pool_key(key), refills
 
     def is_pool_key(self, node: ast.AST) -> bool:
         """``node`` is the live pool (a local holding it, ``self.token_to_kv_pool`` read in
@@ -1721,6 +1727,26 @@ def _parts(node: ast.AST) -> Optional[list]:
         return [b if _same_leaf(b, o) else ast.copy_location(
             ast.IfExp(test=node.test, body=b, orelse=o), node) for b, o in zip(body, orelse)]
     return None
+
+
+def _stores_into(block: list, attr: str, class_names) -> bool:
+    """Whether ``block`` assigns ``self.<attr>`` (or the class attribute), an item of it, or
+    fills it in place (``self.<attr>.update(...)``)."""
+    def names(node) -> bool:
+        return (self_path(node) or class_target(node, class_names)) == attr
+
+    for statement in block:
+        for node in nodes_under(statement):
+            kind = type(node)
+            if kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
+                for target in getattr(node, "targets", None) or [node.target]:
+                    for part in nodes_under(target):
+                        if names(part) or type(part) is ast.Subscript and names(part.value):
+                            return True
+            elif kind is ast.Call and type(node.func) is ast.Attribute and (
+                    node.func.attr in FILLERS and names(node.func.value)):
+                return True
+    return False
 
 
 def _container_copied(node: ast.AST) -> Optional[ast.AST]:

@@ -120,3 +120,24 @@ class SometimesResetAttnBackend(AttentionBackend):
         if self._to_swa is None:
             self._to_swa = self.token_to_kv_pool.translate_loc_from_full_to_swa  # expect: KVP001
         return torch.empty_like(q), self._per_layer[layer.layer_id], self._to_swa
+
+
+class HalfMemoAttnBackend(AttentionBackend):
+    """Checked against a pool kept from __init__ it never records again (the decision on that kept
+    pool is the finding), and a memo keyed by the forward mode."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._built_for = model_runner.token_to_kv_pool  # expect: KVP001
+        self._sub = None
+        self._mode = None
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = self.token_to_kv_pool
+        if pool is not self._built_for:  # expect: KVP003
+            self._sub = pool.swa_kv_pool
+        if forward_batch.forward_mode != self._mode:
+            self._mode = forward_batch.forward_mode
+            self._to_swa = pool.translate_loc_from_full_to_swa  # expect: KVP001
+        return torch.empty_like(q), self._sub, self._to_swa

@@ -173,3 +173,21 @@ class ForwardScopedMemoAttnBackend(AttentionBackend):
             self._for_layer = layer
             self._sub = getattr(self.token_to_kv_pool, "swa_kv_pool", None)
         return torch.empty_like(q), self._per_layer[layer.layer_id], self._to_swa, self._sub
+
+
+class ValueTestAttnBackend(AttentionBackend):
+    """An attribute compared with a value is not a memo: what the block sets is made per forward."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.window = model_runner.sliding_window_size
+        self.mode = None
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = self.token_to_kv_pool
+        if self.window == layer.sliding_window_size and isinstance(pool, SWAKVPool):
+            self.swa_table = pool.translate_loc_from_full_to_swa(forward_batch.out_cache_loc)
+        if forward_batch.forward_mode != self.mode:
+            self.swa_sub = getattr(pool, "swa_kv_pool", None)
+        return torch.empty_like(q)
