@@ -1094,6 +1094,7 @@ class FileFacts:
         """``name`` as a stale boolean SWA flag of ``cls``; None when it is not one (or live)."""
         key = (cls.name, name)
         if key not in self._flags:
+            self._flags[key] = None  # (a flag recomputed from itself asks for itself)
             self._flags[key] = self._flag(cls, name)
         return self._flags[key]
 
@@ -1130,7 +1131,7 @@ class FileFacts:
         forward = DECISIVE & ~GATED  # what is made per forward is made again: its own gate
         decisive = [s.bits for s in sinks if untrusted(s.bits)] + [
             s.bits for s in stores if not s.sink and s.bits & forward and s.bits & STALE
-            and not s.bits & (RECORD | GATED)]
+            and not s.bits & (RECORD | GATED) and not self._recomputed_at_gate(cls, s)]
         if decisive:  # (a stored mirror alone is KVP004's (opt-in) business)
             if not any(bits & (TYPE | RUNNER | CHOICE | GATED) for bits in decisive):
                 return Flag(name, pool_type=True)  # only non-SWA type tests decide it
@@ -1158,6 +1159,19 @@ class FileFacts:
                              if isinstance(n, ast.Call) and last_name(n.func).endswith(
                                  BACKEND_SUFFIX))
         return found
+
+    def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
+        """A per-forward store whose stale part is a flag gated in the statement itself
+        (``self.use_mha = self.supports_mha_one_shot and ...``): the value is made again on
+        every forward, and the stale flag it reads is that gate's finding, not a second one."""
+        statement = store.statement
+        if statement is None:
+            return False
+        span = range(statement.lineno, statement.end_lineno + 1)
+        return any(
+            gate.method == store.method and gate.node.lineno in span and gate.name != store.attr
+            and (self.call_flag(gate) if gate.kind in ("call", "global") else self.flag(
+                cls, gate.name)) for c in self.relatives(cls) for gate in c.gates)
 
     def _mirrors_resolved(self, cls: ClassFacts, store: Store) -> bool:
         """``store`` tests only pools this class resolved through the allocator

@@ -72,6 +72,8 @@ class Taint(enum.Flag):
     INNER = enum.auto()   # an inner backend keeping a pool of its own that a swap of ours misses
     SIZE = enum.auto()    # a pool's capacity (its slot count): arithmetic keeps it; a buffer
     # allocated with it is sized for that pool (the draft's 64-token pool is not the target's)
+    PICKED = enum.auto()  # the pool as a non-SWA type test picked it (``pool if isinstance(pool,
+    # PageInterleaveKVPoolMixin) else None``): a test of its presence is that test, not SWA's
 
     # enum.Flag makes each result through a class call (three Python frames per operator);
     # the flow combines taints at nearly every node, so results come from a table instead
@@ -109,7 +111,7 @@ for _flag in Taint:
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
-INNER, SIZE = Taint.INNER, Taint.SIZE
+INNER, SIZE, PICKED = Taint.INNER, Taint.SIZE, Taint.PICKED
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
@@ -117,7 +119,7 @@ DECISION = TYPE | RUNNER | MIRROR | KIND
 DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
 # Masks computed once (a Flag operation is a Python call: the flow runs them per node).
 # what a container keeps (an object in a tuple stays an object: its type is not the pool's)
-HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER | OBJECT
+HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER | OBJECT | PICKED
 TYPE_TESTS, DECIDERS, CHOOSERS = TYPE | KIND, TYPE | KIND | RUNNER, TYPE | KIND | CHOICE
 PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
 FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
@@ -1007,6 +1009,8 @@ class MethodFlow(ast.NodeVisitor):
         if self_attr(node) == self.owner.pool_attr:
             return MIRROR
         decided = TYPE if value & STATE and not value & RECORD else CLEAN
+        if decided and value & PICKED and not value & TYPE:
+            decided = KIND  # is a shard pool there: a decision on another pool class
         return decided | (value & DECIDED)
 
     # -- operators ----------------------------------------------------------------------------
@@ -1070,7 +1074,8 @@ class MethodFlow(ast.NodeVisitor):
         # made by it; pool if <test> else None is pool state
         if test & KIND and not test & TYPE and picked:  # "mla" if isinstance(p, MLAPool) ...
             return KIND | (test & STALE) | body | orelse
-        return (picked or SWA) | (test & STALE) | body | orelse
+        other = PICKED if test & KIND and not test & TYPE else CLEAN  # a shard pool or None
+        return (picked or SWA) | other | (test & STALE) | body | orelse
 
     def visit_Tuple(self, node) -> Taint:
         held = union(self.visit(el) for el in node.elts)

@@ -32,6 +32,9 @@ class SwaTypeFlag(Rule):
         live, and not flagged. An inner backend's SWA flag copied outside per-forward code
         (``self.x = self.decode_backend.use_sliding_window_kv_pool``, the inner built here) is
         flagged too: the copy keeps what the inner held then (its pool copied so is KVP001).
+        Not a test of whether a pool a non-SWA type test picked is there (``self.needs_cpu_seq_lens
+        = self._kv_shard_pool is not None``, a page-interleaved shard pool): that decides
+        another pool class, KVP001's pool-type finding, and the SWA remedy would be wrong.
 
     Why is this bad?
         The flag answers "is this an SWA backend?" once, from whatever pool was active then,
@@ -522,6 +525,29 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((5, "KVP002"), (6, "KVP002")),
+        ),
+        Invalid(
+            # the presence of a pool a non-SWA type test picked (a page-interleaved shard pool)
+            # decides another pool class: KVP001's pool-type finding, never the SWA flag; the
+            # same presence test of an SWA sub-pool is the SWA flag
+            dedent(
+                """\
+                def shard_pool(pool):
+                    return pool if isinstance(pool, PageInterleaveKVPoolMixin) else None
+
+
+                class ShardFlagBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self._kv_shard_pool = shard_pool(pool)
+                        self.needs_cpu_seq_lens = self._kv_shard_pool is not None
+                        self.one_shot = model_runner.dcp_size == 1 and not self._kv_shard_pool
+                        self._sub = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+                        self.has_swa = self._sub is not None
+                """
+            ),
+            expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
+                      (12, "KVP002")),
         ),
     )
     CODE = "KVP002"

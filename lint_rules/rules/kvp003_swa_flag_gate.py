@@ -38,8 +38,11 @@ class SwaFlagGate(Rule):
         (``self.backend.<flag>``, ``getattr(self.backend, ...)``, ``self.backends[0].<flag>``,
         ``any(b.<flag> for b in self.backends)``: no fix, test the pool it reads; not the steps
         a multi-step draft wrapper builds), and a test of the pool against another
-        class (``self.is_mla``: no fix, test ``self.token_to_kv_pool`` where it is used). Live
-        state is not a flag: a read-only property evaluating the current pool, a flag recomputed
+        class (``self.is_mla``, or whether a shard pool is there: no fix, test
+        ``self.token_to_kv_pool`` where it is used). A flag made again on every forward in a
+        statement that gates a stale flag (``self.use_mha = self.one_shot and ...``) is that
+        gate's finding, not a second one. Live state is not a flag: a read-only property
+        evaluating the current pool, a flag recomputed
         from ``self.token_to_kv_pool`` on every forward, or a helper whose result depends only
         on its argument, given the live pool (``self._is_swa(self.token_to_kv_pool)``).
         Also flags a decision in any method but ``__init__`` and what it calls on pool state
@@ -1070,6 +1073,26 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((4, "KVP001"), (8, "KVP003"), (10, "KVP003")),
+        ),
+        Invalid(
+            # a flag from a shard pool's presence gates with the pool-type text (never the SWA
+            # remedy); a flag made again per forward under that gate is the gate's finding
+            dedent(
+                """\
+                class ShardGateBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self._shard = pool if isinstance(pool, PageInterleaveKVPoolMixin) else None
+                        self.one_shot = self._shard is None
+                        self.use_mha = False
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.use_mha = self.one_shot and forward_batch.extend_num_tokens < 4096
+                        if not self.use_mha:
+                            forward_batch.mla = True
+                """
+            ),
+            expected=((4, "KVP001"), (5, "KVP001"), (9, "KVP003")),
         ),
     )
     CODE = "KVP003"
