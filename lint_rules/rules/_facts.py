@@ -1232,8 +1232,8 @@ class FileFacts:
         empty = any(_is_none(s.value) or isinstance(s.value, ast.IfExp) and (
             _is_none(s.value.body) or _is_none(s.value.orelse)) for s in stores)
         return bool(made) and empty and all(
-            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and s.under
-                                           & STALE) for s in made)
+            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
+                s.under & STALE or _under_pool_test(cls, s))) for s in made)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
@@ -1319,6 +1319,30 @@ def _filled_value(node: ast.AST, holder: str) -> Optional[ast.AST]:
             node.func.attr in FILLERS and self_path(node.func.value) == holder:
         return ast.Tuple(elts=list(node.args), ctx=ast.Load())
     return None
+
+
+def _under_pool_test(cls: ClassFacts, store: Store) -> bool:
+    """``store`` sits in a block an ``if`` on a type or duck test of the active pool
+    (``self.token_to_kv_pool`` or a local bound to it) opens, outside per-forward code (a
+    graph buffer allocated in ``init_cuda_graph_state``): kept, that test is stale."""
+    method = next((c.methods[store.method] for c in cls.family if store.method in c.methods),
+                  None)
+    if method is None or store.statement is None:
+        return False
+    nodes = nodes_under(method)
+    pools = {t.id for n in nodes if isinstance(n, ast.Assign) and last_name(n.value) ==
+             ACTIVE_POOL for t in n.targets if isinstance(t, ast.Name)}
+    return any(isinstance(n, ast.If) and _pool_type_test(n.test, pools) and any(
+        store.statement is m for b in (*n.body, *n.orelse) for m in nodes_under(b))
+        for n in nodes)
+
+
+def _pool_type_test(test: ast.AST, pools: set) -> bool:
+    """``isinstance(<pool>, ...)`` / ``hasattr(<pool>, ...)`` somewhere in ``test``."""
+    return any(isinstance(n, ast.Call) and last_name(n.func) in ("isinstance", "hasattr")
+               and n.args and (last_name(n.args[0]) == ACTIVE_POOL and isinstance(
+                   n.args[0], ast.Attribute) or isinstance(n.args[0], ast.Name)
+                   and n.args[0].id in pools) for n in nodes_under(test))
 
 
 def _construction(cls: ClassFacts) -> set:

@@ -38,6 +38,7 @@ class ControlDependentAttnBackend(AttentionBackend):
         self.window_loc = None
         self.window_table = None
         self.init_window_loc = None
+        self.graph_rows = None
         self.mapped_rows = None
         if isinstance(pool, SWAKVPool):
             self.init_window_loc = torch.zeros(16, dtype=torch.int64, device=self.device)
@@ -52,6 +53,9 @@ class ControlDependentAttnBackend(AttentionBackend):
         self.window_loc = torch.zeros(max_bs, dtype=torch.int64, device=self.device) if self.is_swa else None  # expect: KVP001,KVP003
         if self.is_swa:  # expect: KVP003
             self.window_table = torch.zeros(max_bs, 8, dtype=torch.int32, device=self.device)  # expect: KVP001
+        live = self.token_to_kv_pool
+        if isinstance(live, SWAKVPool) and max_bs > 0:
+            self.graph_rows = torch.zeros(max_bs, dtype=torch.int64, device=self.device)
 
     def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens):
         if self.window_loc is None:  # expect: KVP003
@@ -59,6 +63,8 @@ class ControlDependentAttnBackend(AttentionBackend):
         table = self.window_table if self.window_table is not None else self.window_loc  # expect: KVP003
         table.zero_()
         rows = self.mapped_rows if self.mapped_rows is not None else table  # expect: KVP003
+        if self.graph_rows is not None:  # expect: KVP003
+            self.graph_rows.zero_()
         while self.init_window_loc is not None:  # expect: KVP003
             rows.zero_()
             break
