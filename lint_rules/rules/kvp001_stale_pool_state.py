@@ -7,7 +7,7 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import shown_sink
+from lint_rules.rules._facts import _by_lineage, shown_sink
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
@@ -24,6 +24,7 @@ from lint_rules.rules._flow import (
     attribute_alias,
     is_runner_copy,
     last_name,
+    params_of,
     self_attr,
 )
 from lint_rules.rules._vocab import ACTIVE_POOL
@@ -60,6 +61,22 @@ def _variant(store) -> tuple:
     return None, f"{shown} caches pool state in {store.method}()"
 
 
+def _kept_by_design(store, cls, template, options: Options) -> bool:
+    """What SGLang requires a class to hold, not a copy of its own: runner-built state in a
+    class that only follows the backend protocol (EAGLE's multi-step draft wrappers, which
+    FROZEN_KV MTP never swaps), or the same attribute forwarded from a backend the method is
+    given (``self.kv_index_translator = primary.kv_index_translator``: the inner's store is
+    the finding, and bind_and_verify_backends asserts the wrapper carries that very object)."""
+    if template is RUNNER_BUILT:
+        return not _by_lineage(cls, options)
+    value, function = store.value, cls.methods.get(store.method)
+    if not (isinstance(value, ast.Attribute) and value.attr == store.attr
+            and isinstance(value.value, ast.Name) and function is not None):
+        return False
+    given = value.value.id
+    return given in params_of(function) and not given.endswith("runner")
+
+
 def _runner_read(value) -> bool:
     """``model_runner.<x>`` / ``self.model_runner.<x>`` in any spelling of the read: what the
     runner built once from its own pool (only such reads carry pool state off a runner)."""
@@ -73,8 +90,10 @@ def _runner_read(value) -> bool:
     return False
 
 
-RUNNER_BUILT = ("{subject}: the runner built it once on its pool (FROZEN_KV MTP swaps ours): build "
-                "it on the allocator's pool")
+# SGLang asserts every backend carries the runner's one translator (bind_and_verify_backends):
+# building another breaks boot; what keeps it right is swapping it along with the pool
+RUNNER_BUILT = ("{subject}: the runner built it once on its pool (FROZEN_KV MTP swaps ours): swap "
+                "it with the pool")
 RUNNER_CHOICE = ("{subject} is picked by the runner's SWA flag (blind to FROZEN_KV MTP swaps): "
                  "test self.{pool_attr}")
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
@@ -568,6 +587,30 @@ class StalePoolState(Rule):
                         translator = KVIndexTranslator(token_to_kv_pool=self.token_to_kv_pool)
                         self.write_ids = translator.to_swa
                         self.live = forward_batch.model_runner.kv_index_translator
+                """
+            ),
+        ),
+        Valid(
+            # what SGLang requires a class to hold (bind_and_verify_backends asserts every
+            # backend carries the runner's one translator): a wrapper forwarding the translator
+            # of the backend it is given, and a multi-step draft wrapper that only follows the
+            # protocol (FROZEN_KV MTP swaps neither)
+            dedent(
+                """\
+                class ModelRunner:
+                    def init_memory_pool(self):
+                        self.kv_index_translator = KVIndexTranslator(self.token_to_kv_pool)
+
+
+                class ForwardingWrapperBackend(AttentionBackend):
+                    def __init__(self, primary, children):
+                        self.token_to_kv_pool = primary.token_to_kv_pool
+                        self.kv_index_translator = primary.kv_index_translator
+
+
+                class StepsMultiStepDraftBackend:
+                    def __init__(self, model_runner, speculative_num_steps):
+                        self.kv_index_translator = model_runner.kv_index_translator
                 """
             ),
         ),
@@ -1282,7 +1325,11 @@ class StalePoolState(Rule):
                     continue  # a flag: KVP002's
                 if bits & (STATE | CHOICE | KIND | GATED | SIZE):
                     template, subject = _variant(store)
-                    yield self.report(store.node, None, cls.node, template, subject=subject)
+                    if _kept_by_design(store, cls, template, self.options):
+                        continue
+                    # the class rewrite never swaps a runner-built object: it offers nothing here
+                    scope = None if template is RUNNER_BUILT else cls.node
+                    yield self.report(store.node, None, scope, template, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
             for read in cls.runner_reads:
                 if _where(read) in swap_points:

@@ -148,7 +148,7 @@ def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(r
     """Each rule's message, filled in on its own examples, ends with the remedy after ``:``
     or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
     remedies = ("read the pool", "test self.", "make it a property", "fix that", "run poolguard",
-                "hand it the pool", "build it on the allocator's pool")
+                "hand it the pool", "swap it with the pool")
     for example in rule.INVALID:
         for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
             assert len(finding.message) <= 130, finding.message
