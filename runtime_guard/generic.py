@@ -66,7 +66,8 @@ class Layout(NamedTuple):
     tensors: tuple  # (attribute, steps, path, proven): tensors that may be a pool's or a copy
     inner: tuple  # (attribute, steps, path): inner backends, or lists/tuples/dicts of them
     slots: tuple  # (slot, swa-named): the class's own __slots__ holding a pool, or None
-    rest: bool  # any of slots, class_nested, nested, tensors, flags, soft, class_flags
+    choices: tuple  # (attribute, method if SWA, method if not): its code chose one by pool type
+    rest: bool  # any of slots, class_nested, nested, tensors, flags, soft, class_flags, choices
     trivial: bool  # nothing but the pool the launch reads: an inner backend checked inline
 
 
@@ -195,13 +196,15 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
                   if (_may_hold_pool(name) if value is None else pool_of(value) is not None))
     class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
     tensors = _judged_tensors(found.tensors, code, active)
+    choices = tuple(choice for choice in (code.choices if code is not None else ())
+                    if _kind(state.get(choice[0])) == _METHOD)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
-                or tensors)
+                or tensors or choices)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
                   tuple(found.soft), class_nested, class_flags, tensors, inner, slots,
-                  rest, trivial)
+                  choices, rest, trivial)
 
 
 def _judged_tensors(candidates: list, code, active: Any = None) -> tuple:
@@ -596,6 +599,12 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
         if id(value) not in held.ids and _kind(value) == _TENSOR and _foreign_tensor(
                 value, active, proven, held):
             return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
+    for name, if_swa, if_not in layout.choices:
+        method = getattr(state.get(name), "__func__", None)
+        facts = active_facts(active)
+        chosen = getattr(method, "__name__", None)
+        if (chosen == if_not and facts.expects_swa) or (chosen == if_swa and not facts.is_swa):
+            return Problem("flag", _choice_message(outer, layer_id, active, prefix + name, chosen))
     if layout.flags or layout.soft or layout.class_flags:
         return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
     return None
@@ -730,6 +739,15 @@ def _flag_message(backend, layer_id, active, path, flag) -> str:
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
         f"{path}={flag} but the pool the launch reads is {describe_pool(active)}: the flag was "
         f"computed from another pool. Derive it from self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def _choice_message(backend, layer_id, active, path, chosen) -> str:
+    return (
+        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+        f"backend.{path} is self.{chosen}, chosen by a pool type test on another pool than the "
+        f"one the launch reads, {describe_pool(active)}. Choose it from self.{ACTIVE_POOL} per "
+        f"launch ({_WHY})."
     )
 
 

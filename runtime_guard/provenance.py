@@ -45,6 +45,7 @@ class Proven(NamedTuple):
     flags: frozenset  # SWA decisions: a pool or allocator type test, a runner's SWA flag
     swa_state: frozenset  # SWA state read off a pool (a sub-pool, its mapping, a table of it)
     refreshed: frozenset = frozenset()  # written in place outside __init__ (kept current)
+    choices: tuple = ()  # (attr, method if SWA, method if not): a verdict kept as a choice
 
 
 class _Parsed(NamedTuple):
@@ -88,13 +89,58 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     # any "pool if <type test> else None" as the SWA pool, whatever class it tests
     # (kv_shard_hooks.get_kv_shard_pool tests a page-interleaved pool). No store calling such
     # a helper: the package cannot add anything held, and is not analysed.
-    refreshed = _refreshed(classes)
+    refreshed, choices = _refreshed(classes), _choices(classes)
     if not any(map(_vouched, local.stores.values())):
-        return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed)
+        return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed,
+                      choices)
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
-    return Proven(frozenset(flags), frozenset(state - flags), refreshed)
+    return Proven(frozenset(flags), frozenset(state - flags), refreshed, choices)
+
+
+def _choices(classes: list) -> tuple:
+    """``self.x = self.a if isinstance(pool, <an SWA class>) else self.b`` (or ``not``) stored
+    where ``x`` is assigned in no other method: which of the class's own methods a launch calls
+    was decided once from a pool's type. (attr, method chosen for an SWA pool, the other)."""
+    found, assigned = {}, {}
+    for klass in classes:
+        node = _class_node(klass)
+        for method in node.body if node is not None else ():
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for stmt in ast.walk(method):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    attr = next(_self_attr(stmt.targets[0]), None)
+                    if attr is None:
+                        continue
+                    assigned.setdefault(attr, set()).add(method.name)
+                    picked = _picked_by_swa_test(stmt.value)
+                    if picked is not None:
+                        found.setdefault(attr, picked)
+    return tuple((attr, *picked) for attr, picked in found.items() if len(assigned[attr]) == 1)
+
+
+def _picked_by_swa_test(value: ast.AST):
+    if not (isinstance(value, ast.IfExp) and _is_swa_type_test(value.test)):
+        return None
+    branches = [next(_self_attr(branch), None) for branch in (value.body, value.orelse)]
+    if None in branches:
+        return None
+    negated = isinstance(value.test, ast.UnaryOp) and isinstance(value.test.op, ast.Not)
+    return tuple(reversed(branches)) if negated else tuple(branches)
+
+
+def _is_swa_type_test(test: ast.AST) -> bool:
+    from lint_rules.rules._vocab import is_swa_word
+
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)
+            and test.func.id == "isinstance" and len(test.args) == 2):
+        return False
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return all(is_swa_word(ast.unparse(kind).rpartition(".")[2]) for kind in kinds)
 
 
 def _refreshed(classes: list) -> frozenset:

@@ -8,10 +8,12 @@ the kernel launched from a CUDA-graph replay helper whose captured arguments are
 and the full->SWA mapping; indices translated through a mapping stored in a
 ``types.MappingProxyType``; an SWA verdict made two helper calls deep in another module, with
 the launch going through two helpers there too; an int32 snapshot of the pool's own mapping
-(never refreshed). Correct look-alikes: the same styles reading the live pool, a deque
+(never refreshed); which of its own methods every launch calls, chosen once by a pool type
+test. Correct look-alikes: the same styles reading the live pool, a deque
 wrapper handing the swapped pool on, sets of layer ids and a ``WeakSet`` of allocators, a
 replay helper re-captured per forward, a converted mapping buffer refreshed in place per
-forward, a geometry verdict two helpers deep.
+forward, a geometry verdict two helpers deep, the method choice made again per forward or made
+from the model's geometry.
 """
 
 from __future__ import annotations
@@ -179,7 +181,71 @@ class SnapshotMappingAttnBackend(_Base):
         self.swa_loc_i32 = mapping.to(torch.int32)
 
 
+class _TwoPaths(_Base):
+    """Two decode paths of the backend's own: one translating write ids into the SWA pool's
+    space (read live), one passing them through."""
+
+    def _swa_decode(self, layer, forward_batch):
+        bb._read_kv(self.token_to_kv_pool, layer, forward_batch,
+                    self.token_to_kv_pool.translate_loc_from_full_to_swa)
+
+    def _plain_decode(self, layer, forward_batch):
+        bb._read_kv(self.token_to_kv_pool, layer, forward_batch)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        self._decode(layer, forward_batch)
+        return q
+
+
+class ChosenPathAttnBackend(_TwoPaths):
+    """Which path every launch takes was chosen once, at init, by a type test of the
+    init-time pool: the draft's own pool picks the plain path for the target's SWA layers."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", (FROZEN_KV,), "_decode is self._plain_decode"
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        pool = model_runner.token_to_kv_pool
+        self._decode = self._swa_decode if isinstance(pool, SWAKVPool) else self._plain_decode
+
+
 # --------------------------------------------------------------------------- correct
+
+
+class PerForwardPathAttnBackend(_TwoPaths):
+    """The same choice made again in ``init_forward_metadata``, from the pool that forward
+    reads (and first at init)."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._choose()
+
+    def _choose(self):
+        pool = self.token_to_kv_pool
+        self._decode = self._swa_decode if isinstance(pool, SWAKVPool) else self._plain_decode
+
+    def init_forward_metadata(self, forward_batch):
+        self._choose()
+        super().init_forward_metadata(forward_batch)
+
+
+class GeometryPathAttnBackend(_TwoPaths):
+    """A path chosen once from the model's geometry (a window exists), not from a pool; its
+    windowed path still resolves the pool live."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        windowed = getattr(model_runner, "sliding_window_size", bb.WINDOW) is not None
+        self._decode = self._window_decode if windowed else self._plain_decode
+
+    def _window_decode(self, layer, forward_batch):
+        swa = bb._swa_or_none(self.token_to_kv_pool)
+        bb._read_kv(self.token_to_kv_pool, layer, forward_batch,
+                    swa.translate_loc_from_full_to_swa if swa is not None else None)
 
 
 class LiveDictDispatchAttnBackend(_Base):
@@ -302,11 +368,12 @@ class TwoHelperGeometryAttnBackend(_Base):
 STALE = (
     DictDispatchAttnBackend, DequeStepsAttnBackend, PoolSetAttnBackend,
     GraphReplayHelperAttnBackend, StoredMappingTranslateAttnBackend,
-    TwoHelperVerdictAttnBackend, SnapshotMappingAttnBackend,
+    TwoHelperVerdictAttnBackend, SnapshotMappingAttnBackend, ChosenPathAttnBackend,
 )
 CORRECT = (
     LiveDictDispatchAttnBackend, LiveDequeStepsAttnBackend, GeometrySetsAttnBackend,
     LiveGraphReplayAttnBackend, LiveMappingTranslateAttnBackend, TwoHelperGeometryAttnBackend,
+    PerForwardPathAttnBackend, GeometryPathAttnBackend,
 )
 
 

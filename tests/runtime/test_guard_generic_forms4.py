@@ -1,8 +1,9 @@
 """The generic guard on ``guard_forms4``, the fourth set of backends no table names (dispatch
 through a dict of bound methods, inner backends in a deque, pools in a set, a CUDA-graph replay
 helper's captured arguments, a mapping in a ``MappingProxyType``, a verdict and a launch two
-helpers deep, a never-refreshed mapping snapshot): each stale class is refused at its launch
-naming its state, each correct one launches, with the helpers of ``test_guard_generic_forms``.
+helpers deep, a never-refreshed mapping snapshot, a method chosen by a pool type test): each
+stale class is refused at its launch naming its state, each correct one launches, with the
+helpers of ``test_guard_generic_forms``.
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
 from __future__ import annotations
