@@ -103,9 +103,11 @@ def fix_source(
 
     # libcst takes "\n" and "\r\n" files but not CR-only ones: fix those as "\n" and back
     cr_only = "\r" in run.source and "\n" not in run.source
+    heirs = None if package is None else (  # subclasses in other modules the rewrite meets
+        lambda names, attrs: package.heirs_bind(names, attrs, path))
     try:  # libcst recurses once per operand: as deep as the analysis, under the same limit
         fixed, declined = _deep(apply_fixes, run.source.replace("\r", "\n") if cr_only
-                                else run.source, plan, options)
+                                else run.source, plan, options, heirs)
     except RecursionError:  # deeper than even that: the findings stay, unfixed
         run.unfixed = "the file is nested too deep for libcst"
         return source, run.findings()

@@ -35,15 +35,16 @@ _DOC = '"""Read-only view of the resolved pool: it cannot disagree with it."""'
 _IGNORED = "pass  # code that still assigns the flag is ignored: the pool decides"
 
 
-def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
+def apply_fixes(source: str, fixes: Sequence[Fix], options=None, heirs=None) -> tuple:
     """``(new source or None, declined)``: ``source`` with ``fixes`` applied (non-overlapping,
     already vetted), None when libcst cannot take the module or no fix could be placed;
-    ``declined`` maps each class the resolver codemod would not rewrite to why."""
+    ``declined`` maps each class the resolver codemod would not rewrite to why; ``heirs``:
+    see ``resolver_fix``."""
     rewrites = [c for f in fixes for c in f.changes if isinstance(c, RewriteClass)]
     if "\r" in source and "\n" not in source:
         # libcst does not re-emit CR-only newlines; Python reads every CR as a line break (in
         # strings too), so the file is fixed with LF and given its CRs back
-        fixed, declined = apply_fixes(source.replace("\r", "\n"), fixes, options)
+        fixed, declined = apply_fixes(source.replace("\r", "\n"), fixes, options, heirs)
         return (fixed.replace("\n", "\r") if fixed is not None else None), declined
     try:
         module = cst.parse_module(source)
@@ -51,23 +52,24 @@ def apply_fixes(source: str, fixes: Sequence[Fix], options=None) -> tuple:
         return None, {r.name: "libcst cannot parse the file" for r in rewrites}
     if module.code != source:  # would not re-emit the untouched code byte for byte
         return None, {r.name: "libcst does not re-emit the file byte for byte" for r in rewrites}
-    chained, rewritten = _rewrite_classes(module, rewrites, options)
-    declined = {r.name: decline_reason(module, r.name, r.codes, options)
+    chained, rewritten = _rewrite_classes(module, rewrites, options, heirs)
+    declined = {r.name: decline_reason(module, r.name, r.codes, options, heirs)
                 for r in rewrites if r not in rewritten}
     local = [f for f in fixes if f.safe and not any(_inside(f, r) for r in rewritten)]
     fixed = _Transform.run(module, source, local) if local else None
     if fixed is None:
         return (chained.code if rewritten else None), declined
     if rewritten:  # the safe fixes moved other classes: rewrite again on the fixed module
-        fixed, _ = _rewrite_classes(fixed, rewritten, options)
+        fixed, _ = _rewrite_classes(fixed, rewritten, options, heirs)
     return fixed.code, declined
 
 
-def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options) -> tuple:
+def _rewrite_classes(module: cst.Module, rewrites: List[RewriteClass], options,
+                     heirs=None) -> tuple:
     """The module after every class rewrite the resolver accepts, and those rewrites."""
     done = []
     for rewrite in rewrites:
-        result = resolver_fix(module, rewrite.name, rewrite.codes, options)
+        result = resolver_fix(module, rewrite.name, rewrite.codes, options, heirs)
         # the module back unchanged: the file alone shows no hazard there (the findings came
         # from other modules), so nothing was rewritten and it is declined with that reason
         if result is not None and result is not module:

@@ -95,33 +95,35 @@ class _Plan:
 
 
 def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
-                 options: Options) -> Optional[cst.Module]:
+                 options: Options, heirs=None) -> Optional[cst.Module]:
     """``module`` with ``class_name`` rewritten to the resolver pattern, or None when that
     cannot be done safely (the findings then stay, unfixed); ``module`` itself when the file
     shows nothing left to fix in the class. ``codes``: the KVP codes found
-    in the class; without KVP001-KVP003 there is nothing for this fix to do."""
+    in the class; without KVP001-KVP003 there is nothing for this fix to do. ``heirs``
+    (package mode): ``heirs(class_names, attrs)`` says whether a subclass in another module
+    may assign one of ``attrs``."""
     if not HAZARDS & set(codes):
         return None
     try:
-        return rewrite(module, class_name, options)
+        return rewrite(module, class_name, options, heirs)
     except Declined:
         return None
 
 
 def decline_reason(module: cst.Module, class_name: str, codes: frozenset,
-                   options: Options) -> str:
+                   options: Options, heirs=None) -> str:
     """Why ``resolver_fix`` returned None for ``class_name`` (one line for the CLI)."""
     if not HAZARDS & set(codes):
         return "no KVP001-KVP003 hazard for the codemod to resolve"
     try:
-        if rewrite(module, class_name, options) is module:
+        if rewrite(module, class_name, options, heirs) is module:
             return ELSEWHERE
     except Declined as why:
         return str(why)
     return "the rewrite did not verify"
 
 
-def rewrite(module: cst.Module, class_name: str, options: Options) -> cst.Module:
+def rewrite(module: cst.Module, class_name: str, options: Options, heirs=None) -> cst.Module:
     """``resolver_fix`` that says why it declines (raises ``Declined``)."""
     try:
         tree = ast.parse(module.code)
@@ -131,6 +133,12 @@ def rewrite(module: cst.Module, class_name: str, options: Options) -> cst.Module
     plan = _plan(facts, class_name, options, module)
     if plan is None:
         return module  # nothing left to fix in this class
+    kept = sorted(set(plan.stores) | plan.flags)
+    if heirs is not None and kept and heirs(sorted(plan.unit), kept):
+        # its write would hit a property without a setter (AttributeError) or be ignored
+        raise Declined(f"a subclass in another module may assign "
+                       f"{', '.join('self.' + name for name in kept)}, which the rewrite makes "
+                       f"a read-only view of the pool")
     new = module.visit(_Rewrite(plan, plan.pool_attr, module.config_for_parsing))
     if plan.add_resolver and plan.test is None:
         new = _add_import(new)

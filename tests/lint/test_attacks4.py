@@ -155,3 +155,38 @@ def test_a_fix_the_files_encoding_cannot_hold_costs_that_file_only(tmp_path):
         "poolguard: error: ascii.py: cannot apply the fix: the file's encoding (ascii) cannot "
         "hold 'ö'"]
     assert fixed.stdout.startswith("ascii.py:")  # its findings, as a lint shows them
+
+
+# A subclass in another module forces the flag off: the codemod made the base's flag a
+# read-only property, so constructing the subclass raised AttributeError (no setter).
+FORCED = {
+    "q/__init__.py": "",
+    "q/base.py": REWRITTEN,
+    "q/child.py": dedent("""\
+        from q.base import FlagAttnBackend
+
+
+        class ForcedAttnBackend(FlagAttnBackend):
+            def __init__(self, model_runner, force_full=False):
+                super().__init__(model_runner)
+                if force_full:
+                    self.use_sliding_window_kv_pool = False
+    """),
+}
+
+
+def test_the_codemod_declines_a_flag_a_subclass_in_another_module_assigns(tmp_path):
+    root = write(tmp_path / "t", FORCED)
+    before = (root / "q/base.py").read_text()
+    done = poolguard("lint", "--no-cache", "--isolated", "--fix", "--unsafe-fixes", "q",
+                     cwd=root, expect=1)
+    assert (root / "q/base.py").read_text() == before
+    assert ("poolguard: q/base.py: FlagAttnBackend not rewritten by --unsafe-fixes: a subclass "
+            "in another module may assign self.use_sliding_window_kv_pool, which the rewrite "
+            "makes a read-only view of the pool") in done.stderr.splitlines()
+    # the same subclass gone: the rewrite is made, as before
+    (root / "q/child.py").unlink()
+    poolguard("lint", "--no-cache", "--isolated", "--fix", "--unsafe-fixes", "q", cwd=root,
+              expect=0)
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)" in (
+        root / "q/base.py").read_text()
