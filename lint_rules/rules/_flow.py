@@ -942,6 +942,10 @@ class MethodFlow(ast.NodeVisitor):
             return returned
         if func.attr == "partial":
             return container(union(values))
+        memo = self.set_default(node)
+        if memo is not None:  # m = self.maps.setdefault(key, value): a fill keyed by key
+            with self.memoising(memo, True):
+                self.fill(owner, owner, node, container(self.controlled(node, values[1])))
         if self.deciding and func.attr in ACCESSORS:
             self.uses[id(owner)] = "element"  # pools.values(), pools.get(key)
         base = self.visit(owner)
@@ -1452,8 +1456,9 @@ class MethodFlow(ast.NodeVisitor):
                     self.visit(k.value) for k in call.keywords
                 )
                 held = self.controlled(call, held)  # (appended under a decision: made by it)
-                if self.fill(call.func.value, call.func.value, call, container(held)):
-                    return
+                with self.memoising(self.set_default(call), True):
+                    if self.fill(call.func.value, call.func.value, call, container(held)):
+                        return
         self.visit(call)
 
     def attribute_store(self, call: ast.Call) -> bool:
@@ -1539,11 +1544,23 @@ class MethodFlow(ast.NodeVisitor):
             return None  # (a test of an attribute against a value, not a memo)
         return attr, self.is_pool_key(key), refills
 
+    def set_default(self, call: ast.Call) -> Optional[Tuple[str, bool, bool]]:
+        """``self.<m>.setdefault(key, value)``: a memo filled for ``key`` (``memo_of``)."""
+        func = call.func
+        if type(func) is not ast.Attribute or func.attr != "setdefault" or len(call.args) != 2:
+            return None
+        attr = self_path(func.value) or class_target(func.value, self.owner.class_names)
+        return (attr, self.is_pool_key(call.args[0]), True) if attr else None
+
     def is_pool_key(self, node: ast.AST) -> bool:
         """``node`` is the live pool (a local holding it, ``self.token_to_kv_pool`` read in
         per-forward code) or its ``id()``: a memo keyed by it is refilled for each pool."""
+        if isinstance(node, ast.NamedExpr):  # (pool := self.token_to_kv_pool) is not self._for
+            node = node.value
         if isinstance(node, ast.Call) and last_name(node.func) == "id" and len(node.args) == 1:
             node = node.args[0]
+        if isinstance(node, ast.NamedExpr):
+            node = node.value
         if isinstance(node, ast.Name):
             return node.id in self.pool_ids or keyed_by_pool((self.env.get(node.id, CLEAN),))
         return self.per_forward and self_path(node) == ACTIVE_POOL

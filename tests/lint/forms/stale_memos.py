@@ -141,3 +141,18 @@ class HalfMemoAttnBackend(AttentionBackend):
             self._mode = forward_batch.forward_mode
             self._to_swa = pool.translate_loc_from_full_to_swa  # expect: KVP001
         return torch.empty_like(q), self._sub, self._to_swa
+
+
+class SetDefaultByLayerAttnBackend(AttentionBackend):
+    """setdefault keyed by a layer id: the first pool's entry answers after the swap."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._maps = {}
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = self.token_to_kv_pool
+        self._maps.setdefault(layer.layer_id, pool.full_to_swa_index_mapping)  # expect: KVP001
+        sub = self._maps.setdefault(-layer.layer_id, pool.swa_kv_pool)  # expect: KVP001
+        return torch.empty_like(q), sub

@@ -191,3 +191,29 @@ class ValueTestAttnBackend(AttentionBackend):
         if forward_batch.forward_mode != self.mode:
             self.swa_sub = getattr(pool, "swa_kv_pool", None)
         return torch.empty_like(q)
+
+
+class WalrusAndDefaultMemoAttnBackend(AttentionBackend):
+    """The same memos in other spellings: a walrus key, id() inline, setdefault keyed by the pool."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._wfor = None
+        self._wsub = None
+        self._by_pool = {}
+
+    def _sub(self):
+        if (pool := self.token_to_kv_pool) is not self._wfor:
+            self._wfor = pool
+            self._wsub = getattr(pool, "swa_kv_pool", None)
+        return self._wsub
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if id(self.token_to_kv_pool) != getattr(self, "_pool_id", None):
+            self._pool_id = id(self.token_to_kv_pool)
+            self._map = self.token_to_kv_pool.full_to_swa_index_mapping
+        pool = self.token_to_kv_pool
+        to_swa = self._by_pool.setdefault(id(pool), pool.translate_loc_from_full_to_swa)
+        self._by_pool.setdefault(pool, pool.swa_kv_pool)
+        return to_swa(q), self._sub(), self._map
