@@ -42,10 +42,12 @@ from lint_rules.rules._flow import (
     DECISIVE,
     GATED,
     INNER,
+    KIND,
     MIRROR,
     POOL,
     RECORD,
     RUNNER,
+    SIZE,
     STALE,
     STATE,
     TYPE,
@@ -1160,6 +1162,30 @@ class FileFacts:
                                  BACKEND_SUFFIX))
         return found
 
+    def guarding_gate(self, cls: ClassFacts, store: Store) -> Optional[Gate]:
+        """The reported flag gate deciding the ``if``/``while``/``match`` a store of neither
+        pool data nor a choice is made in (a zeros buffer, a window size, an env value under
+        ``if self.is_swa:``): fixing that gate fixes the store, so the store is its finding."""
+        bits = store.bits
+        if not bits & GATED or bits & (STATE | CHOICE | KIND | SIZE | RUNNER | TYPE | INNER):
+            return None
+        method = next((c.methods[store.method] for c in self.relatives(cls)
+                       if store.method in c.methods), None)
+        gates = [g for c in self.relatives(cls) for g in c.gates if g.method == store.method
+                 and g.kind in ("attr", "alias") and self.flag(cls, g.name) is not None]
+        if method is None or not gates:
+            return None
+        line = store.node.lineno
+        for node in nodes_under(method):
+            test, branches = _decision(node)
+            if test is None or not any(b.lineno <= line <= b.end_lineno for b in branches):
+                continue
+            inside = set(map(id, nodes_under(test)))
+            found = next((g for g in gates if id(g.node) in inside), None)
+            if found is not None:
+                return found
+        return None
+
     def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
         """A per-forward store whose stale part is a flag gated in the statement itself
         (``self.use_mha = self.supports_mha_one_shot and ...``): the value is made again on
@@ -1287,6 +1313,15 @@ class FileFacts:
         ):
             return flag  # the pool may be re-resolved after the mirror was taken
         return Flag(flag.name, store, polarity)
+
+
+def _decision(node: ast.AST) -> tuple:
+    """``(test, branches)`` of an ``if``/``while``/``match`` statement, else ``(None, [])``."""
+    if isinstance(node, (ast.If, ast.While)):
+        return node.test, [*node.body, *node.orelse]
+    if isinstance(node, ast.Match):
+        return node.subject, [s for case in node.cases for s in case.body]
+    return None, []
 
 
 def shown_sink(store: Store) -> str:

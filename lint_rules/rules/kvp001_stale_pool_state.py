@@ -132,8 +132,10 @@ class StalePoolState(Rule):
         from it, a module helper the backend hands itself to); per-layer buffers and scales read
         off a pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
         decision outside per-forward code (control dependence): a buffer allocated under a
-        stored SWA flag in ``init_cuda_graph_state`` (``if self.is_swa: self.table = ...``, a
-        ternary, a container entry, a helper that returns early on the flag), a value picked by
+        stored SWA flag (a ternary, a helper that returns early on the flag; in a branch of a
+        gate KVP003 reports, ``if self.is_swa: self.table = torch.zeros(...)``, a store of no
+        pool data, a pool size nor a literal picked is that gate's finding, which counts it:
+        fixing the gate fixes it), a value picked by
         the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
         and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
         on the pool all the same). Also flags ``self.model_runner.token_to_kv_pool`` read
@@ -947,8 +949,9 @@ class StalePoolState(Rule):
             expected=((5, "KVP001"), (6, "KVP001"), (7, "KVP001")),
         ),
         Invalid(
-            # persisted state made under a stale flag (KVP003 on the gate): a container entry, a
-            # ternary, a branch of init_cuda_graph_state, after an early return in a helper; a
+            # persisted state made under a stale flag (KVP003 on the gate; a buffer of no pool
+            # data made in a branch of it is that gate's finding, which counts it): a ternary,
+            # after an early return in a helper; a
             # value picked by the runner's flag; per-layer scales and buffers in containers; a
             # walrus in a comprehension
             dedent(
@@ -979,15 +982,15 @@ class StalePoolState(Rule):
                         return torch.zeros(max_bs)
                 """
             ),
-            expected=((4, "KVP002"), (6, "KVP003"), (7, "KVP001"), (8, "KVP001"), (8, "KVP003"),
+            expected=((4, "KVP002"), (6, "KVP003"), (8, "KVP001"), (8, "KVP003"),
                       (9, "KVP001"), (10, "KVP001"), (11, "KVP001"), (12, "KVP001"),
-                      (14, "KVP001"), (17, "KVP003"), (18, "KVP001"), (19, "KVP001"),
+                      (14, "KVP001"), (17, "KVP003"), (19, "KVP001"),
                       (22, "KVP003")),
         ),
         Invalid(
             # what is kept from under a stale flag in every spelling of a decision and a store:
-            # match, an append, setattr, __dict__.update, the rest of __init__ after an early
-            # return
+            # in a branch of match or if (an append, setattr, __dict__.update) it is the gate's
+            # finding; the rest of __init__ after an early return is KVP001
             dedent(
                 """\
                 class UnderFlagFormsBackend(AttentionBackend):
@@ -1006,8 +1009,7 @@ class StalePoolState(Rule):
                         self.late_table = torch.zeros(4)
                 """
             ),
-            expected=((3, "KVP002"), (5, "KVP003"), (7, "KVP001"), (8, "KVP003"), (9, "KVP001"),
-                      (10, "KVP001"), (11, "KVP001"), (12, "KVP003"), (14, "KVP001")),
+            expected=((3, "KVP002"), (5, "KVP003"), (8, "KVP003"), (12, "KVP003"), (14, "KVP001")),
         ),
         Invalid(
             # backends by what they are: named ...Backend with no base, or defining a method of
@@ -1305,6 +1307,27 @@ class StalePoolState(Rule):
             ),
             expected=((4, "KVP001"), (5, "KVP001")),
         ),
+        Invalid(
+            # in a branch of a reported gate: a zeros buffer or an env value is the gate's
+            # finding; pool data, a buffer sized by the pool and a literal it picks are not
+            dedent(
+                """\
+                class GuardedStoresBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.is_swa = isinstance(pool, SWAKVPool)
+                        if self.is_swa:
+                            self.graph_loc = torch.zeros(8, dtype=torch.int64)
+                            self.rows = pool.full_to_swa_index_mapping
+                            self.loc = torch.zeros(pool.size_swa)
+                            self.mode = 1
+                        else:
+                            self.mode_env = os.environ.get("MODE", "0")
+                """
+            ),
+            expected=((4, "KVP002"), (5, "KVP003"), (7, "KVP001"), (8, "KVP001"),
+                      (9, "KVP001")),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
@@ -1324,6 +1347,8 @@ class StalePoolState(Rule):
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
                     continue  # a flag: KVP002's
                 if bits & (STATE | CHOICE | KIND | GATED | SIZE):
+                    if self.facts.guarding_gate(cls, store) is not None:
+                        continue  # made under a reported gate: that gate's finding
                     template, subject = _variant(store)
                     if _kept_by_design(store, cls, template, self.options):
                         continue
