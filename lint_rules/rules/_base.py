@@ -72,9 +72,22 @@ class Rule:
         """A finding at ``node`` in class ``scope``, offering ``fix`` (a ``Fix`` or None);
         ``template`` replaces ``MESSAGE`` for a variant of the rule (say what to do there)."""
         fields.setdefault("pool_attr", self.options.pool_attr)
+        fields.setdefault("test_pool", self._test_pool(scope))
         fixes = () if fix is None else (fix,)
         message = (template or self.MESSAGE).format(**fields)
         return Report(node, self.CODE, message, fixes, scope=scope)
+
+    def _test_pool(self, scope: Optional[ast.ClassDef]) -> str:
+        """The remedy's pool test: the class's resolved pool, or resolve it first where the class
+        (with its bases, here or in another module) has none: naming a missing attribute is no
+        remedy."""
+        attr = self.options.pool_attr
+        cls = next((c for c in self.facts.classes if c.node is scope), None) if (
+            scope is not None and self.facts is not None) else None
+        if cls is None or self.facts.provides_pool(cls) or any(
+                attr in s.stores for c in cls.family for s in c.foreign):
+            return f"test self.{attr} is not None"
+        return f"resolve self.{attr} (#27491) and test it"  # #27491: through the allocator
 
     @classmethod
     def fixable(cls) -> bool:

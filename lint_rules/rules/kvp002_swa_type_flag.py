@@ -553,13 +553,11 @@ class SwaTypeFlag(Rule):
     CODE = "KVP002"
     NAME = "swa-type-flag"
     MESSAGE = (
-        "{subject} decides SWA once from a pool type; FROZEN_KV MTP swaps pools: test "
-        "self.{pool_attr} is not None"
+        "{subject} tests the pool type once, stale after FROZEN_KV swaps: {test_pool}"
     )
 
     RUNNER_MESSAGE = (
-        "{subject} keeps the runner's SWA flag, which FROZEN_KV MTP pool swaps never update: "
-        "test self.{pool_attr}"
+        "{subject} keeps the runner's SWA flag, blind to FROZEN_KV MTP pool swaps: {test_pool}"
     )
 
     def check(self) -> Iterator[Report]:

@@ -1100,8 +1100,7 @@ class SwaFlagGate(Rule):
     CODE = "KVP003"
     NAME = "swa-flag-gate"
     MESSAGE = (
-        "gate on SWA flag {attr} goes stale as FROZEN_KV MTP swaps pools: test "
-        "self.{pool_attr} is not None"
+        "gate on SWA flag {attr}, stale under FROZEN_KV MTP: {test_pool}"
     )
 
     def _flag(self, cls, gate):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from textwrap import dedent
 from pathlib import Path
 
 import pytest
@@ -147,10 +148,56 @@ def test_explain_text_shows_documentation_and_examples(doc):
 def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(rule):
     """Each rule's message, filled in on its own examples, ends with the remedy after ``:``
     or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
-    remedies = ("read the pool", "test self.", "make it a property", "fix that", "run poolguard",
-                "hand it the pool", "swap it with the pool")
+    remedies = ("read the pool", "read self.", "test self.", "resolve self.", "make it a property",
+                "fix that", "run poolguard", "hand it the pool", "swap it with the pool",
+                "size it by self.", "read it off self.", "test its pool")
     for example in rule.INVALID:
         for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
             assert len(finding.message) <= 130, finding.message
             remedy = finding.message.replace(";", ":").rsplit(":", 1)[-1]
             assert remedy.strip().startswith(remedies), finding.message
+
+
+UNRESOLVED = dedent("""\
+    class FlagOnlyAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+            self.is_hybrid_swa = model_runner.is_hybrid_swa
+            self.kv_pool = model_runner.token_to_kv_pool
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return q if self.use_swa or self.is_hybrid_swa else k
+""")
+RESOLVED = dedent("""\
+    class ResolvedAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+            self.mirror = self._swa_kv_pool is not None
+
+        @staticmethod
+        def _resolve_swa_kv_pool(model_runner):
+            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+            return pool if isinstance(pool, SWAKVPool) else None
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return q if self.use_swa else k
+""")
+
+
+def test_remedies_say_where_the_pool_comes_from_and_where_to_read_it():
+    """rel5 §5.1/5.4/5.7: a class without ``self._swa_kv_pool`` is told to resolve it first (a
+    remedy naming an attribute the class lacks is no remedy); a cached pool is told to read
+    ``self.token_to_kv_pool`` per forward (not "there"); KVP004 names who re-resolves."""
+    found = {(f.line, f.code): f.message for f in lint_source(UNRESOLVED, codes=ALL_CODES)}
+    resolve = "resolve self._swa_kv_pool (#27491) and test it"
+    assert found[(4, "KVP002")].endswith(resolve), found
+    assert found[(5, "KVP002")].endswith(resolve), found
+    assert found[(9, "KVP003")].endswith(resolve), found
+    assert found[(6, "KVP001")].endswith("read self.token_to_kv_pool per forward"), found
+    assert all(len(message) <= 130 for message in found.values()), found
+    found = {(f.line, f.code): f.message for f in lint_source(RESOLVED, codes=ALL_CODES)}
+    assert found[(4, "KVP002")].endswith("test self._swa_kv_pool is not None"), found
+    assert found[(13, "KVP003")].endswith("test self._swa_kv_pool is not None"), found
+    assert "a subclass re-resolving it leaves this copy stale" in found[(5, "KVP004")], found
