@@ -94,7 +94,7 @@ def _runner_read(value) -> bool:
 # building another breaks boot; what keeps it right is swapping it along with the pool
 RUNNER_BUILT = ("{subject}: the runner built it once on its pool (FROZEN_KV MTP swaps ours): swap "
                 "it with the pool")
-RUNNER_CHOICE = "{subject} is picked by the runner's SWA flag, blind to pool swaps: {test_pool}"
+RUNNER_CHOICE = "{subject} follows the runner's SWA flag, blind to FROZEN_KV: {test_pool}"
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
              "self.token_to_kv_pool where used")
 INNER_BACKEND = ("{subject} holds a backend built on the runner's pool; FROZEN_KV MTP swaps only "
@@ -103,7 +103,7 @@ SIZED = ("{subject} is sized by the active pool; FROZEN_KV MTP swaps in pools of
          "it by self.{pool_attr}")
 CAPACITY = ("{subject} keeps the active pool's size; FROZEN_KV MTP swaps in pools of other sizes: "
             "read it off self.{pool_attr}")
-MADE_UNDER_FLAG = "{subject} is made under a stale SWA flag (pools swap): {test_pool}"
+MADE_UNDER_FLAG = "{subject} is made under a stale SWA flag (FROZEN_KV swaps pools): {test_pool}"
 
 
 def _where(node) -> tuple:

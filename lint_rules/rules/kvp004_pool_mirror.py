@@ -131,8 +131,8 @@ class PoolMirror(Rule):
     NAME = "pool-mirror"
     DEFAULT = False
     MESSAGE = (
-        "self.{attr} copies self.{pool_attr}; a subclass re-resolving it leaves this copy stale: "
-        "make it a property"
+        "self.{attr} copies self.{pool_attr}, left stale if a subclass re-resolves it "
+        "(FROZEN_KV): make it a property"
     )
 
     def check(self) -> Iterator[Report]:

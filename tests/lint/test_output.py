@@ -200,4 +200,4 @@ def test_remedies_say_where_the_pool_comes_from_and_where_to_read_it():
     found = {(f.line, f.code): f.message for f in lint_source(RESOLVED, codes=ALL_CODES)}
     assert found[(4, "KVP002")].endswith("test self._swa_kv_pool is not None"), found
     assert found[(13, "KVP003")].endswith("test self._swa_kv_pool is not None"), found
-    assert "a subclass re-resolving it leaves this copy stale" in found[(5, "KVP004")], found
+    assert "left stale if a subclass re-resolves it" in found[(5, "KVP004")], found
