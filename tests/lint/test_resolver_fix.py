@@ -107,12 +107,37 @@ def test_cached_whole_pool_is_declined(srt):
         rewrite(module, "MiniMaxSparseAttnBackend", Options())
 
 
-def test_mirror_with_an_extra_condition_is_declined(srt):
-    """aiter's flag is the pool test *and* a layer count: its gates cannot become the pool
-    test without changing behaviour."""
+def test_resolved_mirror_is_left_alone(srt):
+    """aiter resolves its pool through the allocator and mirrors it (with a layer count): its
+    gates are no finding (rel5 F1), so the rewrite has nothing to change."""
     source = (srt / "layers/attention/aiter_backend.py").read_text(encoding="utf-8")
+    gates = [f for f in lint_source(source)
+             if f.code == "KVP003" and "use_sliding_window_kv_pool" in f.message]
+    assert gates == []
+    assert rewrite(cst.parse_module(source), "AiterAttnBackend", Options()).code == source
+
+
+KEPT_MIRROR = dedent("""\
+    class KeptMirrorAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            pool = model_runner.token_to_kv_pool
+            self._swa_kv_pool = pool if isinstance(pool, SWAKVPool) else None
+            self.use_sliding_window_kv_pool = (
+                self._swa_kv_pool is not None and self._swa_kv_pool.swa_layer_nums > 0
+            )
+
+        def init_forward_metadata(self, forward_batch):
+            if self.use_sliding_window_kv_pool:
+                forward_batch.swa = True
+""")
+
+
+def test_mirror_with_an_extra_condition_is_declined():
+    """A mirror of a kept pool *and* a layer count: its gates cannot become the pool test
+    without changing behaviour."""
     with pytest.raises(Declined, match="not the pool test"):
-        rewrite(cst.parse_module(source), "AiterAttnBackend", Options())
+        rewrite(cst.parse_module(KEPT_MIRROR), "KeptMirrorAttnBackend", Options())
 
 
 # -- hand-written shapes ------------------------------------------------------------------------
