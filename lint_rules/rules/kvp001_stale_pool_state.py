@@ -40,6 +40,56 @@ def _is_swap_point(store) -> bool:
     return store.attr == ACTIVE_POOL and plain and store.bits & STATE == POOL
 
 
+def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
+    """Attributes that hold a pool without being used as one: the backing field of a
+    ``token_to_kv_pool`` property (``return self._pool``: that store is the swap point under
+    another name) and anchors read only in ``is``/``is not`` against ``self.token_to_kv_pool``
+    (a kept pool compared with the live one is how a swap is noticed, not stale state)."""
+    backing, compared, read = set(), set(), set()
+    for node in ast.walk(cls_node):
+        if isinstance(node, ast.FunctionDef) and node.name == ACTIVE_POOL and any(
+                isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+            returned = [s.value for s in node.body if isinstance(s, ast.Return)]
+            backing.update(a for a in map(self_attr, returned) if a)
+        elif isinstance(node, ast.Compare) and all(
+                isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) and any(
+                self_attr(side) == ACTIVE_POOL for side in (node.left, *node.comparators)):
+            for side in (node.left, *node.comparators):
+                side = side.func if isinstance(side, ast.Call) and not side.args else side
+                compared.add(id(side))
+    for function in ast.walk(cls_node):  # ``seen = self._ref()`` then only ``seen is ...``
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            _compared_through_locals(function, compared)
+    uses = {}
+    for node in ast.walk(cls_node):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "getattr"):
+            attr = self_attr(node)
+            if attr:
+                read.add(attr)
+                uses.setdefault(attr, []).append(id(node) in compared)
+    anchors = {attr for attr, only in uses.items() if all(only)}
+    return frozenset(backing | (anchors & read))
+
+
+def _compared_through_locals(function: ast.AST, compared: set) -> None:
+    """Mark ``self.X`` (or ``self.X()``) bound to a local that is only ever compared by
+    identity as compared itself."""
+    loads: dict = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.setdefault(node.id, []).append(id(node) in compared)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            value = value.func if isinstance(value, ast.Call) and not value.args else value
+            uses = loads.get(node.targets[0].id)
+            if uses and all(uses):
+                compared.add(id(value))
+
+
 def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
     stale decision (a runner flag, a non-SWA type test, a stored stale flag)."""
@@ -732,6 +782,33 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # the pool held but never used as one: the backing field of a token_to_kv_pool
+            # property (the swap point by another name) and an anchor only compared by identity
+            # with the live pool (how a swap is noticed)
+            dedent(
+                """\
+                class SwapAwareBackend(AttentionBackend):
+                    def __init__(self, model_runner, decode_backend):
+                        self.decode_backend = decode_backend
+                        self._pool = model_runner.token_to_kv_pool
+                        self._built_with = model_runner.token_to_kv_pool
+
+                    @property
+                    def token_to_kv_pool(self):
+                        return self._pool
+
+                    @token_to_kv_pool.setter
+                    def token_to_kv_pool(self, pool):
+                        self._pool = pool
+                        self.decode_backend.token_to_kv_pool = pool
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self._built_with is not self.token_to_kv_pool:
+                            forward_batch.swapped = True
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -1338,8 +1415,10 @@ class StalePoolState(Rule):
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:
+            anchors = _identity_anchors(cls.node)
+            kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
             for store in cls.stores:
-                if not store.sink or store.resolver or _is_swap_point(store):
+                if not store.sink or store.resolver or _is_swap_point(store) or store in kept:
                     continue
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
@@ -1354,6 +1433,7 @@ class StalePoolState(Rule):
                     scope = None if template is RUNNER_BUILT else cls.node
                     yield self.report(store.node, None, scope, template, subject=subject)
             swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
+            swap_points.update(_where(s.value) for s in kept)
             for read in cls.runner_reads:
                 if _where(read) in swap_points:
                     continue  # the runner's pool taken as the swap point itself

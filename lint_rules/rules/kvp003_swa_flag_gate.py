@@ -1,12 +1,28 @@
 """KVP003: control flow gated on a boolean SWA flag instead of the resolved pool object."""
 from __future__ import annotations
 
+import ast
 from textwrap import dedent
 from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._fixes import gate_rewrite
+from lint_rules.rules._flow import self_attr
+from lint_rules.rules._vocab import ACTIVE_POOL
+
+
+def _swap_checks(cls_node: ast.ClassDef) -> frozenset:
+    """Ids of the nodes inside ``kept is [not] self.token_to_kv_pool``: a kept pool compared by
+    identity with the live one notices the swap; that decision reads the live pool."""
+    inside = set()
+    for node in ast.walk(cls_node):
+        if isinstance(node, ast.Compare) and all(
+                isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            sides = (node.left, *node.comparators)
+            if any(self_attr(side) == ACTIVE_POOL for side in sides):
+                inside.update(id(n) for side in sides for n in ast.walk(side))
+    return frozenset(inside)
 
 
 class SwaFlagGate(Rule):
@@ -412,8 +428,44 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # a kept pool (or what a weakref to it gives back) compared by identity with the
+            # live pool notices the swap: that decision reads the live pool
+            dedent(
+                """\
+                class NoticesSwapBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._ref = weakref.ref(model_runner.token_to_kv_pool)
+
+                    def init_forward_metadata(self, forward_batch):
+                        seen = self._ref()
+                        if seen is not self.token_to_kv_pool:
+                            logger.debug("pool swapped since construction")
+                        if not (self._ref() is self.token_to_kv_pool):
+                            forward_batch.rebuild = True
+                """
+            )
+        ),
     )
     INVALID = (
+        Invalid(
+            # twin of the swap check: a kept pool tested for None, not against the live pool
+            dedent(
+                """\
+                class KeptPoolNoneBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self._kept = model_runner.token_to_kv_pool
+
+                    def init_forward_metadata(self, forward_batch):
+                        if self._kept is None:
+                            return
+                        forward_batch.m = self._kept.full_to_swa_index_mapping
+                """
+            ),
+            expected=((4, "KVP001"), (7, "KVP003")),
+        ),
         Invalid(
             dedent(
                 """\
@@ -1141,6 +1193,7 @@ class SwaFlagGate(Rule):
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
             flagged = {gate.node.lineno for gate in cls.gates if self._flag(cls, gate)}
+            swap_checks = _swap_checks(cls.node)
             guarded = self._guarded(cls)
             for gate in cls.gates:
                 flag = self._flag(cls, gate)
@@ -1148,7 +1201,8 @@ class SwaFlagGate(Rule):
                          "local": gate.name}.get(gate.kind, f"self.{gate.name}")
                 if flag is None:  # (one finding per decision line: a flag gate's fix wins)
                     line = gate.node.lineno
-                    if line not in flagged and self.facts.reads_kept_state(cls, gate):
+                    if line not in flagged and id(gate.node) not in swap_checks \
+                            and self.facts.reads_kept_state(cls, gate):
                         flagged.add(line)
                         yield self.report(gate.node, None, cls.node, self.STATE_MESSAGE,
                                           attr=shown)
