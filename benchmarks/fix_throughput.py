@@ -90,10 +90,10 @@ def libcst_share(tree: Path) -> dict:
     handed: list = []
     original = apply.apply_fixes
 
-    def counted(source, fixes, options=None):
+    def counted(*args, **kwargs):
         start = time.process_time()
         try:
-            return original(source, fixes, options)
+            return original(*args, **kwargs)
         finally:
             handed.append(time.process_time() - start)
 

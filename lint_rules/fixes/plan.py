@@ -8,6 +8,7 @@ rewrite can tell (lifting the flag's test, the lint of the result) may still dec
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional
 
@@ -184,9 +185,21 @@ def _check_stores(facts: FileFacts, owner: ClassFacts, stores: List[Store]) -> N
 
 
 def _deleted(tree: ast.AST, attr: str) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Del)
-               for n in ast.walk(tree)) or any(
-        isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr" for n in ast.walk(tree))
+    deleted = _deletions(tree)
+    return attr in deleted or "delattr()" in deleted
+
+
+@functools.lru_cache(maxsize=4)
+def _deletions(tree: ast.AST) -> frozenset:
+    """Attributes ``del``-eted anywhere in the module (``"delattr()"`` when it calls delattr),
+    read in one walk per tree: asked per store, a walk each would be quadratic in file size."""
+    found = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Del):
+            found.add(n.attr)
+        elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr":
+            found.add("delattr()")
+    return frozenset(found)
 
 
 def _class_body_names(node: ast.ClassDef) -> set:
