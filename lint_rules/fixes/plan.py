@@ -59,8 +59,8 @@ def check(facts: FileFacts, name: str, options: Options,
               and s.bits & RUNNER and not s.bits & (TYPE | CHOICE | GATED | RECORD)]
     if copies:
         raise _model_flag(copies[0].attr)
-    own = sorted((s for s in owner.stores if any(s is t for t in stores)),
-                 key=lambda s: s.node.lineno)
+    asked = {id(t) for t in stores}
+    own = sorted((s for s in owner.stores if id(s) in asked), key=lambda s: s.node.lineno)
     _check_stores(facts, owner, own)
     method = own[0].method if own else "__init__"
     pool_attr = _pool_attr(facts, owner, options)
@@ -177,8 +177,7 @@ def _check_stores(facts: FileFacts, owner: ClassFacts, stores: List[Store]) -> N
         method = owner.methods[store.method]
         if not _at_method_level(method, store.statement):
             raise Declined(f"self.{store.attr} is set inside a nested block")
-        if any(s is not store.statement and s.lineno <= store.statement.end_lineno
-               and s.end_lineno >= store.statement.lineno for s in method.body):
+        if _shares_a_line(method, store.statement):
             raise Declined(f"self.{store.attr} = ... shares its line with another statement")
         if _deleted(facts.tree, store.attr):
             raise Declined(f"{store.attr} is deleted somewhere: a property cannot be")
@@ -211,7 +210,23 @@ def _class_body_names(node: ast.ClassDef) -> set:
 
 
 def _at_method_level(method: ast.AST, statement: ast.stmt) -> bool:
-    return any(s is statement for s in method.body)
+    return id(statement) in _body_index(method)
+
+
+def _shares_a_line(method: ast.AST, statement: ast.stmt) -> bool:
+    """Another statement of the method body on a line of ``statement`` (``a = 1; b = 2``): the
+    body is in source order, so only its neighbours can."""
+    body, at = method.body, _body_index(method)[id(statement)]
+    before = at > 0 and body[at - 1].end_lineno >= statement.lineno
+    after = at + 1 < len(body) and body[at + 1].lineno <= statement.end_lineno
+    return before or after
+
+
+@functools.lru_cache(maxsize=64)
+def _body_index(method: ast.AST) -> dict:
+    """``id(statement) -> position`` in the method's body, built once per method: asked per
+    store, a scan of the body each would be quadratic in its length."""
+    return {id(statement): at for at, statement in enumerate(method.body)}
 
 
 def _runner_param(method: Optional[ast.AST]) -> Optional[str]:
