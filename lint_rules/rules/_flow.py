@@ -257,6 +257,17 @@ def self_attr(node: ast.AST) -> Optional[str]:
     return path if path is not None and "." not in path else None
 
 
+def swap_check_operands(node: ast.AST) -> Iterator[tuple]:
+    """The operands of each ``x is [not] self.token_to_kv_pool`` under ``node``: a kept pool
+    compared by identity with the live one notices the swap (KVP001 anchors, KVP003 decisions)."""
+    for compare in ast.walk(node):
+        if isinstance(compare, ast.Compare) and all(
+                isinstance(op, (ast.Is, ast.IsNot)) for op in compare.ops):
+            sides = (compare.left, *compare.comparators)
+            if any(self_attr(side) == ACTIVE_POOL for side in sides):
+                yield sides
+
+
 def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
     """``x`` for a class attribute ``type(self).x``, ``self.__class__.x``, ``cls.x``,
     ``ClassName.x``: state every instance reads as ``self.x``."""

@@ -26,6 +26,7 @@ from lint_rules.rules._flow import (
     last_name,
     params_of,
     self_attr,
+    swap_check_operands,
 )
 from lint_rules.rules._vocab import ACTIVE_POOL
 
@@ -51,12 +52,10 @@ def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
                 isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
             returned = [s.value for s in node.body if isinstance(s, ast.Return)]
             backing.update(a for a in map(self_attr, returned) if a)
-        elif isinstance(node, ast.Compare) and all(
-                isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) and any(
-                self_attr(side) == ACTIVE_POOL for side in (node.left, *node.comparators)):
-            for side in (node.left, *node.comparators):
-                side = side.func if isinstance(side, ast.Call) and not side.args else side
-                compared.add(id(side))
+    for sides in swap_check_operands(cls_node):
+        for side in sides:
+            side = side.func if isinstance(side, ast.Call) and not side.args else side
+            compared.add(id(side))
     for function in ast.walk(cls_node):  # ``seen = self._ref()`` then only ``seen is ...``
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _compared_through_locals(function, compared)

@@ -8,21 +8,14 @@ from typing import Iterator
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._fixes import gate_rewrite
-from lint_rules.rules._flow import self_attr
-from lint_rules.rules._vocab import ACTIVE_POOL
+from lint_rules.rules._flow import swap_check_operands
 
 
 def _swap_checks(cls_node: ast.ClassDef) -> frozenset:
-    """Ids of the nodes inside ``kept is [not] self.token_to_kv_pool``: a kept pool compared by
-    identity with the live one notices the swap; that decision reads the live pool."""
-    inside = set()
-    for node in ast.walk(cls_node):
-        if isinstance(node, ast.Compare) and all(
-                isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
-            sides = (node.left, *node.comparators)
-            if any(self_attr(side) == ACTIVE_POOL for side in sides):
-                inside.update(id(n) for side in sides for n in ast.walk(side))
-    return frozenset(inside)
+    """Ids of the nodes inside ``kept is [not] self.token_to_kv_pool``: that decision reads the
+    live pool."""
+    return frozenset(id(n) for sides in swap_check_operands(cls_node)
+                     for side in sides for n in ast.walk(side))
 
 
 class SwaFlagGate(Rule):
