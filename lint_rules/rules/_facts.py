@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import weakref
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -61,6 +62,7 @@ from lint_rules.rules._flow import (
     is_self,
     keyed_by_pool,
     last_name,
+    name_pattern,
     nodes_under,
     params_of,
     self_attr,
@@ -495,6 +497,7 @@ class ClassFlow:
                               if "__getattr__" in c.methods), None)
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
         self.resets = _resets(facts, self.per_forward)
+        self.patterns = _stored_patterns(facts)
 
     def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
         """``params``: what ``__init__``'s parameters hold (an object built with them)."""
@@ -524,6 +527,7 @@ class _Pass:
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
         self.memo: Dict[tuple, Taint] = {}
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
+        self.memo_globals: Dict[tuple, Dict[str, Taint]] = {}  # module globals a function sets
         self.delegations: Dict[str, Taint] = {}  # names __getattr__ answered -> what it gave
         self.depth = 0
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
@@ -603,6 +607,11 @@ class _Pass:
     def is_resolver(self, name: str) -> bool:
         return name in self.flow.resolvers
 
+    def keeps_result(self, name: str) -> bool:
+        """A ``cached_property`` or a ``functools`` cached method of the class."""
+        facts = self.facts
+        return facts.properties.get(name, False) or name in facts.cached_methods
+
     def attr_value(self, path: str) -> Taint:
         """What reading ``self.<path>`` yields: its stores outside per-forward methods (and
         stale per-forward ones), a property's value, or what a base class stored."""
@@ -621,6 +630,9 @@ class _Pass:
             if path in summary.properties:
                 return Taint(summary.properties[path])
         bits = self._read("sinks", path)
+        for pattern in self.flow.patterns:  # setattr(self, f"_{mode}_map", ...)
+            if fnmatchcase(path, pattern):
+                bits |= self._read("sinks", pattern)
         stale_forward = self._read("forward", path)
         if stale_forward & STALE and not stale_forward & RECORD:  # (a record is rebuilt)
             bits |= stale_forward
@@ -693,6 +705,8 @@ class _Pass:
             flow.run(function.body)
             if flow.returned_fields:
                 self.memo_fields[key] = flow.returned_fields
+            if flow.set_globals:
+                self.memo_globals[key] = flow.set_globals
             return flow.returned
         finally:
             self.depth -= 1
@@ -775,6 +789,14 @@ class _Pass:
         key = ("function", local[0], arguments, keywords) if local else None
         return self.memo_fields.get(key, {}) if local else {}
 
+    def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                         keywords: tuple = ()) -> Dict[str, Taint]:
+        """The module globals a function of this module assigns (``global X``) when called
+        with these arguments, and what they then hold (known once evaluated)."""
+        local = self._module_callable(func)
+        key = ("function", local[0], arguments, keywords) if local else None
+        return self.memo_globals.get(key, {}) if local else {}
+
     def is_cached_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.scope.cached
 
@@ -848,6 +870,18 @@ def _resets(facts: ClassFacts, per_forward) -> frozenset:
                         func.value):
                     found.add(self_path(func.value))
     return frozenset(found)
+
+
+def _stored_patterns(facts: ClassFacts) -> tuple:
+    """The names ``setattr(self, <built name>, ...)`` may bind (``_flow.name_pattern``)."""
+    found = set()
+    for method in facts.methods.values():
+        for node in nodes_under(method):
+            if type(node) is ast.Call and last_name(node.func) in ("setattr", "__setattr__") and \
+                    len(node.args) == 3 and is_self(node.args[0]):
+                found.add(name_pattern(node.args[1]))
+    found.discard(None)
+    return tuple(sorted(found))
 
 
 def _empty(value: Optional[ast.AST]) -> bool:
@@ -1036,6 +1070,7 @@ class FileFacts:
         self._relatives: Dict[str, List[ClassFacts]] = {}
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
+        self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
         self.scope: Optional["ModuleScope"] = None  # what module-level names mean (resolvers)
 
@@ -1063,7 +1098,13 @@ class FileFacts:
             for cls in self.classes:
                 for store in cls.stores:
                     self._by_attr.setdefault(store.attr, []).append((cls, store))
-        return self._by_attr.get(name, [])
+            # names made at run time (setattr(self, f"_{mode}_map", ...)): each name they fit
+            self._patterns = [(k, v) for k, v in self._by_attr.items() if "*" in k]
+        found = self._by_attr.get(name, [])
+        if self._patterns and "*" not in name:
+            found = found + [pair for pattern, pairs in self._patterns
+                             if fnmatchcase(name, pattern) for pair in pairs]
+        return found
 
     def provides_pool(self, cls: ClassFacts) -> bool:
         """The class or a same-file base assigns ``self.<pool_attr>``."""
@@ -1118,7 +1159,7 @@ class FileFacts:
         kinds = [c.properties[name] for c in owners]
         if kinds:  # a property: live unless it returns a decision made from stale state
             bits = owners[0].returns.get(name, CLEAN)
-            stale = bits & DECISION and (kinds[0] or bits & STALE)
+            stale = (bits & DECISION or untrusted(bits)) and (kinds[0] or bits & STALE)
             return Flag(name) if stale else None
         foreign = _foreign_flag(cls, name, self._bound_by(cls, name))
         if foreign is not None:
@@ -1249,23 +1290,30 @@ class FileFacts:
             return True
         return self._kept_state(cls, gate.name, gate.use == "whole")
 
+    def _kept_pool_attr(self, cls: ClassFacts) -> bool:
+        """The resolved pool attribute is resolved by its name only: a store of it outside a
+        resolver keeps pool state (``self._swa_kv_pool = pool if isinstance(pool, SWAKVPool)
+        else None``: the pool of the moment, no allocator asked), so a test of it is stale."""
+        return any(s.sink and not s.resolver and s.bits & STATE and not s.bits & INNER
+                   for s in self.stores_of(cls, self.options.pool_attr))
+
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a
         graph buffer allocated under ``if self.is_swa:`` or under a type test of the runner's
         pool, None elsewhere): whether it is there is that decision."""
         stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
-        made = [s for s in stores if not _is_none(s.value)]
-        empty = any(_is_none(s.value) or isinstance(s.value, ast.IfExp) and (
-            _is_none(s.value.body) or _is_none(s.value.orelse)) for s in stores)
+        made = [s for s in stores if not _vacant(s.value)]
+        empty = any(_vacant(s.value) or _vacant_side(s.value) for s in stores)
         return bool(made) and empty and all(
             s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
-                s.under & STALE or _under_pool_test(cls, s))) for s in made)
+                s.under & STALE or _under_pool_test(cls, s)) or _vacant_side(s.value) and (
+                s.bits & STATE and _under_pool_test(cls, s, s.value.test))) for s in made)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
         is decided by what built it, not by the pool it holds."""
-        if name in (self.options.pool_attr, ACTIVE_POOL) or any(
-                c.properties.get(name) is False for c in cls.family):
+        if name == ACTIVE_POOL or name == self.options.pool_attr and not self._kept_pool_attr(
+                cls) or any(c.properties.get(name) is False for c in cls.family):
             return False  # the resolved pool, a live property (a subclass's override too)
             # (a cached_property is a store: its first answer is kept)
         stores = self.stores_of(cls, name)
@@ -1356,17 +1404,30 @@ def _filled_value(node: ast.AST, holder: str) -> Optional[ast.AST]:
     return None
 
 
-def _under_pool_test(cls: ClassFacts, store: Store) -> bool:
+def _vacant(node: Optional[ast.AST]) -> bool:
+    """``None`` or an empty container (``[]``, ``{}``, ``dict()``): nothing kept."""
+    return _is_none(node) or _empty(node)
+
+
+def _vacant_side(node: Optional[ast.AST]) -> bool:
+    """``x if <test> else []`` (either side): whether anything is there is that test."""
+    return isinstance(node, ast.IfExp) and (_vacant(node.body) or _vacant(node.orelse))
+
+
+def _under_pool_test(cls: ClassFacts, store: Store, test: Optional[ast.AST] = None) -> bool:
     """``store`` sits in a block an ``if`` on a type or duck test of the active pool
     (``self.token_to_kv_pool`` or a local bound to it) opens, outside per-forward code (a
-    graph buffer allocated in ``init_cuda_graph_state``): kept, that test is stale."""
+    graph buffer allocated in ``init_cuda_graph_state``): kept, that test is stale. With
+    ``test``: that test (a ternary's) is such a test."""
     method = next((c.methods[store.method] for c in cls.family if store.method in c.methods),
                   None)
-    if method is None or store.statement is None:
+    if method is None or store.statement is None and test is None:
         return False
     nodes = nodes_under(method)
     pools = {t.id for n in nodes if isinstance(n, ast.Assign) and last_name(n.value) ==
              ACTIVE_POOL for t in n.targets if isinstance(t, ast.Name)}
+    if test is not None:
+        return _pool_type_test(test, pools)
     return any(isinstance(n, ast.If) and _pool_type_test(n.test, pools) and any(
         store.statement is m for b in (*n.body, *n.orelse) for m in nodes_under(b))
         for n in nodes)

@@ -238,6 +238,32 @@ def _namespace_of(node: ast.AST) -> Optional[ast.AST]:
     return None
 
 
+def name_pattern(node: ast.AST, strings: Optional[Dict[str, str]] = None) -> Optional[str]:
+    """``"_*_window_map"`` for a name built at run time, ``f"_{mode}_window_map"`` (or
+    ``"_" + mode + "_map"``): every name it may be, as a ``fnmatch`` pattern (a local in
+    ``strings`` holds its constant); None when no part of it is spelled."""
+    strings = strings or {}
+
+    def part(value: ast.AST) -> str:
+        if isinstance(value, ast.FormattedValue) and not value.format_spec and \
+                value.conversion == -1:
+            value = value.value
+        if type(value) is ast.Name and value.id in strings:
+            return strings[value.id]
+        return const_str(value) or name_pattern(value, strings) or "*"
+
+    if isinstance(node, ast.JoinedStr):
+        parts = [part(v) for v in node.values]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts = [part(node.left), part(node.right)]
+    else:
+        return None
+    pattern = "".join(str(p) for p in parts)
+    while "**" in pattern:
+        pattern = pattern.replace("**", "*")
+    return pattern if pattern.strip("*") and pattern.replace("*", "_").isidentifier() else None
+
+
 def self_path(node: ast.AST) -> Optional[str]:
     """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
     ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
@@ -444,6 +470,8 @@ class FlowOwner(Protocol):
 
     def is_resolver(self, name: str) -> bool: ...
 
+    def keeps_result(self, name: str) -> bool: ...
+
     def attr_value(self, path: str) -> Taint: ...
 
     def global_value(self, name: str) -> Taint: ...
@@ -455,6 +483,9 @@ class FlowOwner(Protocol):
 
     def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
                         keywords: tuple = ()) -> Dict[str, Taint]: ...
+
+    def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                         keywords: tuple = ()) -> Dict[str, Taint]: ...
 
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
@@ -494,6 +525,9 @@ class MethodFlow(ast.NodeVisitor):
                  calling: frozenset = frozenset()) -> None:
         self.owner, self.name, self.klass = owner, name, klass
         self.per_forward = owner.is_per_forward(name)
+        # a cached method or property keeps its first answer: the pool it reads is that
+        # moment's, stale as any kept (a decision on it picks what stays)
+        self.kept = owner.keeps_result(name)
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
@@ -521,6 +555,7 @@ class MethodFlow(ast.NodeVisitor):
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
+        self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
         self.returned = CLEAN
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
@@ -664,7 +699,7 @@ class MethodFlow(ast.NodeVisitor):
         if self.deciding:
             self.gate(node, node, False, "read", name=path)
         if path == ACTIVE_POOL:
-            return CLEAN if self.deferred else self.source(POOL)
+            return CLEAN if self.deferred else self.source(POOL | STALE if self.kept else POOL)
         stored = self.owner.attr_value(path)
         if self.deciding and stored & FLAGGING:
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding
@@ -777,15 +812,17 @@ class MethodFlow(ast.NodeVisitor):
             return self.global_read(node, const_str(node.args[0]))  # globals().get("NAME")
         alias = attribute_alias(node) or self.named_read(node)
         if alias is not None:  # getattr(x, "name"[, default]), attrgetter("name")(x)
-            for extra in node.args[1:]:
-                if const_str(extra) is None and not isinstance(extra, ast.Name):
-                    self.visit(extra)  # a default (the name itself is no value)
-            return self.attribute(node, *alias)
+            fallback = _fallback(node)  # the value when x has no such attribute
+            value = self.attribute(node, *alias)
+            return value | self.visit(fallback) if fallback is not None else value
         func, args = node.func, node.args
         if type(func) is ast.Call and last_name(func.func) == "partial" and func.args:
             return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
                 func=func.args[0], args=[*func.args[1:], *args],
                 keywords=[*func.keywords, *node.keywords]), node))
+        made = _made_from(func, args, self.owner)
+        if made is not None:  # Rec._make((a, b)) builds Rec(a, b)
+            return self.made_record(node, func.value, made)
         if type(func) is ast.Attribute and func.attr == "get" and 0 < len(args) < 3 and \
                 not node.keywords and const_str(args[0]) is None:  # table.get(self.flag, d)
             return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
@@ -829,10 +866,7 @@ class MethodFlow(ast.NodeVisitor):
                          if v)  # make(pool=...), make(**{"pool": ...}): bound to its parameter
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
-            fields = self.owner.function_fields(func, values[: len(args)], keywords)
-            if fields:  # Facts.of(pool): the fields of the record the factory builds
-                self.fields[id(node)] = fields
-            return self.cached(node, func, returned, values)
+            return self.function_call(node, returned, values, keywords)
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
@@ -842,6 +876,27 @@ class MethodFlow(ast.NodeVisitor):
             return self.method_call(node, func, values)
         self.visit(func)
         return CLEAN
+
+    def made_record(self, node: ast.Call, record: ast.AST, fields: list) -> Taint:
+        """``Rec._make((a, b))``: what ``Rec(a, b)`` holds, its fields kept for ``node``."""
+        call = ast.copy_location(ast.Call(func=record, args=fields, keywords=[]), node)
+        value = self.visit(call)
+        if id(call) in self.fields:
+            self.fields[id(node)] = self.fields.pop(id(call))
+        return value
+
+    def function_call(self, node: ast.Call, returned: Taint, values: Tuple[Taint, ...],
+                      keywords: tuple) -> Taint:
+        """A call of a function of this module or of the package: what it returns, the fields
+        of the record it builds (``Facts.of(pool)``), the module globals it sets (``global X``
+        there: a store of this call) and, cached, a sink of its own."""
+        func, passed = node.func, values[: len(node.args)]
+        fields = self.owner.function_fields(func, passed, keywords)
+        if fields:
+            self.fields[id(node)] = fields
+        for name, held in self.owner.function_globals(func, passed, keywords).items():
+            self.store(name, node, None, node, held, "module")  # install(pool)
+        return self.cached(node, func, returned, values)
 
     def keyword_values(self, node: ast.Call, values: Tuple[Taint, ...]) -> List[Tuple[str, Taint]]:
         """``(name, taint)`` of each keyword argument, a ``**`` of a dict display with constant
@@ -871,7 +926,7 @@ class MethodFlow(ast.NodeVisitor):
         nodes = [*node.args, *(k.value for k in node.keywords)]
         values = tuple(self.controlled(n, v) for n, v in zip(nodes, values))
         fields = dict(zip(self.owner.record_fields(func), values[:count]))
-        fields.update((k.arg, v) for k, v in zip(node.keywords, values[count:]) if k.arg)
+        fields.update(self.keyword_values(node, values[count:]))  # Rec(**kw) too
         if any(fields.values()):
             self.fields[id(node)] = fields
 
@@ -1233,6 +1288,8 @@ class MethodFlow(ast.NodeVisitor):
             self.stores.append(event)
 
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
+        if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
+            self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value
         memo = attr if self.guards.get(attr, 0) > 0 else (self.filling or [""])[-1]
         lazy = bool(memo) and not self.refreshing
         self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
@@ -1385,13 +1442,15 @@ class MethodFlow(ast.NodeVisitor):
         """``(read, name)`` of the ``self`` flags a local bound to ``value_node`` holds."""
         if value_node is None:
             return ()
-        if self_attr(value_node) is not None:
-            return ((value_node, self_attr(value_node)),)
+        if self_path(value_node) is not None:  # use = self.layout.enabled too
+            return ((value_node, self_path(value_node)),)
         named = self.named_read(value_node) if isinstance(value_node, ast.Call) else None
         if named is not None and is_self(named[0]):
             return ((value_node, named[1]),)
         if isinstance(value_node, ast.Name):
             return self.aliases.get(value_node.id, ())
+        if _fallback(value_node) is not None:  # use = getattr(layer, "use_swa", self.flag)
+            return self.alias_reads(_fallback(value_node))
         if type(value_node) is ast.Attribute and is_flag_name(value_node.attr):
             inner = self.inner_of(value_node.value)  # swa = self.decode_backend.<flag>
             if inner is not None:
@@ -1401,8 +1460,9 @@ class MethodFlow(ast.NodeVisitor):
 
     def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:
         """``self.pools[i] = pool`` / ``self.maps.append(...)`` / ``_CACHE[key] = pool``: the
-        container that outlives the call now holds the state."""
-        if not held:
+        container that outlives the call now holds the state (or, filled under a pool test,
+        is there only when that test passed: ``if isinstance(pool, ...): self.t["k"] = buf``)."""
+        if not held and not self.control[-1] & TYPE_TESTS:
             return False
         namespace = _namespace_of(holder)
         if namespace is not None and is_self(namespace):
@@ -1438,7 +1498,8 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
-            self.returned |= self.controlled(node.value, self.visit(node.value))
+            value = self.controlled(node.value, self.visit(node.value))
+            self.returned |= value | returned_under(self.control[-1], node.value, self.owner)
             _merge(self.returned_fields, self.fields_of(node.value))
 
     def visit_Yield(self, node: ast.Yield) -> Taint:
@@ -1477,7 +1538,8 @@ class MethodFlow(ast.NodeVisitor):
         ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``."""
         func, args = call.func, call.args
         if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
-            name = const_str(args[1])
+            name = const_str(args[1]) or name_pattern(args[1], self.strings) or self.strings.get(
+                last_name(args[1]) if type(args[1]) is ast.Name else "")
             self.store(name or "<setattr>", args[1], None, args[2],
                        self.controlled(args[2], self.visit(args[2])))
             return True
@@ -1485,18 +1547,36 @@ class MethodFlow(ast.NodeVisitor):
             namespace = _namespace_of(func.value)
             if namespace is None or not is_self(namespace):
                 return False
-            for keyword in call.keywords:
-                if keyword.arg is not None:
-                    self.store(keyword.arg, keyword.value, None, keyword.value,
-                               self.controlled(keyword.value, self.visit(keyword.value)))
-            for arg in args:
-                if isinstance(arg, ast.Dict):
-                    for key, value in zip(arg.keys, arg.values):
-                        if const_str(key) is not None:
-                            self.store(const_str(key), key, None, value,
-                                       self.controlled(value, self.visit(value)))
+            for name, at, value_node in self.named_entries(call):
+                value = self.keyed[value_node.id][name] if isinstance(
+                    value_node, ast.Name) else self.visit(value_node)
+                self.store(name, at, None, value_node, self.controlled(value_node, value))
             return True
         return False
+
+    def named_entries(self, call: ast.Call) -> Iterator[Tuple[str, ast.AST, ast.AST]]:
+        """``(name, node, value)`` for each entry ``vars(self).update(...)`` gives: keywords,
+        ``**`` and dict displays, ``dict(x=...)``, a local bound to a dict display (its value
+        node is that local: what the display held, ``keyed``)."""
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                yield keyword.arg, keyword.value, keyword.value
+            elif isinstance(keyword.value, (ast.Dict, ast.Name, ast.Call)):
+                yield from self.dict_entries(keyword.value)
+        for arg in call.args:
+            yield from self.dict_entries(arg)
+
+    def dict_entries(self, node: ast.AST) -> Iterator[Tuple[str, ast.AST, ast.AST]]:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if const_str(key) is not None:
+                    yield const_str(key), key, value
+                elif key is None:
+                    yield from self.dict_entries(value)
+        elif isinstance(node, ast.Call) and last_name(node.func) == "dict" and not node.args:
+            yield from self.named_entries(node)
+        elif isinstance(node, ast.Name):
+            yield from ((name, node, node) for name in self.keyed.get(node.id, {}))
 
     def visit_FunctionDef(self, node) -> None:
         self.env[node.name] = container(self.closure(node, node.body))
@@ -1834,6 +1914,36 @@ def _unpacked(target: ast.AST, value_node: ast.AST) -> Optional[list]:
             *zip(targets[star + 1:], parts[len(parts) - after:])]
 
 
+def returned_under(decided: Taint, value_node: ast.AST, owner: FlowOwner) -> Taint:
+    """What a result returned under a pool type test carries, whatever it is: ``if <test>:
+    return a`` / ``return b`` is ``return a if <test> else b``, a value the pool picked
+    (``frozenset(range(4))`` for an SWA pool, ``frozenset()`` else: which layers are SWA)."""
+    if not decided & TYPE_TESTS or decided & GATED or _choice_kind(value_node, owner) or \
+            not _literal_made(value_node):
+        return CLEAN  # (literals and None: ``controlled`` says what they are; under a stored
+        # flag what is made is the gate's finding; data read in a branch says what it is)
+    return SWA | (decided & (STALE | KIND)) | (PICKED if not decided & TYPE else CLEAN)
+
+
+LITERAL_MAKERS = frozenset(("frozenset", "set", "tuple", "list", "dict", "range"))
+
+
+def _literal_made(node: ast.AST) -> bool:
+    """``frozenset(range(4))``, ``(0, 2)``, ``[]``: a value made of literals alone (no name nor
+    attribute read): what it is, only the decision returning it says."""
+    for part in nodes_under(node):
+        kind = type(part)
+        if kind is ast.Call:
+            if type(part.func) is not ast.Name or part.func.id not in LITERAL_MAKERS:
+                return False
+        elif kind is ast.Name:
+            if part.id not in LITERAL_MAKERS:
+                return False
+        elif kind is ast.Attribute or kind in (ast.Lambda, ast.NamedExpr, ast.Await):
+            return False
+    return not _is_none(node)
+
+
 def picked(value: Taint, decided: Taint) -> Taint:
     """An element admitted into a collection by ``decided`` (a comprehension's filter, the
     decisions around a ``yield``): under a pool decision it is a choice made by it (the ids of
@@ -1862,13 +1972,49 @@ def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
         yield from _tested(test.operand)
     elif kind is ast.Compare and len(test.comparators) == 1:
         if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
-            yield from ((p, "whole") for p in (test.left, *test.comparators))
+            for part in (test.left, *test.comparators):
+                yield from _whole(part)
         elif isinstance(test.ops[0], (ast.In, ast.NotIn)):
             yield test.comparators[0], "element"
     elif kind is ast.Call and last_name(test.func) in ("isinstance", "callable", "bool"):
-        yield from ((arg, "whole") for arg in test.args[:1])
+        for arg in test.args[:1]:
+            yield from _whole(arg)
     else:
-        yield test, "whole"
+        yield from _whole(test)
+
+
+def _whole(node: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
+    """``node`` tested itself; through a read with a default (``getattr(layer, "x", self.x)``)
+    the default is too: it is what the read gives when the object lacks the attribute."""
+    yield node, "whole"
+    fallback = _fallback(node)
+    if fallback is not None:
+        yield from _whole(fallback)
+
+
+def _made_from(func: ast.AST, args: list, owner: FlowOwner) -> Optional[list]:
+    """The fields ``Rec._make((a, b))`` (or ``cls._make([...])`` in a factory) spells out."""
+    if type(func) is not ast.Attribute or func.attr != "_make" or len(args) != 1 or not (
+            owner.is_record_type(func.value) or last_name(func.value) == "cls"):
+        return None
+    shown = args[0]
+    if isinstance(shown, (ast.Tuple, ast.List)) and not any(
+            isinstance(el, ast.Starred) for el in shown.elts):
+        return list(shown.elts)
+    return None
+
+
+def _fallback(node: ast.AST) -> Optional[ast.AST]:
+    """The default of an attribute read that has one: ``getattr(obj, name, default)``,
+    ``vars(obj).get(name, default)``: the value the read gives when ``obj`` lacks it."""
+    if type(node) is not ast.Call or len(node.args) != 3 - (type(node.func) is ast.Attribute):
+        return None
+    func = node.func
+    if type(func) is ast.Name and func.id == "getattr":
+        return node.args[2]
+    if type(func) is ast.Attribute and func.attr == "get" and _namespace_of(func.value) is not None:
+        return node.args[1]
+    return None
 
 
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:

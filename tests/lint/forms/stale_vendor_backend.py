@@ -52,14 +52,14 @@ class NeuronAttnBackend(AttentionBackend):
         self.cuda_graph_full_to_swa = self.token_to_kv_pool.full_to_swa_index_mapping  # expect: KVP001
         self.cuda_graph_swa_page_table = (
             torch.zeros(max_bs, max_pages, dtype=torch.int32, device=self.device)
-            if self._swa_kv_pool is not None
+            if self._swa_kv_pool is not None  # expect: KVP003
             else None
         )
 
     def init_forward_metadata(self, forward_batch: ForwardBatch):
         metadata = NeuronMetadata(cache_seqlens=forward_batch.seq_lens.to(torch.int32))
         metadata.page_table = self.req_to_token[forward_batch.req_pool_indices]
-        if self._swa_kv_pool is not None:
+        if self._swa_kv_pool is not None:  # expect: KVP003
             metadata.swa_page_table = self._swa_kv_pool.translate_loc_from_full_to_swa(metadata.page_table)
         self.forward_metadata = metadata
 

@@ -1,0 +1,33 @@
+"""Module globals set from pool state (in the class, or in a module function the class calls
+with the pool: ``global X`` there) and tested later: module-level sinks and gates."""
+from __future__ import annotations
+
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+_FULL_TO_SWA = None
+_SWA_ON = False
+_WINDOW_POOL = None
+
+
+def _install(pool):
+    global _FULL_TO_SWA, _SWA_ON
+    _FULL_TO_SWA = getattr(pool, "full_to_swa_index_mapping", None)
+    _SWA_ON = isinstance(pool, SWAKVPool)
+
+
+def _remember(sub):
+    global _WINDOW_POOL
+    _WINDOW_POOL = sub
+
+
+class ModuleStateAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        _install(model_runner.token_to_kv_pool)  # expect: KVP001,KVP002
+        _remember(getattr(model_runner.token_to_kv_pool, "swa_kv_pool", None))  # expect: KVP001
+
+    def init_forward_metadata(self, forward_batch):
+        if _FULL_TO_SWA is None:  # expect: KVP003
+            return
+        forward_batch.swa = True if _SWA_ON else False  # expect: KVP003
+        forward_batch.sub = _WINDOW_POOL or None  # expect: KVP003
