@@ -434,18 +434,39 @@ class PackageIndex:
                          keywords: tuple = ()) -> Optional[Taint]:
         """What ``pkg.mod.f(...)`` returns for arguments (and ``(name, taint)`` keyword
         arguments) holding these taints (None: unknown)."""
-        from lint_rules.rules._facts import module_function_returns
+        found = self.function_effects(qualified, arguments, keywords)
+        return found[0] if found is not None else None
+
+    def function_effects(self, qualified: str, arguments: Tuple[Taint, ...],
+                         keywords: tuple = ()) -> Optional[tuple]:
+        """``(returned, fields)`` of ``pkg.mod.f(...)`` or of a factory ``pkg.mod.C.of(...)``
+        (a classmethod or staticmethod): what it returns, and what each field of the record
+        it builds holds (None: unknown)."""
+        from lint_rules.rules._facts import module_function_effects
 
         found = self._split(qualified, None)
         if found is None or found[1] not in found[0].scope.functions:
+            found = self._factory(qualified)
+        if found is None:
             return None
         module, name = found
         # keyed by the defining file, not the spelling: one function under two import paths
         # (a vendored copy's suffix, a re-export) is analysed once
         return self._remembered(
             ("function", module.path, name, arguments, keywords),
-            lambda: module_function_returns(module.scope, name, arguments, self.options,
+            lambda: module_function_effects(module.scope, name, arguments, self.options,
                                             keywords))
+
+    def _factory(self, qualified: str) -> Optional[tuple]:
+        """``(module, "C.of")`` for the classmethod or staticmethod ``of`` of class ``C``."""
+        from lint_rules.rules._facts import factory_method
+
+        owner, _, method = qualified.rpartition(".")
+        found = self._split(owner, None) if owner else None
+        if found is None or found[1] not in found[0].scope.classes or factory_method(
+                found[0].scope.classes[found[1]], method) is None:
+            return None
+        return found[0], f"{found[1]}.{method}"
 
     def instance(self, qualified: str, arguments: tuple, keywords: tuple):
         """What an object of class ``pkg.mod.C`` holds once built with arguments holding these

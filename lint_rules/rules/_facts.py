@@ -400,12 +400,13 @@ class ModuleScope:
         return self.runner_attrs[attr]
 
     def qualified(self, func: ast.AST) -> Optional[str]:
-        """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` imported from the package."""
+        """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
+        the package."""
         if isinstance(func, ast.Name):
             return self.imports.get(func.id)
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            module = self.imports.get(func.value.id)
-            return f"{module}.{func.attr}" if module else None
+        if isinstance(func, ast.Attribute):
+            holder = self.qualified(func.value)
+            return f"{holder}.{func.attr}" if holder else None
         return None
 
 
@@ -762,8 +763,12 @@ class _Pass:
             return self.memo[key]
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
-            returned = scope.package.function_returns(qualified, arguments, keywords)
-            return Taint(returned) if returned is not None else None
+            found = scope.package.function_effects(qualified, arguments, keywords)
+            if found is None:
+                return None
+            if found[1]:  # the fields of the record a factory of another module builds
+                self.memo_fields[("package", qualified, arguments, keywords)] = found[1]
+            return Taint(found[0])
         return None
 
     def _module_callable(self, func: ast.AST) -> Optional[Tuple[str, ast.AST, str]]:
@@ -776,7 +781,7 @@ class _Pass:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner = func.value.id
             if owner in scope.classes and owner not in self.class_names:
-                method = _factory_method(scope.classes[owner], func.attr)
+                method = factory_method(scope.classes[owner], func.attr)
                 if method is not None:
                     return f"{owner}.{func.attr}", method, owner
         return None
@@ -786,8 +791,10 @@ class _Pass:
         """The fields of the record a function of this module returns for these arguments
         (known once ``function_returns`` evaluated it)."""
         local = self._module_callable(func)
-        key = ("function", local[0], arguments, keywords) if local else None
-        return self.memo_fields.get(key, {}) if local else {}
+        if local is None:  # (a factory of another module, once function_returns asked)
+            qualified = self.scope.qualified(func)
+            return self.memo_fields.get(("package", qualified, arguments, keywords), {})
+        return self.memo_fields.get(("function", local[0], arguments, keywords), {})
 
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          keywords: tuple = ()) -> Dict[str, Taint]:
@@ -939,7 +946,7 @@ def _bind_keywords(env: Dict[str, Taint], function: ast.AST, keywords: tuple) ->
             env[target] = env.get(target, CLEAN) | value
 
 
-def _factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+def factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
     """The classmethod or staticmethod ``name`` of a class statement (a factory)."""
     for statement in node.body:
         if isinstance(statement, FUNCTIONS) and statement.name == name and _decorator_names(
@@ -1658,17 +1665,21 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
     return found
 
 
-def module_function_returns(scope: ModuleScope, name: str, arguments: tuple,
-                            options: Options, keywords: tuple = ()) -> Taint:
-    """What function ``name`` of another module returns for arguments holding these taints."""
-    if scope.is_resolver(name):
-        return CLEAN
+def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
+                            options: Options, keywords: tuple = ()) -> tuple:
+    """``(returned, fields)``: what function ``name`` (or factory ``"C.of"``) of another
+    module returns for arguments holding these taints, and the fields of the record it builds."""
+    owner_name, _, method = name.rpartition(".")
+    if not owner_name and scope.is_resolver(name):
+        return CLEAN, {}
     holder = ClassFacts("<module>", None, ())
     holder.family = [holder]
     owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
-    returned = owner.function_returns(ast.Name(id=name, ctx=ast.Load()), tuple(arguments),
-                                      keywords=keywords)
-    return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN)
+    func = ast.Attribute(value=ast.Name(id=owner_name, ctx=ast.Load()), attr=method,
+                         ctx=ast.Load()) if owner_name else ast.Name(id=name, ctx=ast.Load())
+    returned = owner.function_returns(func, tuple(arguments), keywords=keywords)
+    fields = owner.function_fields(func, tuple(arguments), keywords)
+    return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN), fields
 
 
 def runner_built(scope: ModuleScope, name: str, attr: str, options: Options) -> Taint:
