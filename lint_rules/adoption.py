@@ -178,9 +178,10 @@ def _keys(findings: list, root: Path) -> list:
 
 
 def _baseline_root(baseline: str) -> Path:
-    """The baseline's folder with every symlink resolved, as each file's path is: a folder
-    reached through a link (macOS ``/tmp``, CI workspaces) still matches the same rows."""
-    return Path(os.path.realpath(os.path.dirname(os.path.abspath(baseline))))
+    """The real folder of the baseline file itself, every symlink resolved as each file's path
+    is: a folder reached through a link (macOS ``/tmp``, CI workspaces) or a link to the file
+    (written through to its target; ``/dev/stdin``) still matches the same rows."""
+    return Path(os.path.dirname(os.path.realpath(baseline)))
 
 
 def write_baseline(target: str, findings: list) -> int:

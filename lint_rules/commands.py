@@ -153,7 +153,6 @@ def _stop_cleanly() -> None:
 
 def lint(args: argparse.Namespace) -> int:
     from lint_rules.cache import ResultCache
-    from lint_rules.output import render
     from lint_rules.runner import parse_timeout, run
 
     try:
@@ -189,7 +188,8 @@ def lint(args: argparse.Namespace) -> int:
         error(message)
     found = result.findings
     visible = _adopted(args, found)
-    if visible is None:  # --write-baseline / --add-noqa: done, nothing to list
+    if visible is None:  # --write-baseline / --add-noqa: done, nothing left to list
+        _report(args, [], utf8)  # a machine format is a whole document, even an empty one
         return EXIT_ERROR if result.errors else EXIT_CLEAN
     findings = sorted(((_display(p), f) for p, f in visible),
                       key=lambda item: (item[0], item[1].line, item[1].col, item[1].code))
@@ -201,25 +201,32 @@ def lint(args: argparse.Namespace) -> int:
     else:
         if fixed is not None:  # --fix of stdin: the source on stdout, the report on stderr
             _write(fixed)
-        shown = None
-        if args.format == "sarif":  # each fix's replacements: libcst, files with fixes only
-            from lint_rules.fixes.preview import sarif_fixes
-
-            shown = sarif_fixes(findings, config, linted)
-        version = tool_version() if args.format == "sarif" else "0"  # read only where shown
-        report = render(findings, args.format, version=version,
-                        unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
-        # annotations are for the runner, which reads UTF-8 whatever this locale says
-        if fixed is not None:
-            write_stderr(report)
-        else:
-            _write(report.encode("utf-8") if args.format == "github" and not utf8 else report)
+        _report(args, findings, utf8, config=config, linted=linted, to_stderr=fixed is not None)
         if args.format == "text":
             _summarise(result, findings, args.unsafe_fixes, len(found) - len(visible))
         changed = bool(findings)
     if result.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _report(args: argparse.Namespace, findings: list, utf8: bool, *, config=None,
+            linted: Optional[dict] = None, to_stderr: bool = False) -> None:
+    """The findings in ``args.format``, on stdout (stderr when stdout holds a fixed source)."""
+    from lint_rules.output import render
+
+    shown = None
+    if args.format == "sarif" and findings:  # each fix's replacements: libcst, fixed files only
+        from lint_rules.fixes.preview import sarif_fixes
+
+        shown = sarif_fixes(findings, config, linted)
+    version = tool_version() if args.format == "sarif" else "0"  # read only where shown
+    report = render(findings, args.format, version=version,
+                    unsafe=args.unsafe_fixes, fixes=shown, utf8=utf8)
+    if to_stderr:
+        write_stderr(report)
+    else:  # annotations are for the runner, which reads UTF-8 whatever this locale says
+        _write(report.encode("utf-8") if args.format == "github" and not utf8 else report)
 
 
 def _stdin_name(args: argparse.Namespace) -> Optional[str]:

@@ -8,6 +8,8 @@ once per run into a ``RunConfig``; nothing here runs per file.
 """
 from __future__ import annotations
 
+import ast
+import codecs
 import configparser
 import errno
 import fnmatch
@@ -128,7 +130,7 @@ def _has_section(path: Path) -> bool:
     return any(parser.has_section(name) for name in SECTIONS)
 
 
-_OUR_HEADER = re.compile(rb"(?m)^[ \t]*\[[ \t]*(?:" + b"|".join(
+_OUR_HEADER = re.compile(rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*\[[ \t]*(?:" + b"|".join(
     re.escape(name.encode()) for name in SECTIONS) + rb")\b")
 
 
@@ -141,11 +143,17 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         data = read_regular_file(path, MAX_CONFIG_BYTES)  # a FIFO or device is never opened
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    if data.startswith(codecs.BOM_UTF8):  # Notepad's UTF-8: flake8 drops the file unread
+        raise ConfigError(f"config file {path} starts with a UTF-8 byte order mark, which "
+                          "flake8 cannot read (it ignores the whole file): save it without it")
     try:
         parser.read_string(data.decode("utf-8"), source=str(path))
     except (configparser.Error, UnicodeDecodeError) as exc:
         first_line = re.sub(r"^While reading from .*? \[line +(\d+)\]", r"line \1",
                             str(exc).splitlines()[0])  # the path is named once, below
+        if getattr(exc, "errors", None):  # ParsingError's first line names only the file
+            number, line = exc.errors[0]  # configparser keeps the line as its repr
+            first_line = f"line {number} is no 'key = value' pair: {_unrepr(line).strip()!r}"
         raise ConfigError(f"cannot parse config file {path}: {first_line}") from None
     if not any(parser.has_section(section) for section in SECTIONS):  # only --config gets here
         raise ConfigError(f"config file {path} has no [flake8] or [poolguard] section (the "
@@ -163,6 +171,14 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
             raise ConfigError(f"unknown key {', '.join(unknown)} in [poolguard] of {path}; "
                               f"known keys: {', '.join(READ_KEYS)}")
     return FileConfig(path=path.resolve(), values=values)
+
+
+def _unrepr(text: str) -> str:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, str) else text
 
 
 def split_codes(value: Optional[str]) -> tuple:

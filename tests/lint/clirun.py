@@ -18,7 +18,7 @@ STALE = dedent("""\
 
 
 def poolguard(*args, cwd: Path, cache_dir: Path | None = None, expect: int | None = None,
-              timeout: float = 300, text: bool = True, env: dict | None = None):
+              timeout: float = 300, text: bool = True, env: dict | None = None, stdin=None):
     """Run ``python -m lint_rules.cli`` in ``cwd``; assert the exit status when given.
 
     Never a traceback, never a signal death: whatever the input, the CLI answers 0, 1 or 2.
@@ -28,7 +28,7 @@ def poolguard(*args, cwd: Path, cache_dir: Path | None = None, expect: int | Non
     env.pop("PYTHONWARNINGS", None)
     command = [sys.executable, "-m", "lint_rules.cli", *args]
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=text,
-                          timeout=timeout)
+                          timeout=timeout, stdin=stdin)
     stderr = done.stderr if text else done.stderr.decode("utf-8", "replace")
     assert "Traceback" not in stderr, stderr
     assert done.returncode in (0, 1, 2), (done.returncode, stderr)
