@@ -608,6 +608,8 @@ class MethodFlow(ast.NodeVisitor):
         if self.deciding and node.id in self.aliases:
             for read, name in self.aliases[node.id]:
                 self.gate(read, read, False, "alias", name=name, at=node)  # at the decision
+            if self.env.get(node.id, CLEAN) & FLAGGING:
+                self.read_flag = True  # a local bound to a stored flag decides as the flag
         if node.id in self.env:
             return self.env[node.id]
         return self.global_read(node, node.id)
@@ -1317,7 +1319,9 @@ class MethodFlow(ast.NodeVisitor):
         # (per forward it is made again each time: the gate is the finding)
         kept = decided & UNDER_FLAG and not self.per_forward
         if kept and not value & TYPE and not _is_none(value_node):
-            value |= GATED | (decided & RUNNER_STALE)
+            # made in a branch of a stored flag, runner's or type test's alike: made under it;
+            # a runner flag read in the test itself (no flag kept) is what picked it
+            value |= GATED | (decided & (STALE if decided & GATED else RUNNER_STALE))
         return value
 
     def bind(self, target, value_node, value: Taint, statement) -> None:

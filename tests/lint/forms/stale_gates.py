@@ -22,7 +22,7 @@ class RunnerFlagAttnBackend(AttentionBackend):
     def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
         self.cuda_graph_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)
         if self.is_hybrid_swa:  # expect: KVP003
-            self.cuda_graph_swa_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)  # expect: KVP001
+            self.cuda_graph_swa_page_table = torch.zeros(max_bs, 64, dtype=torch.int32)
 
     def _pick(self, metadata, layer):
         if layer.sliding_window_size <= 0:
