@@ -56,6 +56,7 @@ from lint_rules.rules._flow import (
     Built,
     MethodFlow,
     Taint,
+    attribute_alias,
     class_statements,
     const_str,
     getter_path,
@@ -1075,6 +1076,7 @@ class FileFacts:
         self.by_name: Dict[str, ClassFacts] = {}
         self._stored_names: Optional[Dict[tuple, int]] = None
         self._relatives: Dict[str, List[ClassFacts]] = {}
+        self._roots: Dict[tuple, Dict[int, int]] = {}  # (class, method) -> node id -> decision
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
@@ -1234,6 +1236,74 @@ class FileFacts:
                 return found
         return None
 
+    def decides_nothing(self, cls: ClassFacts, gate: Gate) -> bool:
+        """A flag gate of an ``if`` whose every branch only binds the swap point again
+        (``if self.use_swa: self.token_to_kv_pool = model_runner.token_to_kv_pool``, bound
+        anyway elsewhere) or passes: either way the backend holds the same, nothing to fix."""
+        if gate.kind not in ("attr", "alias"):
+            return False
+        family = self.relatives(cls)
+        swaps = [s for c in family for s in c.stores if is_swap_point(s) and s.statement
+                 and (attribute_alias(s.value) or (None, ""))[1] == ACTIVE_POOL]
+        method = next((c.methods[gate.method] for c in family if gate.method in c.methods), None)
+        if method is None or not swaps:
+            return False
+        for node in nodes_under(method):
+            if type(node) is not ast.If or not any(n is gate.node for n in nodes_under(node.test)):
+                continue
+            inside = {id(n) for n in nodes_under(node)}
+            rebinds = {id(s.statement) for s in swaps if id(s.statement) in inside}
+            return len(rebinds) < len(swaps) and all(
+                type(s) is ast.Pass or id(s) in rebinds for s in [*node.body, *node.orelse])
+        return False
+
+    def stored_decision(self, cls: ClassFacts, gate: Gate) -> Optional[Store]:
+        """The store kept past the call whose value holds ``gate`` (``self.verify = self.swa and
+        not self.mla``, ``self.mode = "swa" if self.swa else "full"``): a boolean expression or
+        a choice that is stored is data, and what it keeps is that store's finding (KVP002's
+        second-order flag, KVP001's choice), not a second one on the read inside it. Made again
+        per forward, the store is no finding: the gate is (``_recomputed_at_gate``)."""
+        for c in self.relatives(cls):
+            for store in c.stores:
+                if store.method != gate.method or store.value is None or not store.sink \
+                        or store.resolver or not keeps_decision(store.bits):
+                    continue
+                if any(n is gate.node for n in nodes_under(store.value)):
+                    return store
+        return None
+
+    def decision_of(self, cls: ClassFacts, gate: Gate) -> int:
+        """An id for the decision ``gate`` is part of: the whole ``and``/``or``/``not`` around
+        it (``if self.unified and self.swa:`` is one decision on two flags), else the read."""
+        roots = self._roots.get((cls.name, gate.method))
+        if roots is None:
+            roots = self._roots[(cls.name, gate.method)] = {}
+            for c in self.relatives(cls):
+                method = c.methods.get(gate.method)
+                for node in nodes_under(method) if method is not None else ():
+                    if _is_logic(node) and id(node) not in roots:
+                        for inner in nodes_under(node):
+                            roots[id(inner)] = id(node)
+        return roots.get(id(gate.node), id(gate.node))
+
+    def deciding_flags(self, cls: ClassFacts, store: Store) -> List[str]:
+        """The stale flags a second-order flag is made from (``self.verify = self.unified and
+        ...``; ``self.unified = True`` in a branch of ``if self.swa:``): read in its value,
+        else tested by the innermost decision whose branch makes it. None for a type test."""
+        def flags_in(node: ast.AST) -> List[str]:
+            names = dict.fromkeys(filter(None, map(self_attr, nodes_under(node))))
+            return [n for n in names if n != store.attr and self.flag(cls, n) is not None]
+
+        found = flags_in(store.value) if store.value is not None else []
+        method = next((c.methods[store.method] for c in self.relatives(cls)
+                       if store.method in c.methods), None)
+        line = store.node.lineno
+        for node in nodes_under(method) if method is not None and not found else ():
+            test, branches = _decision(node)
+            if test is not None and any(b.lineno <= line <= b.end_lineno for b in branches):
+                found = flags_in(test) or found  # (outer decisions come first)
+        return found
+
     def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
         """A per-forward store whose stale part is a flag gated in the statement itself
         (``self.use_mha = self.supports_mha_one_shot and ...``): the value is made again on
@@ -1377,6 +1447,26 @@ def _decision(node: ast.AST) -> tuple:
     if isinstance(node, ast.Match):
         return node.subject, [s for case in node.cases for s in case.body]
     return None, []
+
+
+def _is_logic(node: ast.AST) -> bool:
+    return type(node) is ast.BoolOp or type(node) is ast.UnaryOp and type(node.op) is ast.Not
+
+
+def keeps_decision(bits: Taint) -> bool:
+    """What KVP001/KVP002 report a store for when it holds a stale decision: a flag made from
+    a type test or a runner flag, a choice, a pool-type verdict, a value made under a flag."""
+    return bool(bits & TYPE and not bits & RECORD or bits & (RUNNER | CHOICE | KIND | GATED))
+
+
+def is_swap_point(store: Store) -> bool:
+    """``self.token_to_kv_pool = <runner>.token_to_kv_pool``: the attribute the swap rebinds."""
+    plain = isinstance(store.value, (ast.Name, ast.Attribute)) or (
+        isinstance(store.value, ast.Call)
+        and isinstance(store.value.func, ast.Name)
+        and store.value.func.id == "getattr"
+    )
+    return store.attr == ACTIVE_POOL and plain and store.bits & STATE == POOL
 
 
 def shown_sink(store: Store) -> str:

@@ -57,6 +57,16 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     return Fix(f"Replace `{old}` with `{new}`", SAFE, (change,))
 
 
+def merged_fix(fixes: Sequence[Optional[Fix]]) -> Optional[Fix]:
+    """The rewrites of the reads of one decision as one fix (each is exact on its own: a read
+    that has none stays, and is found again)."""
+    fixes = [fix for fix in fixes if fix is not None]
+    if len(fixes) < 2:
+        return fixes[0] if fixes else None
+    return Fix("; ".join(fix.title for fix in fixes), SAFE,
+               tuple(change for fix in fixes for change in fix.changes))
+
+
 def mirror_may_drift(facts: FileFacts, cls: ClassFacts, flag: str, pools: Sequence[str]
                      ) -> bool:
     """Whether the file may make ``self.<flag>`` and the pools it mirrors disagree without a

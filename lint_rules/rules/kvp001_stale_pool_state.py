@@ -7,7 +7,7 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import _by_lineage, shown_sink
+from lint_rules.rules._facts import _by_lineage, is_swap_point, shown_sink
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
@@ -29,16 +29,6 @@ from lint_rules.rules._flow import (
     swap_check_operands,
 )
 from lint_rules.rules._vocab import ACTIVE_POOL
-
-
-def _is_swap_point(store) -> bool:
-    """``self.token_to_kv_pool = <runner>.token_to_kv_pool``: the attribute the swap rebinds."""
-    plain = isinstance(store.value, (ast.Name, ast.Attribute)) or (
-        isinstance(store.value, ast.Call)
-        and isinstance(store.value.func, ast.Name)
-        and store.value.func.id == "getattr"
-    )
-    return store.attr == ACTIVE_POOL and plain and store.bits & STATE == POOL
 
 
 def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
@@ -1056,7 +1046,7 @@ class StalePoolState(Rule):
                         return torch.zeros(max_bs)
                 """
             ),
-            expected=((4, "KVP002"), (6, "KVP003"), (8, "KVP001"), (8, "KVP003"),
+            expected=((4, "KVP002"), (6, "KVP003"), (8, "KVP001"),
                       (9, "KVP001"), (10, "KVP001"), (11, "KVP001"), (12, "KVP001"),
                       (14, "KVP001"), (17, "KVP003"), (19, "KVP001"),
                       (22, "KVP003")),
@@ -1417,7 +1407,7 @@ class StalePoolState(Rule):
             anchors = _identity_anchors(cls.node)
             kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
             for store in cls.stores:
-                if not store.sink or store.resolver or _is_swap_point(store) or store in kept:
+                if not store.sink or store.resolver or is_swap_point(store) or store in kept:
                     continue
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
@@ -1431,7 +1421,7 @@ class StalePoolState(Rule):
                     # the class rewrite never swaps a runner-built object: it offers nothing here
                     scope = None if template is RUNNER_BUILT else cls.node
                     yield self.report(store.node, None, scope, template, subject=subject)
-            swap_points = {_where(s.value) for s in cls.stores if _is_swap_point(s)}
+            swap_points = {_where(s.value) for s in cls.stores if is_swap_point(s)}
             swap_points.update(_where(s.value) for s in kept)
             for read in cls.runner_reads:
                 if _where(read) in swap_points:

@@ -22,8 +22,10 @@ class SwaTypeFlag(Rule):
         locals, tuple unpacking, the walrus operator, ``setattr``, a same-class helper that
         returns the test, a function of the module, a ``functools.cached_property``, or
         ``True``/``False`` stored under such a test or under another stale flag (control
-        dependence); a helper's test written with ``try``/``except``, ``hasattr`` or
-        ``getattr(..., None)`` and early returns counts the same. A runner-level SWA flag kept
+        dependence; such a second-order flag, or one computed from a stale flag, is decided by
+        the pool type through that flag, and its message names the flag it is set from); a
+        helper's test written with ``try``/``except``, ``hasattr`` or ``getattr(..., None)`` and
+        early returns counts the same. A runner-level SWA flag kept
         on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
         ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
@@ -556,6 +558,11 @@ class SwaTypeFlag(Rule):
         "{subject} tests the pool type once, stale after FROZEN_KV swaps: {test_pool}"
     )
 
+    # (no type test of its own: made from a stale flag, in its value or by a branch of it)
+    DERIVED_MESSAGE = (
+        "{subject} is set from flag self.{flag}, stale under FROZEN_KV: make it a property"
+    )
+
     RUNNER_MESSAGE = (
         "{subject} keeps the runner's SWA flag, blind to FROZEN_KV MTP pool swaps: {test_pool}"
     )
@@ -568,7 +575,10 @@ class SwaTypeFlag(Rule):
                 if store.bits & TYPE and not store.bits & RECORD:
                     plain = not store.bits & (KIND | GATED)  # the flag is the SWA pool test
                     fix = property_fix(self.facts, cls, store, self.lines) if plain else None
-                    yield self.report(store.node, fix, cls.node, subject=shown_sink(store))
+                    made = self.facts.deciding_flags(cls, store)[:1]  # a second-order flag
+                    yield self.report(store.node, fix, cls.node,
+                                      self.DERIVED_MESSAGE if made else None,
+                                      subject=shown_sink(store), flag="".join(made))
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
                                       subject=shown_sink(store))

@@ -7,8 +7,11 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._fixes import gate_rewrite
+from lint_rules.rules._facts import keeps_decision
+from lint_rules.rules._fixes import gate_rewrite, merged_fix
 from lint_rules.rules._flow import swap_check_operands
+
+MESSAGE_LIMIT = 130  # characters: a message reads in one line
 
 
 def _swap_checks(cls_node: ast.ClassDef) -> frozenset:
@@ -526,7 +529,7 @@ class SwaFlagGate(Rule):
                 """
             ),
             # the runner's flag kept on the backend, alone or in another flag, is KVP002 (no fix)
-            expected=((4, "KVP002"), (6, "KVP002"), (7, "KVP003"), (14, "KVP003"), (14, "KVP003"),
+            expected=((4, "KVP002"), (6, "KVP002"), (14, "KVP003"),
                       (16, "KVP003")),
         ),
         Invalid(
@@ -616,7 +619,7 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((3, "KVP002"), (4, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"),
-                      (11, "KVP003"), (13, "KVP003"), (14, "KVP003")),
+                      (13, "KVP003"), (14, "KVP003")),
         ),
         Invalid(
             # a mode picked by a match on the pool's class: every case's store is that decision
@@ -709,8 +712,8 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
-                      (15, "KVP003"), (18, "KVP003"), (19, "KVP003"), (19, "KVP003"),
-                      (22, "KVP003"), (22, "KVP003"), (24, "KVP003"), (26, "KVP003")),
+                      (15, "KVP003"), (18, "KVP003"), (19, "KVP003"),
+                      (22, "KVP003"), (24, "KVP003"), (26, "KVP003")),
         ),
         Invalid(
             # a flag kept as a class attribute and gated through cls / type(self) / the class;
@@ -737,7 +740,7 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((5, "KVP002"), (6, "KVP001"), (11, "KVP003"), (14, "KVP003"),
-                      (16, "KVP003"), (16, "KVP003")),
+                      (16, "KVP003")),
         ),
         Invalid(
             # gates on what a factory packed: a field of the record a classmethod builds from
@@ -777,7 +780,7 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((19, "KVP001"), (20, "KVP001"), (21, "KVP001"), (25, "KVP003"),
-                      (27, "KVP003"), (27, "KVP003")),
+                      (27, "KVP003")),
         ),
         Invalid(
             # dispatch through .get() keyed by a stale flag; a subclass that makes the flag a
@@ -1040,7 +1043,7 @@ class SwaFlagGate(Rule):
                             forward_batch.swa = True
                 """
             ),
-            expected=((8, "KVP003"), (8, "KVP003"), (10, "KVP003"), (12, "KVP003")),
+            expected=((8, "KVP003"), (10, "KVP003"), (12, "KVP003")),
         ),
         Invalid(
             # twins of the resolved mirror: a "resolver" that reads only the active pool, and
@@ -1073,7 +1076,7 @@ class SwaFlagGate(Rule):
                     backend.window_pool = pool
                 """
             ),
-            expected=((3, "KVP001"), (18, "KVP003"), (18, "KVP003")),
+            expected=((3, "KVP001"), (18, "KVP003")),
             fixed=dedent(
                 """\
                 class PickedMirrorBackend(AttentionBackend):
@@ -1160,8 +1163,7 @@ class SwaFlagGate(Rule):
     )
 
     INNER_MESSAGE = (
-        "gate on inner backend flag {attr} goes stale as FROZEN_KV MTP swaps pools: test its "
-        "pool"
+        "gate on inner backend flag {attr}, stale as FROZEN_KV MTP swaps pools: test its pool"
     )
 
     POOL_TYPE_MESSAGE = (
@@ -1175,41 +1177,75 @@ class SwaFlagGate(Rule):
     )
 
     def _guarded(self, cls) -> dict:
-        """``id(gate node) -> [store]``: what each gate's branches make that is no pool data."""
-        found: dict = {}
+        """``id(gate node) -> [store]``: what each gate's branches make that is no pool data
+        (not an attribute a store elsewhere keeps as a decision: ``self.unified = True`` under
+        the flag, ``= env`` in its else branch, is that store's finding, KVP002's)."""
+        found, gates, decided = {}, {}, set()
         for store in cls.stores:
             if store.sink and not store.resolver:
-                gate = self.facts.guarding_gate(cls, store)
-                if gate is not None:
-                    found.setdefault(id(gate.node), []).append(store)
+                gates[id(store)] = gate = self.facts.guarding_gate(cls, store)
+                if gate is None and keeps_decision(store.bits):
+                    decided.add(store.attr)
+        for store in cls.stores:
+            gate = gates.get(id(store))
+            if gate is not None and store.attr not in decided:
+                found.setdefault(id(gate.node), []).append(store)
         return found
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
             flagged = {gate.node.lineno for gate in cls.gates if self._flag(cls, gate)}
             swap_checks = _swap_checks(cls.node)
-            guarded = self._guarded(cls)
+            decisions: dict = {}  # (decision, kind) -> [(gate, flag)]: one finding each
             for gate in cls.gates:
                 flag = self._flag(cls, gate)
-                shown = {"call": f"self.{gate.name}()", "global": gate.name,
-                         "local": gate.name}.get(gate.kind, f"self.{gate.name}")
                 if flag is None:  # (one finding per decision line: a flag gate's fix wins)
                     line = gate.node.lineno
                     if line not in flagged and id(gate.node) not in swap_checks \
                             and self.facts.reads_kept_state(cls, gate):
                         flagged.add(line)
                         yield self.report(gate.node, None, cls.node, self.STATE_MESSAGE,
-                                          attr=shown)
+                                          attr=_shown(gate))
                     continue
-                if flag.inner:  # the inner backend's own decision: no rewrite of ours fits
-                    yield self.report(gate.node, None, cls.node, self.INNER_MESSAGE, attr=shown)
-                    continue
-                if flag.pool_type:  # no SWA rewrite may replace a test of another pool class
-                    yield self.report(gate.node, None, cls.node, self.POOL_TYPE_MESSAGE,
-                                      attr=shown)
-                    continue
-                fix = gate_rewrite(self.facts, cls, gate, flag)
-                made = guarded.get(id(gate.node), ())
-                stores = "store" if len(made) == 1 else f"{len(made)} stores"
-                yield self.report(gate.node, fix, cls.node, self.GUARD_MESSAGE if made else None,
-                                  attr=shown, stores=stores)
+                if self.facts.decides_nothing(cls, gate):
+                    continue  # every branch binds the swap point again: nothing goes stale
+                if self.facts.stored_decision(cls, gate) is not None:
+                    continue  # a stored expression is data: the store's finding says it
+                kind = "inner" if flag.inner else "pool_type" if flag.pool_type else "swa"
+                key = (self.facts.decision_of(cls, gate), kind)
+                decisions.setdefault(key, []).append((gate, flag))
+            guarded = self._guarded(cls) if decisions else {}
+            for (_, kind), gates in decisions.items():
+                yield self._decision(cls, kind, gates, guarded)
+
+    def _decision(self, cls, kind: str, gates: list, guarded: dict) -> Report:
+        """One finding for one decision, at its first flag read, naming every flag it reads
+        (``if self.unified and self.swa:``) and counting the stores made under it."""
+        gates.sort(key=lambda pair: (pair[0].node.lineno, pair[0].node.col_offset))
+        names = list(dict.fromkeys(_shown(gate) for gate, _ in gates))
+        node = gates[0][0].node
+        if kind != "swa":  # no SWA rewrite may replace an inner's or another pool class's test
+            template = self.INNER_MESSAGE if kind == "inner" else self.POOL_TYPE_MESSAGE
+            return self._fitted(node, None, cls, template, names)
+        fixes = [gate_rewrite(self.facts, cls, gate, flag) for gate, flag in gates]
+        made = [s for gate, _ in gates for s in guarded.get(id(gate.node), ())]
+        stores = "store" if len(made) == 1 else f"{len(made)} stores"
+        return self._fitted(node, merged_fix(fixes), cls,
+                            self.GUARD_MESSAGE if made else self.MESSAGE, names, stores=stores)
+
+    def _fitted(self, node, fix, cls, template: str, names: list, **fields) -> Report:
+        """The report naming every flag (``self.a and self.b``) when that fits a line, else the
+        first and how many more."""
+        if len(names) > 1:
+            template = template.replace(" flag {attr}", " flags {attr}")
+        report = self.report(node, fix, cls.node, template, attr=" and ".join(names), **fields)
+        if len(names) > 1 and len(report.message) > MESSAGE_LIMIT:
+            shown = f"{names[0]} (+{len(names) - 1} more)"
+            report = self.report(node, fix, cls.node, template, attr=shown, **fields)
+        return report
+
+
+def _shown(gate) -> str:
+    """How a message names what a gate reads."""
+    return {"call": f"self.{gate.name}()", "global": gate.name,
+            "local": gate.name}.get(gate.kind, f"self.{gate.name}")

@@ -50,7 +50,7 @@ class ControlDependentAttnBackend(AttentionBackend):
         return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
 
     def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
-        self.window_loc = torch.zeros(max_bs, dtype=torch.int64, device=self.device) if self.is_swa else None  # expect: KVP001,KVP003
+        self.window_loc = torch.zeros(max_bs, dtype=torch.int64, device=self.device) if self.is_swa else None  # expect: KVP001
         if self.is_swa:  # expect: KVP003
             self.window_table = torch.zeros(max_bs, 8, dtype=torch.int32, device=self.device)  # (the gate's finding: no pool data)
         live = self.token_to_kv_pool

@@ -74,7 +74,7 @@ class FilteredLayersAttnBackend(AttentionBackend):
         self.swa_layers = frozenset(  # expect: KVP001
             i for i in range(8) if isinstance(model_runner.token_to_kv_pool, SWAKVPool)
         )
-        self.flagged = [i for i in range(8) if self.is_swa]  # expect: KVP001,KVP003
+        self.flagged = [i for i in range(8) if self.is_swa]  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch):
         if layer.layer_id in self.win:  # expect: KVP003

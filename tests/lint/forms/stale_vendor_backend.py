@@ -44,7 +44,7 @@ class NeuronAttnBackend(AttentionBackend):
         )
         kv_pool = self.token_to_kv_pool
         self.use_sliding_window_kv_pool = isinstance(kv_pool, SWAKVPool) and kv_pool.swa_layer_nums > 0  # expect: KVP002
-        self._swa_kv_pool = kv_pool if self.use_sliding_window_kv_pool else None  # expect: KVP001,KVP003
+        self._swa_kv_pool = kv_pool if self.use_sliding_window_kv_pool else None  # expect: KVP001
 
     def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
         max_pages = (self.max_context_len + self.page_size - 1) // self.page_size

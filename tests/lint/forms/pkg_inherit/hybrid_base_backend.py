@@ -11,7 +11,7 @@ class HybridWindowAttnBackend(AttentionBackend):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self.page_size = model_runner.page_size
         self.has_window_pool = isinstance(self.token_to_kv_pool, SWAKVPool)  # expect: KVP002
-        self.window_pool = self.token_to_kv_pool if self.has_window_pool else None  # expect: KVP001,KVP003
+        self.window_pool = self.token_to_kv_pool if self.has_window_pool else None  # expect: KVP001
 
     def window_enabled(self) -> bool:
         return self.has_window_pool
