@@ -554,6 +554,9 @@ class _Pass:
         for name in self.flow.order:
             function = self.facts.methods[name]
             passed = dict(self._read("params", name))  # what its callers in the class pass
+            if name == "__init__" and self.flow.swap_point and not self.flow.hands_pool_on:
+                for param in _handed_backends(function, self.facts):  # a wrapper's inners
+                    passed.setdefault(param, HANDED_INNER)
             flow = MethodFlow(self, function, name, env=passed).run(function.body)
             for wrapper in self.facts.wrappers.get(name, ()):  # (a wrapper runs as the method)
                 extra = MethodFlow(self, wrapper, name).run(wrapper.body)
@@ -878,6 +881,36 @@ def _resets(facts: ClassFacts, per_forward) -> frozenset:
                         func.value):
                     found.add(self_path(func.value))
     return frozenset(found)
+
+
+# an inner backend handed to a wrapper that is a swap point and does not hand its pool on: it
+# reads the pool it was built with (its own token_to_kv_pool) when FROZEN_KV MTP swaps ours
+HANDED_INNER = RECORD | POOL | STALE | INNER
+
+
+def _handed_backends(function: ast.AST, facts: ClassFacts) -> List[str]:
+    """Parameters of ``__init__`` that are attention backends the class delegates to: annotated
+    so (``decode_backend: AttentionBackend``; ``MambaAttnBackendBase`` or ``str`` is not), or,
+    unannotated, named so (``backend``) in a class that calls a backend method on another
+    object (``self.decode_backend.forward_decode(...)``): the inners a wrapper is given."""
+    args = function.args
+    found = []
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.annotation is not None:
+            if last_name(arg.annotation).endswith(BACKEND_SUFFIX):
+                found.append(arg.arg)
+        elif arg.arg.lower().endswith(INNER_HOLDER_SUFFIXES) and _delegates(facts):
+            found.append(arg.arg)
+    return found
+
+
+def _delegates(facts: ClassFacts) -> bool:
+    """A method of the class calls a backend method (``forward_decode``...) on an object
+    other than ``self`` or ``super()``: it hands the work to an inner backend."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in BACKEND_METHODS and not is_self(node.func.value)
+               and not _is_super_call(node.func.value)
+               for method in facts.methods.values() for node in nodes_under(method))
 
 
 def _stored_patterns(facts: ClassFacts) -> tuple:

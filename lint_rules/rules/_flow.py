@@ -763,8 +763,9 @@ class MethodFlow(ast.NodeVisitor):
             if reads_pool_state(attr):
                 return SWA | stale
             return CLEAN
-        if base & POOL and "pool" in attr.lower() and not is_geometry(attr):
-            return POOL | stale  # state.kv_pool off a record built around the pool
+        if base & POOL and "pool" in attr.lower() and not is_geometry(attr) and not base & INNER:
+            return POOL | stale  # state.kv_pool off a record built around the pool (an inner
+            # backend's pool is its token_to_kv_pool alone: a *_pool flag of it is no pool)
         if base & OBJECT and reads_pool_state(attr):
             return base  # helper.update: a method bound to the object (and what it holds)
         return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN

@@ -180,11 +180,14 @@ class StalePoolState(Rule):
         file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
         given: a helper given the pool keeps it, and so do its bound methods; one given only
         geometry, the allocator or the backend itself does not. An inner backend built from the
-        runner is flagged when this backend (one by lineage: it inherits a backend) keeps a
-        ``token_to_kv_pool`` of its own that the swap rebinds without handing it on (a
-        ``token_to_kv_pool`` setter, or ``inner.token_to_kv_pool = ...`` in a method); not the
-        per-step backends of a multi-step draft wrapper (copies of its own kind, or held by a
-        class that only follows the protocol): FROZEN_KV MTP swaps those, never the wrapper.
+        runner, or handed to ``__init__`` (a parameter annotated as a backend, or named one in a
+        class that calls backend methods on another object: SGLang's ``HybridAttnBackend``,
+        which FROZEN_KV MTP's topk-1 draft uses as it is), is flagged when this backend (one by
+        lineage: it inherits a backend) keeps a ``token_to_kv_pool`` of its own that the swap
+        rebinds without handing it on (a ``token_to_kv_pool`` setter, or
+        ``inner.token_to_kv_pool = ...`` in a method); not the per-step backends of a
+        multi-step draft wrapper (copies of its own kind, or held by a class that only follows
+        the protocol): FROZEN_KV MTP swaps those, never the wrapper.
         A memo is kept state unless it is checked against the pool read on that call: a
         ``functools`` cache called with the pool, a dict keyed by the pool or its ``id()``, a
         memo refilled whenever the pool it was made for is not the current one are live; one
