@@ -286,12 +286,20 @@ def self_attr(node: ast.AST) -> Optional[str]:
 def swap_check_operands(node: ast.AST) -> Iterator[tuple]:
     """The operands of each ``x is [not] self.token_to_kv_pool`` under ``node``: a kept pool
     compared by identity with the live one notices the swap (KVP001 anchors, KVP003 decisions)."""
-    for compare in ast.walk(node):
-        if isinstance(compare, ast.Compare) and all(
-                isinstance(op, (ast.Is, ast.IsNot)) for op in compare.ops):
-            sides = (compare.left, *compare.comparators)
-            if any(self_attr(side) == ACTIVE_POOL for side in sides):
-                yield sides
+    for compare in nodes_under(node):
+        sides = swap_check_sides(compare)
+        if sides:
+            yield sides
+
+
+def swap_check_sides(node: ast.AST) -> tuple:
+    """The operands of ``node`` when it is ``x is [not] self.token_to_kv_pool``, else ()."""
+    if isinstance(node, ast.Compare) and all(
+            isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+        sides = (node.left, *node.comparators)
+        if any(self_attr(side) == ACTIVE_POOL for side in sides):
+            return sides
+    return ()
 
 
 def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:

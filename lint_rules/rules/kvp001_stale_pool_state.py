@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import weakref
 from textwrap import dedent
 from typing import Iterator
 
@@ -25,10 +26,16 @@ from lint_rules.rules._flow import (
     is_runner_copy,
     last_name,
     params_of,
+    nodes_under,
     self_attr,
-    swap_check_operands,
+    swap_check_sides,
 )
 from lint_rules.rules._vocab import ACTIVE_POOL
+
+
+# class node -> its anchors: the file's own analysis and the codemod's same-file one (and the
+# rules of each) ask about the same tree
+_ANCHORS: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()
 
 
 def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
@@ -36,21 +43,31 @@ def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
     ``token_to_kv_pool`` property (``return self._pool``: that store is the swap point under
     another name) and anchors read only in ``is``/``is not`` against ``self.token_to_kv_pool``
     (a kept pool compared with the live one is how a swap is noticed, not stale state)."""
-    backing, compared, read = set(), set(), set()
-    for node in ast.walk(cls_node):
-        if isinstance(node, ast.FunctionDef) and node.name == ACTIVE_POOL and any(
-                isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
-            returned = [s.value for s in node.body if isinstance(s, ast.Return)]
-            backing.update(a for a in map(self_attr, returned) if a)
-    for sides in swap_check_operands(cls_node):
-        for side in sides:
-            side = side.func if isinstance(side, ast.Call) and not side.args else side
-            compared.add(id(side))
-    for function in ast.walk(cls_node):  # ``seen = self._ref()`` then only ``seen is ...``
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            _compared_through_locals(function, compared)
+    found = _ANCHORS.get(cls_node)
+    if found is None:
+        found = _ANCHORS[cls_node] = _find_anchors(cls_node)
+    return found
+
+
+def _find_anchors(cls_node: ast.ClassDef) -> frozenset:
+    """``_identity_anchors``, from one list of the class's nodes (``ast.walk``'s order)."""
+    backing, compared, read, functions = set(), set(), set(), []
+    nodes = nodes_under(cls_node)
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node)
+            if isinstance(node, ast.FunctionDef) and node.name == ACTIVE_POOL and any(
+                    isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+                returned = [s.value for s in node.body if isinstance(s, ast.Return)]
+                backing.update(a for a in map(self_attr, returned) if a)
+        elif isinstance(node, ast.Compare):
+            for side in swap_check_sides(node):
+                side = side.func if isinstance(side, ast.Call) and not side.args else side
+                compared.add(id(side))
+    for function in functions:  # ``seen = self._ref()`` then only ``seen is ...`` (outer first)
+        _compared_through_locals(function, compared)
     uses = {}
-    for node in ast.walk(cls_node):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) or (
                 isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                 and node.func.id == "getattr"):
@@ -66,10 +83,11 @@ def _compared_through_locals(function: ast.AST, compared: set) -> None:
     """Mark ``self.X`` (or ``self.X()``) bound to a local that is only ever compared by
     identity as compared itself."""
     loads: dict = {}
-    for node in ast.walk(function):
+    nodes = nodes_under(function)
+    for node in nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             loads.setdefault(node.id, []).append(id(node) in compared)
-    for node in ast.walk(function):
+    for node in nodes:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
             value = node.value

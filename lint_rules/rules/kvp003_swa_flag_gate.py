@@ -9,7 +9,7 @@ from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._facts import keeps_decision
 from lint_rules.rules._fixes import gate_rewrite, merged_fix
-from lint_rules.rules._flow import swap_check_operands
+from lint_rules.rules._flow import nodes_under, swap_check_operands
 
 MESSAGE_LIMIT = 130  # characters: a message reads in one line
 
@@ -18,7 +18,7 @@ def _swap_checks(cls_node: ast.ClassDef) -> frozenset:
     """Ids of the nodes inside ``kept is [not] self.token_to_kv_pool``: that decision reads the
     live pool."""
     return frozenset(id(n) for sides in swap_check_operands(cls_node)
-                     for side in sides for n in ast.walk(side))
+                     for side in sides for n in nodes_under(side))
 
 
 class SwaFlagGate(Rule):
