@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import weakref
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional
 
@@ -106,13 +107,24 @@ def _pool_attr(facts: FileFacts, owner: ClassFacts, options: Options) -> Optiona
     if facts.provides_pool(owner):
         return options.pool_attr
     resolvers = {name for c in owner.family for name, fn in c.methods.items()
-                 if name != "__init__" and ALLOCATOR in ast.dump(fn)}
+                 if name != "__init__" and _names_allocator(fn)}
     found = {s.attr for c in owner.family for s in c.stores
              if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
              and s.value.func.attr in resolvers}
     if len(found) > 1:
         raise Declined(f"the pool is resolved into several attributes: {sorted(found)}")
     return found.pop() if found else None
+
+
+# method node -> whether its dump names the allocator: asked for each class the codemod checks
+_ALLOCATOR_NAMED: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
+def _names_allocator(fn: ast.AST) -> bool:
+    found = _ALLOCATOR_NAMED.get(fn)
+    if found is None:
+        found = _ALLOCATOR_NAMED[fn] = ALLOCATOR in ast.dump(fn)
+    return found
 
 
 def _model_flag(attr: str) -> Declined:

@@ -997,6 +997,11 @@ def _sink_of(cls: ClassFacts, attr: str) -> Taint:
     return value
 
 
+# tree -> how often each attribute is assigned in it (``FileFacts.times_stored``): the package's
+# analysis and the codemod's same-file one count the same tree
+_STORED_NAMES: "weakref.WeakKeyDictionary[ast.AST, Dict[tuple, int]]" = weakref.WeakKeyDictionary()
+
+
 # function node -> its _scan: a class is faceted again for each question about it (a summary,
 # an object built from it, the file's own analysis), and its methods never change
 _SCANS: "weakref.WeakKeyDictionary[ast.AST, tuple]" = weakref.WeakKeyDictionary()
@@ -1160,6 +1165,8 @@ class FileFacts:
         """How often ``<anything>.<name>`` is assigned (or ``setattr``-ed) in the whole file;
         with ``foreign_only``, only on objects other than ``self`` (writes from outside)."""
         if self._stored_names is None:
+            self._stored_names = _STORED_NAMES.get(self.tree)
+        if self._stored_names is None:
             counts: Dict[tuple, int] = {}
             for node in nodes_under(self.tree):
                 key = None
@@ -1171,7 +1178,7 @@ class FileFacts:
                         key = (attr.value, is_self(node.args[0]))
                 if key is not None:
                     counts[key] = counts.get(key, 0) + 1
-            self._stored_names = counts
+            self._stored_names = _STORED_NAMES[self.tree] = counts
         foreign = self._stored_names.get((name, False), 0)
         return foreign if foreign_only else foreign + self._stored_names.get((name, True), 0)
 

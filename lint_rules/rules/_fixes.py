@@ -13,11 +13,12 @@ value) means no fix is offered and the finding is shown without ``[*]``.
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import FrozenSet, Optional, Sequence
 
 from lint_rules.fixes import SAFE, AddProperty, Fix, RemoveStatement, ReplaceExpression
 from lint_rules.rules._facts import ClassFacts, FileFacts, Flag, Gate, Store
-from lint_rules.rules._flow import is_self, last_name
+from lint_rules.rules._flow import is_self, last_name, nodes_under
 
 # Class-level hooks that decide attribute access themselves: a property beside them may be
 # bypassed, and a dropped store may have been needed for their side effects.
@@ -203,12 +204,13 @@ def _plain_default(statement, name: str) -> bool:
 class FileUses:
     """What the whole file does with attributes by name, collected in one walk."""
 
-    def __init__(self, tree: ast.AST, class_names: FrozenSet[str]) -> None:
+    def __init__(self, tree: ast.AST, class_names: FrozenSet[str],
+                 nodes: Optional[list] = None) -> None:
         self.dynamic = False  # attributes written or probed by a computed name
         self.deleted: set = set()  # ``del x.<name>`` / ``delattr(x, "<name>")``
         self.probed: set = set()  # ``hasattr(x, "<name>")`` / ``getattr(x, "<name>", d)``
         self.class_reads: set = set()  # ``cls.<name>``, ``Backend.<name>``, ``type(x).<name>``
-        for node in ast.walk(tree):
+        for node in nodes_under(tree) if nodes is None else nodes:
             if isinstance(node, ast.Call):
                 self._call(node)
             elif isinstance(node, ast.Attribute):
@@ -243,14 +245,18 @@ class FileUses:
             self.class_reads.add(node.attr)
 
 
-_LAST: list = [None, None]  # (facts, uses): every fix of one file shares one walk
+# tree -> its FileUses: every fix of one file, in the package's analysis and in the codemod's
+# same-file one, shares one walk
+_USES: "weakref.WeakKeyDictionary[ast.AST, FileUses]" = weakref.WeakKeyDictionary()
 
 
 def file_uses(facts: FileFacts) -> FileUses:
-    if _LAST[0] is not facts:
-        names = frozenset(n.name for n in ast.walk(facts.tree) if isinstance(n, ast.ClassDef))
-        _LAST[:] = [facts, FileUses(facts.tree, names)]
-    return _LAST[1]
+    found = _USES.get(facts.tree)
+    if found is None:
+        nodes = nodes_under(facts.tree)
+        names = frozenset(n.name for n in nodes if isinstance(n, ast.ClassDef))
+        found = _USES[facts.tree] = FileUses(facts.tree, names, nodes)
+    return found
 
 
 # -- the statement that goes -------------------------------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import weakref
 from textwrap import dedent
 from typing import Iterator
 
@@ -14,11 +15,19 @@ from lint_rules.rules._flow import nodes_under, swap_check_operands
 MESSAGE_LIMIT = 130  # characters: a message reads in one line
 
 
+# class node -> _swap_checks: asked again by the codemod's same-file lint of the same tree
+_SWAP_CHECKS: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()
+
+
 def _swap_checks(cls_node: ast.ClassDef) -> frozenset:
     """Ids of the nodes inside ``kept is [not] self.token_to_kv_pool``: that decision reads the
     live pool."""
-    return frozenset(id(n) for sides in swap_check_operands(cls_node)
-                     for side in sides for n in nodes_under(side))
+    found = _SWAP_CHECKS.get(cls_node)
+    if found is None:
+        found = _SWAP_CHECKS[cls_node] = frozenset(
+            id(n) for sides in swap_check_operands(cls_node)
+            for side in sides for n in nodes_under(side))
+    return found
 
 
 class SwaFlagGate(Rule):
