@@ -530,6 +530,7 @@ class _Pass:
         self.memo: Dict[tuple, Taint] = {}
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
         self.memo_globals: Dict[tuple, Dict[str, Taint]] = {}  # module globals a function sets
+        self.memo_gates: Dict[tuple, list] = {}  # its decisions on module globals
         self.delegations: Dict[str, Taint] = {}  # names __getattr__ answered -> what it gave
         self.depth = 0
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
@@ -712,6 +713,8 @@ class _Pass:
                 self.memo_fields[key] = flow.returned_fields
             if flow.set_globals:
                 self.memo_globals[key] = flow.set_globals
+            if flow.gates:  # (a summary records its decisions on module globals only)
+                self.memo_gates[key] = list(flow.gates.values())
             return flow.returned
         finally:
             self.depth -= 1
@@ -807,6 +810,14 @@ class _Pass:
         local = self._module_callable(func)
         key = ("function", local[0], arguments, keywords) if local else None
         return self.memo_globals.get(key, {}) if local else {}
+
+    def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                       keywords: tuple = ()) -> list:
+        """The decisions on module globals a function of this module makes when called with
+        these arguments (``_flow.GateEvent``s; known once evaluated): its caller's gates."""
+        local = self._module_callable(func)
+        key = ("function", local[0], arguments, keywords) if local else None
+        return self.memo_gates.get(key, []) if local else []
 
     def is_cached_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.scope.cached

@@ -495,6 +495,9 @@ class FlowOwner(Protocol):
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          keywords: tuple = ()) -> Dict[str, Taint]: ...
 
+    def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                       keywords: tuple = ()) -> List["GateEvent"]: ...
+
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
     def is_record_type(self, func: ast.AST) -> bool: ...
@@ -907,7 +910,13 @@ class MethodFlow(ast.NodeVisitor):
             self.fields[id(node)] = fields
         for name, held in self.owner.function_globals(func, passed, keywords).items():
             self.store(name, node, None, node, held, "module")  # install(pool)
-        return self.cached(node, func, returned, values)
+        if self.record and not self.deferred:  # translate(loc): `if _MAP is None` in it
+            for event in self.owner.function_gates(func, passed, keywords):
+                self.gates.setdefault(id(event.node), event)
+        returned = self.cached(node, func, returned, values)
+        if self.deciding and returned & STALE:  # if windowed(): what it answers is kept state
+            self.gate(node, node, False, "global", returned, name=f"{last_name(func)}()")
+        return returned
 
     def keyword_values(self, node: ast.Call, values: Tuple[Taint, ...]) -> List[Tuple[str, Taint]]:
         """``(name, taint)`` of each keyword argument, a ``**`` of a dict display with constant
@@ -1272,8 +1281,8 @@ class MethodFlow(ast.NodeVisitor):
              bits: Taint = CLEAN, name: str = "", at: Optional[ast.AST] = None) -> None:
         """A decision reads ``read`` (reported at ``at``: the local a decision tests, for a
         read kept in one first; one finding per read, at the first decision reading it)."""
-        if not self.record:
-            return
+        if not self.record and kind != "global":
+            return  # (a summary keeps its decisions on module globals: its caller's gates)
         name = name or self_path(read) or (
             read.func.attr if isinstance(read, ast.Call) else "")
         known = self.gates.get(id(read))

@@ -31,3 +31,23 @@ class ModuleStateAttnBackend(AttentionBackend):
             return
         forward_batch.swa = True if _SWA_ON else False  # expect: KVP003
         forward_batch.sub = _WINDOW_POOL or None  # expect: KVP003
+
+
+def _translate(loc):
+    if _FULL_TO_SWA is None:  # expect: KVP003
+        return loc
+    return _FULL_TO_SWA[loc]
+
+
+def _windowed():
+    return _SWA_ON
+
+
+class ModuleHelpersAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        _install(model_runner.token_to_kv_pool)  # expect: KVP001,KVP002
+
+    def init_forward_metadata(self, forward_batch):
+        forward_batch.loc = _translate(forward_batch.out_cache_loc)
+        if _windowed():  # expect: KVP003
+            forward_batch.swa = True
