@@ -46,6 +46,7 @@ class Proven(NamedTuple):
     swa_state: frozenset  # SWA state read off a pool (a sub-pool, its mapping, a table of it)
     refreshed: frozenset = frozenset()  # written in place outside __init__ (kept current)
     choices: tuple = ()  # (attr, method if SWA, method if not): a verdict kept as a choice
+    verdicts: tuple = ()  # (attr, module, value if SWA, value if not): a flag kept as a value
 
 
 class _Parsed(NamedTuple):
@@ -92,11 +93,131 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     refreshed, choices = _refreshed(classes), _choices(classes)
     if not any(map(_vouched, local.stores.values())):
         return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed,
-                      choices)
+                      choices, _verdicts(classes, local.flags | local.state))
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
-    return Proven(frozenset(flags), frozenset(state - flags), refreshed, choices)
+    return Proven(frozenset(flags), frozenset(state - flags), refreshed, choices,
+                  _verdicts(classes, flags | state))
+
+
+def _verdicts(classes: list, flags: set) -> tuple:
+    """``self.x = A if <test> else B`` for each flag or SWA state ``x`` the analysis proved (the
+    test is an SWA pool test, whatever it calls) whose branches are constants or dotted names
+    (an enum member, a module constant): the verdict kept as a value, ``"swa"``, ``KV.PAGED``.
+    (attr, module, (kind, value) if SWA, (kind, value) if not), kind ``const`` or ``name``;
+    an attribute stored with two different pairs of values is left out."""
+    found: dict = {}
+    for klass in classes:
+        node = _class_node(klass) if flags else None
+        for stmt in ast.walk(node) if node is not None else ():
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.value, ast.IfExp)):
+                continue
+            attr = next(_self_attr(stmt.targets[0]), None)
+            branches = (_value_of(stmt.value.body), _value_of(stmt.value.orelse))
+            if attr not in flags or None in branches:
+                continue
+            polarity = _swa_polarity(stmt.value.test)
+            if polarity is None:
+                continue
+            found.setdefault(attr, set()).add(
+                (klass.__module__, *(branches if polarity else branches[::-1])))
+    return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
+
+
+def _swa_polarity(test: ast.AST) -> Optional[bool]:
+    """True when ``test`` is True for an SWA pool, False when it is True for any other, None
+    when its words do not say (the branch that means SWA is then not known): ``isinstance(p,
+    SWAKVPool)``, ``is_swa(p)``, ``hasattr(p, "swa_kv_pool")``, ``type(p).__name__ ==
+    "SWAKVPool"``, each under any number of ``not``."""
+    from lint_rules.rules._vocab import is_swa_word
+
+    polarity = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, polarity = test.operand, not polarity
+    if isinstance(test, ast.Call) and len(test.args) == 2 and isinstance(
+            test.func, ast.Name) and test.func.id in ("isinstance", "hasattr"):
+        words = [ast.unparse(kind).rpartition(".")[2] for kind in (
+            test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]])]
+        return polarity if all(map(is_swa_word, words)) else None
+    if isinstance(test, ast.Call):
+        name = ast.unparse(test.func).rpartition(".")[2]
+        return polarity if is_swa_word(name) else None
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+            and isinstance(test.comparators[0], ast.Constant)
+            and is_swa_word(str(test.comparators[0].value))):
+        return polarity
+    return None
+
+
+def _value_of(node: ast.AST):
+    """("const", value) for a literal, ("name", "a.b") for a name or dotted name (a module
+    constant, an enum member: resolved in the module, so a local name resolves to nothing);
+    None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and (
+            not isinstance(node.value, bool)):
+        return ("const", node.value)
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id not in ("self", "cls", "None", "True", "False"):
+        return ("name", ".".join([node.id, *reversed(parts)]))
+    return None
+
+
+class Lookup(NamedTuple):
+    """A property whose getter returns one entry of a registry: ``G[id(self)]``, ``G[self]``,
+    ``G.get(id(self))``. ``path``: where ``G`` is, from a module global (``("G",)``,
+    ``("Registry", "entries")``) or from the class (``("self", "G")`` for ``self.G`` and
+    ``type(self).G``)."""
+
+    path: tuple
+    by_id: bool
+
+
+def registry_lookup(getter) -> Optional[Lookup]:
+    """The registry lookup ``getter`` (a property's ``fget``) is, read from its source: its body
+    (a docstring aside) is one ``return`` of a subscript or ``.get`` keyed by ``id(self)`` or
+    ``self``. None for anything else (a getter that computes, calls a helper, reads the pool)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getter)))
+    except Exception:  # noqa: BLE001 - no source: not followed
+        return None
+    function = tree.body[0] if tree.body else None
+    body = list(getattr(function, "body", ()))
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return None
+    value = body[0].value
+    if isinstance(value, ast.Subscript):
+        container, key = value.value, value.slice
+    elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+          and value.func.attr == "get" and value.args):
+        container, key = value.func.value, value.args[0]
+    else:
+        return None
+    by_id = (isinstance(key, ast.Call) and isinstance(key.func, ast.Name) and key.func.id == "id"
+             and len(key.args) == 1 and _is_self(key.args[0]))
+    if not (by_id or _is_self(key)):
+        return None
+    path = []
+    while isinstance(container, ast.Attribute):
+        path.append(container.attr)
+        container = container.value
+    if isinstance(container, ast.Call) and ast.unparse(container) == "type(self)":
+        path.append("self")
+    elif isinstance(container, ast.Name) and (path or container.id != "self"):
+        path.append(container.id)
+    else:
+        return None
+    return Lookup(tuple(reversed(path)), by_id)
+
+
+def _is_self(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def _choices(classes: list) -> tuple:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 
@@ -23,7 +25,8 @@ def guard(monkeypatch):
 
 @pytest.fixture
 def hooked(monkeypatch, guard):
-    """The generic check on SGLang's ``AttentionBackend.forward``, as the plugin registers it."""
+    """The generic check on SGLang's ``AttentionBackend.forward`` and on the loaded overrides
+    of it that bypass it (``generic.dispatch_overrides``), as the plugin registers it."""
     from runtime_guard import generic
     from runtime_guard.demo import scenarios as sc
 
@@ -31,9 +34,13 @@ def hooked(monkeypatch, guard):
     from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
 
     guard("check")
-    original = AttentionBackend.forward
+    for cls in [AttentionBackend, *generic.dispatch_overrides(AttentionBackend)]:
+        monkeypatch.setattr(cls, "forward", _around(generic.guard_dispatch, vars(cls)["forward"]))
 
+
+def _around(hook, original):
+    @functools.wraps(original)
     def forward(*args, **kwargs):
-        return generic.guard_dispatch(original, *args, **kwargs)
+        return hook(original, *args, **kwargs)
 
-    monkeypatch.setattr(AttentionBackend, "forward", forward)
+    return forward

@@ -29,22 +29,7 @@ from test_guard_generic_forms import (  # noqa: E402
     stale_params,
 )
 
-MISSED: dict = {  # class name -> why the generic check does not refuse it
-    "EnumLayoutAttnBackend": "the SWA verdict is an enum member, no pool is held: only bools "
-                             "and methods chosen by a pool type test are judged",
-    "RegistryEntryAttnBackend": "the state lives in a module registry keyed by id(self), "
-                                "reached only through a property the check does not follow",
-    "PartialIndexSelectAttnBackend": "the own mapping is an argument of a partial over a "
-                                     "torch function: partial args are searched for pools only",
-    "NestedTablesAttnBackend": "the view of the own mapping is three containers deep "
-                               "(tuple, dict, list): the search stops at two",
-    "ForwardOverrideAttnBackend": "its forward() bypasses AttentionBackend.forward, the one "
-                                  "hooked dispatch, and the verdict is a string",
-    "KernelTableExtendAttnBackend": "the bound pool methods are three containers deep (tuple, "
-                                    "dict, list): the search stops at two",
-    "SlotTranslatorAttnBackend": "the translator's table (None, or the own mapping) is not "
-                                 "named for SWA: neither a None slot nor a judged tensor",
-}
+MISSED: dict = {}  # class name -> why the generic check does not refuse it
 FALSE_ALARM: dict = {}  # (class name, config) -> why it refuses a correct class
 
 
@@ -60,3 +45,50 @@ def test_correct_form_launches(cls, config, hooked):
 
 def test_material_covers_the_brief():
     assert_material(forms, 10)
+
+
+OVERRIDE_CHILD = """
+import json, sys
+sys.path.insert(0, {here!r})
+import guard_forms7 as forms
+from runtime_guard import generic
+from runtime_guard.demo import scenarios as sc
+sg = sc.sglang()
+sg.load_plugins()
+sg.load_plugins()  # a second load registers nothing twice
+stale, live = forms.ForwardOverrideAttnBackend, forms.ForwardOverrideLiveAttnBackend
+target = f"{{stale.__module__}}.{{stale.__qualname__}}.forward"
+run = forms.scenario(stale, forms.FROZEN_KV)
+try:
+    forms.launch(run)
+    error = None
+except Exception as err:
+    error = f"{{type(err).__name__}}: {{err}}"
+launched = forms.launch(forms.scenario(live, forms.FROZEN_KV)).shape[0]
+print(json.dumps(dict(wrapped=[generic.wraps_dispatch(vars(c)["forward"]) for c in (stale, live)],
+                      pending=len(sg.HookRegistry._hooks.get(target, ())), error=error,
+                      launched=launched)))
+"""
+
+
+def test_the_real_plugin_loader_hooks_a_forward_that_bypasses_the_base_dispatch():
+    """Through SGLang's own loader: the override is hooked once, the stale class is refused at
+    its own ``forward``, the correct one launches."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = str(Path(__file__).parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
+    env["SGLANG_POOLGUARD"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", OVERRIDE_CHILD.format(here=here)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["wrapped"] == [True, True] and seen["pending"] == 1
+    assert seen["error"].startswith("SWAPoolMismatchError: poolguard (generic check, live): "
+                                    "ForwardOverrideAttnBackend"), seen["error"]
+    assert seen["launched"] == 2
