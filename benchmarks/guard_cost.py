@@ -155,7 +155,15 @@ GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("guard_forms3", "SlotsGeometryAttnBackend"),
                  ("guard_forms4", "LiveDequeStepsAttnBackend"),
                  ("guard_forms4", "GeometrySetsAttnBackend"),
-                 ("guard_forms4", "LiveGraphReplayAttnBackend"))
+                 ("guard_forms4", "LiveGraphReplayAttnBackend"),
+                 # Classes stale only under a pool swap, right on the target built here: the
+                 # happy path of a string verdict, a registry behind a property, a partial's
+                 # mapping argument, a __slots__ translator's table, containers three deep.
+                 ("guard_forms7", "ForwardOverrideAttnBackend"),
+                 ("guard_forms7", "RegistryEntryAttnBackend"),
+                 ("guard_forms7", "PartialIndexSelectAttnBackend"),
+                 ("guard_forms7", "SlotTranslatorAttnBackend"),
+                 ("guard_forms7", "KernelTableExtendAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -213,8 +221,10 @@ def _generic_label(name: str, backend) -> str:
     from runtime_guard import generic
 
     layout = generic.layout_of(backend, backend.__dict__.get("token_to_kv_pool"))
-    slots = len(layout.direct) + len(layout.nested) + len(layout.class_nested)
-    flags = len(layout.flags) + len(layout.soft) + len(layout.class_flags)
+    slots = (len(layout.direct) + len(layout.nested) + len(layout.class_nested)
+             + len(getattr(layout, "registries", ())))
+    flags = (len(layout.flags) + len(layout.soft) + len(layout.class_flags)
+             + len(getattr(layout, "verdicts", ())))
     return f"{name} ({slots} pool slots, {flags} flags, {len(layout.inner)} inner)"
 
 

@@ -390,6 +390,10 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
         items = _items(value)
     except Exception:  # noqa: BLE001 - its attribute reads raise (a lazy proxy): not searched
         return
+    # A None beside a pool or tensor of the same holder is something else than its SWA table
+    # (a record of the SWA mapping and an unset buffer): only a holder of no state offers one.
+    nones = [] if any(item is not None and (_kind(item) == _TENSOR or pool_of(item) is not None)
+                      for _, item, _ in items) else found.nones
     for suffix, item, getter in items:
         label, where = path + suffix, steps + (getter,)
         kind = _kind(item)
@@ -403,7 +407,7 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
             if _swa_slot_name(label):
                 found.nested.append((root, where, label, True))
             else:
-                found.nones.append((root, where, label))
+                nones.append((root, where, label))
         elif pool_of(item) is not None:
             found.nested.append((root, where, label, _swa_slot_name(label)))
         elif kind == _BACKEND:

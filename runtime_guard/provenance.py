@@ -23,6 +23,7 @@ import ast
 import gc
 import inspect
 import os
+import re
 import sys
 import sysconfig
 import textwrap
@@ -126,6 +127,10 @@ def _verdicts(classes: list, flags: set) -> tuple:
     return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
 
 
+# Words that turn a helper's answer around (``swa_disabled(pool)``, ``skip_swa``, ``is_full``).
+_NEGATING = re.compile(r"disable|skip|without|(^|_)(not?|non|full)(_|$)")
+
+
 def _swa_polarity(test: ast.AST) -> Optional[bool]:
     """True when ``test`` is True for an SWA pool, False when it is True for any other, None
     when its words do not say (the branch that means SWA is then not known): ``isinstance(p,
@@ -143,7 +148,7 @@ def _swa_polarity(test: ast.AST) -> Optional[bool]:
         return polarity if all(map(is_swa_word, words)) else None
     if isinstance(test, ast.Call):
         name = ast.unparse(test.func).rpartition(".")[2]
-        return polarity if is_swa_word(name) else None
+        return polarity if is_swa_word(name) and not _NEGATING.search(name.lower()) else None
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
             and isinstance(test.comparators[0], ast.Constant)
             and is_swa_word(str(test.comparators[0].value))):

@@ -15,7 +15,8 @@ Classes of misses and their forms here:
 * pool state three containers deep: a list of tuples of dicts of bound methods; a dict of dicts
   of records; twin: the same nesting rebuilt per forward;
 * a table (None, or another pool's mapping) in a helper the code derives from SWA state: a
-  ``NamedTuple`` translator; a closure cell; twin: the translator rebuilt per forward;
+  ``NamedTuple`` translator; a closure cell; twins: the translator rebuilt per forward, a
+  target's record of its own mapping beside a buffer left None;
 * a ``forward`` that bypasses the base dispatch: inherited from a mixin (the backend class
   defines none); an override with a bool verdict calling ``forward_extend`` itself; twin: an
   override that chooses and then calls ``super().forward`` (checked once, at the base).
@@ -434,6 +435,25 @@ class PerForwardTranslatorAttnBackend(_Base8):
         return q
 
 
+class SwaRecordUnsetBufferAttnBackend(_Base8):
+    """A target's record of its own SWA mapping beside a CUDA-graph buffer not made yet
+    (``graph_buffer=None``): a None beside SWA state is not a missing SWA table."""
+
+    EXPECT, CONFIGS = "correct", (TARGET, NON_SWA)
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        pool = model_runner.token_to_kv_pool
+        self.swa_meta = (SimpleNamespace(mapping=pool.full_to_swa_index_mapping,
+                                         graph_buffer=None) if _is_swa(pool) else None)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        meta = self.swa_meta
+        bb._read_kv(self.token_to_kv_pool, layer, forward_batch,
+                    (lambda loc: meta.mapping[loc]) if meta is not None else None)
+        return q
+
+
 class OverrideCallsBaseAttnBackend(_Base8):
     """Overrides ``forward`` to pick a mode from the live pool, then calls ``super().forward``
     (the hooked base dispatch): one check per launch, at the base."""
@@ -459,7 +479,8 @@ STALE = (
 )
 CORRECT = (
     GeometryEnumAttnBackend, PerForwardRegistryAttnBackend, TargetPartialAttnBackend,
-    PerForwardNestingAttnBackend, PerForwardTranslatorAttnBackend, OverrideCallsBaseAttnBackend,
+    PerForwardNestingAttnBackend, PerForwardTranslatorAttnBackend,
+    SwaRecordUnsetBufferAttnBackend, OverrideCallsBaseAttnBackend,
 )
 
 
