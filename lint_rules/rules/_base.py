@@ -87,7 +87,7 @@ class Rule:
         if cls is None or self.facts.provides_pool(cls) or any(
                 attr in s.stores for c in cls.family for s in c.foreign):
             return f"test self.{attr} is not None"
-        return f"resolve self.{attr} (#27491) and test it"  # #27491: through the allocator
+        return f"resolve self.{attr} (#27491), test it"  # #27491: through the allocator
 
     @classmethod
     def fixable(cls) -> bool:

@@ -148,9 +148,10 @@ def _runner_read(value) -> bool:
 
 
 # SGLang asserts every backend carries the runner's one translator (bind_and_verify_backends):
-# building another breaks boot; what keeps it right is swapping it along with the pool
-RUNNER_BUILT = ("{subject}: the runner built it once on its pool (FROZEN_KV MTP swaps ours): swap "
-                "it with the pool")
+# building another breaks boot; what keeps it right is swapping it along with the pool, where
+# speculative/frozen_kv_mtp_utils.py (frozen_kv_target_view, target_kv_pool_view) swaps the pool
+RUNNER_BUILT = ("{subject} is the runner's, built on its pool; FROZEN_KV swaps only the pool: "
+                "swap it too in frozen_kv_mtp_utils")
 RUNNER_CHOICE = "{subject} follows the runner's SWA flag, blind to FROZEN_KV: {test_pool}"
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
              "self.token_to_kv_pool where used")
@@ -160,7 +161,7 @@ SIZED = ("{subject} is sized by the active pool; FROZEN_KV MTP swaps in pools of
          "it by self.{pool_attr}")
 CAPACITY = ("{subject} keeps the active pool's size; FROZEN_KV MTP swaps in pools of other sizes: "
             "read it off self.{pool_attr}")
-MADE_UNDER_FLAG = "{subject} is made under a stale SWA flag (FROZEN_KV swaps pools): {test_pool}"
+MADE_UNDER_FLAG = "{subject} is made under an SWA flag FROZEN_KV makes stale: {test_pool}"
 
 
 def _where(node) -> tuple:
@@ -1416,7 +1417,7 @@ class StalePoolState(Rule):
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
-    MESSAGE = "{subject}; FROZEN_KV MTP swaps the pool: read self.token_to_kv_pool per forward"
+    MESSAGE = "{subject}; FROZEN_KV swaps pools: read self.token_to_kv_pool per forward"
     # (the runner's own pool, read per call: the swap rebinds the backend's, so that is where)
     RUNNER_READ_MESSAGE = (
         "the runner's token_to_kv_pool is not the pool FROZEN_KV MTP swaps in per forward: "

@@ -555,7 +555,7 @@ class SwaTypeFlag(Rule):
     CODE = "KVP002"
     NAME = "swa-type-flag"
     MESSAGE = (
-        "{subject} tests the pool type once, stale after FROZEN_KV swaps: {test_pool}"
+        "{subject} tests the pool type once, stale under FROZEN_KV: {test_pool}"
     )
 
     # (no type test of its own: made from a stale flag, in its value or by a branch of it)
@@ -564,7 +564,7 @@ class SwaTypeFlag(Rule):
     )
 
     RUNNER_MESSAGE = (
-        "{subject} keeps the runner's SWA flag, blind to FROZEN_KV MTP pool swaps: {test_pool}"
+        "{subject} keeps the runner's SWA flag, blind to FROZEN_KV pool swaps: {test_pool}"
     )
 
     def check(self) -> Iterator[Report]:

@@ -1157,9 +1157,7 @@ class SwaFlagGate(Rule):
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
-    MESSAGE = (
-        "gate on SWA flag {attr}, stale under FROZEN_KV MTP: {test_pool}"
-    )
+    MESSAGE = "gate on SWA flag {attr}, stale under FROZEN_KV: {test_pool}"
 
     def _flag(self, cls, gate):
         if gate.kind in ("call", "global"):  # a helper's result, a module global
@@ -1167,8 +1165,8 @@ class SwaFlagGate(Rule):
         return self.facts.flag(cls, gate.name)
 
     STATE_MESSAGE = (
-        "decision on pool state {attr} kept past the swap goes stale as FROZEN_KV MTP swaps "
-        "pools: read the pool per forward"
+        "decision on pool state {attr} kept past the swap, stale under FROZEN_KV: read the pool "
+        "per forward"
     )
 
     INNER_MESSAGE = (
@@ -1176,13 +1174,12 @@ class SwaFlagGate(Rule):
     )
 
     POOL_TYPE_MESSAGE = (
-        "gate on pool-type flag {attr} goes stale as FROZEN_KV MTP swaps pools: test "
-        "self.token_to_kv_pool where it is used"
+        "gate on pool-type flag {attr}, stale under FROZEN_KV: test self.token_to_kv_pool where "
+        "it is used"
     )
 
     GUARD_MESSAGE = (  # (what it makes there is no pool data: KVP001 leaves it to the gate)
-        "gate on SWA flag {attr} and the {stores} under it go stale under FROZEN_KV MTP: test "
-        "self.{pool_attr} is not None"
+        "SWA flag {attr} gates {stores}, stale under FROZEN_KV: {test_pool}"
     )
 
     def _guarded(self, cls) -> dict:
@@ -1238,20 +1235,23 @@ class SwaFlagGate(Rule):
             return self._fitted(node, None, cls, template, names)
         fixes = [gate_rewrite(self.facts, cls, gate, flag) for gate, flag in gates]
         made = [s for gate, _ in gates for s in guarded.get(id(gate.node), ())]
-        stores = "store" if len(made) == 1 else f"{len(made)} stores"
+        stores = "a store" if len(made) == 1 else f"{len(made)} stores"
         return self._fitted(node, merged_fix(fixes), cls,
                             self.GUARD_MESSAGE if made else self.MESSAGE, names, stores=stores)
 
     def _fitted(self, node, fix, cls, template: str, names: list, **fields) -> Report:
         """The report naming every flag (``self.a and self.b``) when that fits a line, else the
-        first and how many more."""
+        first and how many more; a name too long for the line loses its ``self.``."""
         if len(names) > 1:
-            template = template.replace(" flag {attr}", " flags {attr}")
-        report = self.report(node, fix, cls.node, template, attr=" and ".join(names), **fields)
-        if len(names) > 1 and len(report.message) > MESSAGE_LIMIT:
-            shown = f"{names[0]} (+{len(names) - 1} more)"
-            report = self.report(node, fix, cls.node, template, attr=shown, **fields)
-        return report
+            template = template.replace("flag {attr}", "flags {attr}").replace(" gates ", " gate ")
+        shown = (" and ".join(names), f"{names[0]} (+{len(names) - 1} more)",
+                 f"{names[0].removeprefix('self.')} (+{len(names) - 1} more)")
+        for attr in shown[:1] if len(names) == 1 else shown:
+            report = self.report(node, fix, cls.node, template, attr=attr, **fields)
+            if len(report.message) <= MESSAGE_LIMIT:
+                return report
+        attr = shown[0 if len(names) == 1 else 2].replace("self.", "", 1)
+        return self.report(node, fix, cls.node, template, attr=attr, **fields)
 
 
 def _shown(gate) -> str:

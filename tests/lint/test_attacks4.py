@@ -90,8 +90,8 @@ def test_a_class_the_codemod_rewrote_is_not_offered_the_rewrite_again(tmp_path):
     root = write(tmp_path / "t", RUNNER_BUILT)
     done = poolguard("lint", "--fix", "--unsafe-fixes", "r", cwd=root, expect=1)
     assert done.stdout.splitlines() == [
-        "r/backend.py:6:9: KVP001 self.kv_index_translator: the runner built it once on its pool "
-        "(FROZEN_KV MTP swaps ours): swap it with the pool"]
+        "r/backend.py:6:9: KVP001 self.kv_index_translator is the runner's, built on its pool; "
+        "FROZEN_KV swaps only the pool: swap it too in frozen_kv_mtp_utils"]
     assert done.stderr.splitlines() == ["poolguard: Fixed 1 file; found 1 finding."]
     again = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "r", cwd=root, expect=1)
     assert again.stdout == done.stdout

@@ -393,6 +393,26 @@ def test_whole_newest_tree_never_crashes():
     assert not bad, f"unparsed files or malformed findings: {bad[:5]}"
 
 
+def test_every_message_on_the_newest_whole_tree_fits_a_line_and_names_a_remedy():
+    """What ``poolguard lint sglang/srt`` (the package, every rule) says on the newest release:
+    each message at most 130 characters, ending in a remedy after ``:`` or ``;`` (rel6: 15-20
+    messages per release were longer; the rule examples alone did not show it)."""
+    tree = sglang_wheels.source_tree(NEWEST)
+    cli = subprocess.run(
+        [_console_script("poolguard"), "lint", "--isolated", "--no-cache", "--select", "KVP",
+         "--format", "json", "sglang/srt"],
+        cwd=tree, capture_output=True, text=True,
+    )
+    assert cli.returncode == 1, cli.stderr
+    rows = json.loads(cli.stdout)
+    assert len(rows) > 50
+    long = sorted({row["message"] for row in rows if len(row["message"]) > 130})
+    assert not long, long
+    blind = sorted({row["message"] for row in rows
+                    if not row["message"].replace(";", ":").rsplit(":", 1)[-1].strip()})
+    assert not blind, blind
+
+
 # --- the front ends report the same set on real code -------------------------------------------
 
 

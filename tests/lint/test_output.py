@@ -149,7 +149,7 @@ def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(r
     """Each rule's message, filled in on its own examples, ends with the remedy after ``:``
     or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
     remedies = ("read the pool", "read self.", "test self.", "resolve self.", "make it a property",
-                "fix that", "run poolguard", "hand it the pool", "swap it with the pool",
+                "fix that", "run poolguard", "hand it the pool", "swap it too in",
                 "size it by self.", "read it off self.", "test its pool")
     for example in rule.INVALID:
         for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
@@ -191,7 +191,7 @@ def test_remedies_say_where_the_pool_comes_from_and_where_to_read_it():
     remedy naming an attribute the class lacks is no remedy); a cached pool is told to read
     ``self.token_to_kv_pool`` per forward (not "there"); KVP004 names who re-resolves."""
     found = {(f.line, f.code): f.message for f in lint_source(UNRESOLVED, codes=ALL_CODES)}
-    resolve = "resolve self._swa_kv_pool (#27491) and test it"
+    resolve = "resolve self._swa_kv_pool (#27491), test it"
     assert found[(4, "KVP002")].endswith(resolve), found
     assert found[(5, "KVP002")].endswith(resolve), found
     assert found[(9, "KVP003")].endswith(resolve), found
