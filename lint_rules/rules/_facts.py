@@ -637,8 +637,11 @@ class _Pass:
                 return Taint(summary.properties[path])
         bits = self._read("sinks", path)
         for pattern in self.flow.patterns:  # setattr(self, f"_{mode}_map", ...)
-            if fnmatchcase(path, pattern):
+            if fnmatchcase(path, pattern) and pattern != path:
                 bits |= self._read("sinks", pattern)
+        if "*" in path:  # getattr(self, f"_{mode}_map"): any stored name it may be
+            for attr in [a for a in self.env.sinks if a != path and fnmatchcase(a, path)]:
+                bits |= self._read("sinks", attr)
         stale_forward = self._read("forward", path)
         if stale_forward & STALE and not stale_forward & RECORD:  # (a record is rebuilt)
             bits |= stale_forward
@@ -1159,7 +1162,10 @@ class FileFacts:
             # names made at run time (setattr(self, f"_{mode}_map", ...)): each name they fit
             self._patterns = [(k, v) for k, v in self._by_attr.items() if "*" in k]
         found = self._by_attr.get(name, [])
-        if self._patterns and "*" not in name:
+        if "*" in name:  # a read of a name built at run time: every store it may name
+            return [pair for attr, pairs in self._by_attr.items() if attr != name and (
+                fnmatchcase(attr, name)) for pair in pairs] + found
+        if self._patterns:
             found = found + [pair for pattern, pairs in self._patterns
                              if fnmatchcase(name, pattern) for pair in pairs]
         return found

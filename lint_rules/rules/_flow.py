@@ -642,9 +642,11 @@ class MethodFlow(ast.NodeVisitor):
     def named_read(self, node: ast.Call) -> Optional[Tuple[ast.AST, str]]:
         """``getattr(obj, name)`` where the local ``name`` holds a constant string."""
         args, func = node.args, node.func
-        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) > 1 and isinstance(
-                args[1], ast.Name):
-            name = self.strings.get(args[1].id)
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(args) > 1:
+            if isinstance(args[1], ast.Name):
+                name = self.strings.get(args[1].id)
+                return (args[0], name) if name else None
+            name = name_pattern(args[1], self.strings)  # getattr(self, f"_{mode}_map")
             return (args[0], name) if name else None
         return None
 
@@ -881,6 +883,9 @@ class MethodFlow(ast.NodeVisitor):
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
             return self.function_call(node, returned, values, keywords)
+        if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
+            return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
+                               follow)  # cls(pool) in a factory of a plain class: Klass(pool)
         if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
@@ -895,6 +900,16 @@ class MethodFlow(ast.NodeVisitor):
         """``Rec._make((a, b))``: what ``Rec(a, b)`` holds, its fields kept for ``node``."""
         call = ast.copy_location(ast.Call(func=record, args=fields, keywords=[]), node)
         value = self.visit(call)
+        if id(call) in self.fields:
+            self.fields[id(node)] = self.fields.pop(id(call))
+        return value
+
+    def remade(self, node: ast.Call, klass: ast.AST, args: list, values: Tuple[Taint, ...],
+               follow: bool) -> Taint:
+        """``node`` builds an object of ``klass`` (``cls(...)`` in its factory): what that
+        constructor keeps on it, its fields kept for ``node``."""
+        call = ast.copy_location(ast.Call(func=klass, args=args, keywords=node.keywords), node)
+        value = self.construct(call, values, follow)
         if id(call) in self.fields:
             self.fields[id(node)] = self.fields.pop(id(call))
         return value

@@ -60,3 +60,24 @@ class FactoryRecordAttnBackend(AttentionBackend):
             forward_batch.view = self.view
         enabled = self.shape.enabled
         forward_batch.layers = self.shape.layers if enabled else ()  # expect: KVP003
+
+
+class PoolProbe:
+    def __init__(self, pool):
+        self.is_swa = isinstance(pool, SWAKVPool)
+        self.page_size = pool.page_size
+
+    @classmethod
+    def of(cls, pool):
+        return cls(pool)
+
+
+class PlainFactoryAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.probe = PoolProbe.of(model_runner.token_to_kv_pool)  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.probe.is_swa:  # expect: KVP003
+            return q
+        return k if self.probe.page_size > 1 else v

@@ -44,3 +44,16 @@ class BuiltNameAttnBackend(AttentionBackend):
         if self._extend_window_map is None or self.swa_sub is None:  # expect: KVP003
             return q
         return v
+
+
+class BuiltNameReadAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self._decode_swa_sub = getattr(pool, "swa_kv_pool", None)  # expect: KVP001
+        self._extend_swa_sub = getattr(pool, "swa_kv_pool", None)  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        mode = forward_batch.forward_mode.name.lower()
+        if getattr(self, f"_{mode}_swa_sub") is None:  # expect: KVP003
+            return q
+        return v

@@ -66,3 +66,18 @@ class KeptBuffersAttnBackend(AttentionBackend):
         if not self.window_v_buffers:  # expect: KVP003
             return k
         return v if self.window_tables else q  # expect: KVP003
+
+
+class FilteredBuffersAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.k_buffers = {i: torch.empty(8) for i in range(4) if isinstance(model_runner.token_to_kv_pool, SWAKVPool)}  # expect: KVP001
+
+    @functools.cache
+    def window_ids(self):  # expect: KVP001
+        return (1, 3) if isinstance(self.token_to_kv_pool, SWAKVPool) else ()
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.k_buffers:  # expect: KVP003
+            return q
+        return k if layer.layer_id in self.window_ids() else v  # expect: KVP003

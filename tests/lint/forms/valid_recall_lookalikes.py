@@ -115,3 +115,31 @@ class ResolvedPoolAttnBackend(AttentionBackend):
             return q
         sub = getattr(layer, "swa_pool", self._swa_kv_pool)
         return k if sub is not None else v
+
+
+class ConfigProbe:
+    def __init__(self, model_runner):
+        self.windowed = model_runner.sliding_window_size > 0
+
+    @classmethod
+    def of(cls, model_runner):
+        return cls(model_runner)
+
+
+class BuiltNamesGeometryAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.probe = ConfigProbe.of(model_runner)
+        self._decode_window = model_runner.sliding_window_size
+        self._extend_window = model_runner.sliding_window_size
+        self.k_buffers = {i: torch.empty(8) for i in range(4) if i % 2}
+
+    @functools.cache
+    def window_ids(self):
+        return (1, 3) if self.probe.windowed else ()
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        mode = forward_batch.forward_mode.name.lower()
+        if getattr(self, f"_{mode}_window") > 0 and self.probe.windowed and self.k_buffers:
+            return q
+        return k if layer.layer_id in self.window_ids() else v
