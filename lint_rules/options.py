@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import keyword
+import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
@@ -11,13 +12,17 @@ class OptionError(ValueError):
 
 
 def _checked_name(value: str, option: str, dotted: bool) -> str:
-    """``value`` if it is a Python name (``a.b`` when ``dotted``), as the parser would accept
-    it: ``str.isidentifier`` (so non-ASCII names count) and no keyword."""
+    """``value`` as the parser reads it, if it is a Python name (``a.b`` when ``dotted``):
+    ``str.isidentifier`` (so non-ASCII names count), no keyword, NFKC-normalised as Python
+    normalises identifiers (``\ufb01_pool`` is the attribute ``fi_pool`` in the code)."""
     parts = value.split(".") if dotted else [value]
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
         kind = "a Python name or dotted name" if dotted else "a Python identifier"
         raise OptionError(f"{option} must be {kind} (not a keyword), got {value!r}")
-    return value
+    normal = unicodedata.normalize("NFKC", value)
+    if any(keyword.iskeyword(part) for part in normal.split(".")):  # a spelling of a keyword
+        raise OptionError(f"{option} must not be a keyword however it is spelt, got {value!r}")
+    return normal
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,12 @@ class Options:
                     ) -> "Options":
         """The one validation of the ``kvp-*`` options, shared by the CLI, its config files
         and the flake8 plugin; raises ``OptionError`` naming the bad value."""
-        bases = cls.parse_list(backend_bases)
-        flags = cls.parse_list(swa_flags)
-        attr = (pool_attr or "").strip() or cls.pool_attr
-        for name in bases:
-            _checked_name(name, "kvp-backend-bases", dotted=True)
-        for name in flags:
-            _checked_name(name, "kvp-swa-flags", dotted=True)
-        _checked_name(attr, "kvp-pool-attr", dotted=False)
+        bases = tuple(_checked_name(name, "kvp-backend-bases", dotted=True)
+                      for name in cls.parse_list(backend_bases))
+        flags = tuple(_checked_name(name, "kvp-swa-flags", dotted=True)
+                      for name in cls.parse_list(swa_flags))
+        attr = _checked_name((pool_attr or "").strip() or cls.pool_attr, "kvp-pool-attr",
+                             dotted=False)
         if attr.startswith("__") and not attr.endswith("__"):
             # the fixes read it as getattr(self, "__x"), which never sees the mangled _Cls__x
             raise OptionError(f"kvp-pool-attr must not be a private name (Python mangles "

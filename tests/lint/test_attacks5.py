@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from clirun import STALE, poolguard, write
@@ -69,3 +71,43 @@ def test_a_config_line_that_is_no_key_value_pair_is_named_by_number(tmp_path):
     assert done.stderr.splitlines() == [
         f"poolguard: error: cannot parse config file {root / 'setup.cfg'}: line 3 is no "
         "'key = value' pair: 'select KVP001'"]
+
+
+# A mirror and its gates on a pool kept as ``self.fi_pool``.
+FI_POOL = """\
+class DemoAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self.fi_pool = some_lookup(model_runner)
+        self.use_sliding_window_kv_pool = self.fi_pool is not None
+
+    def forward_decode(self, q, layer):
+        if self.use_sliding_window_kv_pool:
+            return q
+        return layer
+"""
+
+
+def test_option_names_are_read_as_python_reads_identifiers(tmp_path):
+    # Python reads the ligature in "\ufb01_pool" as "fi_pool" (NFKC); the option kept the raw
+    # spelling, so it named no attribute of the code: the fix was withdrawn and the message
+    # told the user to resolve a pool the class already holds
+    root = write(tmp_path / "t", {"m.py": FI_POOL})
+    want = poolguard("lint", "--no-cache", "--kvp-pool-attr", "fi_pool", "m.py", cwd=root,
+                     expect=1)
+    assert "[*]" in want.stdout and "self.fi_pool is not None" in want.stdout
+    for spelling in ("\ufb01_pool", "\uff46\uff49_pool"):  # the ligature, fullwidth f and i
+        done = poolguard("lint", "--no-cache", "--kvp-pool-attr", spelling, "m.py", cwd=root,
+                         expect=1)
+        assert (done.stdout, done.stderr) == (want.stdout, want.stderr)
+        flake8 = subprocess.run([sys.executable, "-m", "flake8", "--select", "KVP",
+                                 f"--kvp-pool-attr={spelling}", "m.py"], cwd=root,
+                                capture_output=True, text=True)
+        assert "self.fi_pool is not None" in flake8.stdout, flake8.stdout + flake8.stderr
+    config = "[flake8]\nextend-select = KVP004\nkvp-pool-attr = \ufb01_pool\n"
+    (root / "setup.cfg").write_text(config, encoding="utf-8")
+    poolguard("lint", "--no-cache", "--fix", "m.py", cwd=root, expect=0)
+    assert 'getattr(self, "fi_pool", None)' in (root / "m.py").read_text()
+    for keyword_spelt in ("\uff49\uff46", "\u2115one"):  # fullwidth "if", double-struck N "None"
+        done = poolguard("lint", "--no-cache", "--kvp-pool-attr", keyword_spelt, "m.py",
+                         cwd=root, expect=2)
+        assert "must not be a keyword however it is spelt" in done.stderr, done.stderr
