@@ -54,13 +54,25 @@ def _listed(codes: frozenset) -> str:
     return ",".join(sorted(codes))
 
 
-def cache_dir() -> Path:
-    """``$POOLGUARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-poolguard``, else ``~/.cache/…``."""
+def cache_dir() -> Optional[Path]:
+    """``$POOLGUARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-poolguard``, else ``~/.cache/…``;
+    None (no cache) for a user with no home (no ``$HOME``, no passwd entry: a container's uid)."""
     explicit = os.environ.get("POOLGUARD_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid, ignore it
+        try:  # (else it would land in the linted tree)
+            base = os.path.join(Path.home(), ".cache")
+        except RuntimeError:
+            return None
     return Path(base) / "sglang-poolguard"
+
+
+def cache_file(name: str) -> Optional[Path]:
+    """``name`` in ``cache_dir()``, or None when there is no cache directory."""
+    directory = cache_dir()
+    return directory / name if directory is not None else None
 
 
 @functools.lru_cache(maxsize=None)  # the rules this process imported cannot change under it
@@ -103,7 +115,8 @@ def rule_codes(use_cache: bool) -> tuple:
     rules is most of a warm run's start-up, so the pair is kept in the cache under the digest of
     the sources it was derived from: the same sources give the same pair. A file that does not
     hold two lists of codes, the defaults among the known, is not used (and is replaced)."""
-    path = cache_dir() / f"codes-{_package_digest()}.json"
+    path = cache_file(f"codes-{_package_digest()}.json")
+    use_cache = use_cache and path is not None
     if use_cache:
         try:
             known, default = json.loads(read_regular_file(path, MAX_CODES_BYTES))
@@ -187,7 +200,7 @@ class ResultCache:
     @classmethod
     def for_run(cls, codes, options, per_file_ignores) -> "ResultCache":
         name = f"lint-{fingerprint(codes, options, per_file_ignores)}.json"
-        return cls(cache_dir() / name)
+        return cls(cache_file(name))
 
     @classmethod
     def disabled(cls) -> "ResultCache":

@@ -102,7 +102,10 @@ def path_matches(path: str, pattern: str) -> bool:
 
 def find_config_file(start: Path) -> Optional[Path]:
     """The config file flake8 would pick from ``start`` (or None)."""
-    home = Path.home().resolve()
+    try:
+        home = Path.home().resolve()
+    except RuntimeError:  # no $HOME, no passwd entry (a container's uid): up to the root
+        home = None
     directory = start.resolve()
     while True:
         for name in CONFIG_FILES:

@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, cache_dir, fingerprint, write_atomically
+from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, cache_file, fingerprint, write_atomically
 from lint_rules.files import digest_bytes
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
@@ -650,7 +650,7 @@ class HeaderCache:
 
     def __init__(self, options: Options, enabled: bool = True) -> None:
         name = f"index-{fingerprint((), options, ())}.json"
-        self.path = cache_dir() / name if enabled else None
+        self.path = cache_file(name) if enabled else None
         self.known: Dict[str, list] = {}
         self.changed = False
         if self.path is not None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from clirun import STALE, poolguard, write
@@ -111,3 +114,41 @@ def test_option_names_are_read_as_python_reads_identifiers(tmp_path):
         done = poolguard("lint", "--no-cache", "--kvp-pool-attr", keyword_spelt, "m.py",
                          cwd=root, expect=2)
         assert "must not be a keyword however it is spelt" in done.stderr, done.stderr
+
+
+def test_a_relative_xdg_cache_home_is_ignored_not_written_into_the_tree(tmp_path):
+    # the XDG spec says a relative $XDG_CACHE_HOME is invalid and ignored; it was joined to
+    # the current directory, so linting a repository left rel/sglang-poolguard/*.json in it
+    root = write(tmp_path / "t", {"s.py": STALE})
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "POOLGUARD_CACHE_DIR"}
+    env.update(HOME=str(home), XDG_CACHE_HOME="rel")
+    done = subprocess.run([sys.executable, "-m", "lint_rules.cli", "lint", "s.py"], cwd=root,
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert sorted(p.name for p in root.iterdir()) == ["s.py"]
+    assert list((home / ".cache" / "sglang-poolguard").glob("lint-*.json"))
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0 or not shutil.which("setpriv"),
+                    reason="needs root to run as a uid with no passwd entry")
+def test_a_user_with_no_home_gets_a_lint_not_an_internal_error(tmp_path):
+    # a container's arbitrary uid, no $HOME: Path.home() raised in the config search and the
+    # cache, so every run was "internal error, please report" (flake8 just searches on)
+    root = Path(tempfile.mkdtemp(prefix="attack5-nohome-"))
+    try:
+        os.chmod(root, 0o777)
+        write(root, {"s.py": STALE})
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("HOME", "POOLGUARD_CACHE_DIR", "XDG_CACHE_HOME")}
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+        for extra in ([], ["--no-cache"]):
+            done = subprocess.run(["setpriv", "--reuid=54321", "--regid=54321", "--clear-groups",
+                                   sys.executable, "-m", "lint_rules.cli", "lint", *extra,
+                                   "s.py"], cwd=root, env=env, capture_output=True, text=True)
+            assert done.returncode == 1, done.stderr
+            assert done.stdout.startswith("s.py:3:9: KVP001 "), done.stdout
+        assert sorted(p.name for p in root.iterdir()) == ["s.py"]
+    finally:
+        shutil.rmtree(root)
