@@ -771,6 +771,8 @@ def _slot_problem(outer, value, swa_named, path, active, layer_id) -> Optional[P
         if swa_named and _expects_swa_pool(active):
             return Problem("pool", _none_message(outer, layer_id, active, path))
         return None
+    if type(value) is types.MethodType and value.__self__ is active:  # the common live case
+        return None
     if swa_named and _kind(value) == _TENSOR:  # an SWA slot found None on another instance
         if _foreign_tensor(value, active, True):
             return Problem("pool", _tensor_message(outer, layer_id, active, path, value))

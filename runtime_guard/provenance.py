@@ -112,19 +112,37 @@ def _verdicts(classes: list, flags: set) -> tuple:
     for klass in classes:
         node = _class_node(klass) if flags else None
         for stmt in ast.walk(node) if node is not None else ():
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.value, ast.IfExp)):
-                continue
-            attr = next(_self_attr(stmt.targets[0]), None)
-            branches = (_value_of(stmt.value.body), _value_of(stmt.value.orelse))
-            if attr not in flags or None in branches:
-                continue
-            polarity = _swa_polarity(stmt.value.test)
-            if polarity is None:
-                continue
-            found.setdefault(attr, set()).add(
-                (klass.__module__, *(branches if polarity else branches[::-1])))
+            for attr, test, branches in _two_way_stores(stmt):
+                polarity = _swa_polarity(test)
+                if attr in flags and None not in branches and polarity is not None:
+                    found.setdefault(attr, set()).add(
+                        (klass.__module__, *(branches if polarity else branches[::-1])))
     return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
+
+
+def _two_way_stores(stmt: ast.AST):
+    """(attr, test, (value if true, value if false)) for ``self.x = A if test else B`` and for
+    ``if test: self.x = A`` / ``else: self.x = B`` (each branch's own top-level stores)."""
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.value, ast.IfExp)):
+        attr = next(_self_attr(stmt.targets[0]), None)
+        if attr is not None:
+            yield attr, stmt.value.test, (_value_of(stmt.value.body),
+                                          _value_of(stmt.value.orelse))
+    elif isinstance(stmt, ast.If) and stmt.orelse:
+        then, other = _constant_stores(stmt.body), _constant_stores(stmt.orelse)
+        for attr in then.keys() & other.keys():
+            yield attr, stmt.test, (then[attr], other[attr])
+
+
+def _constant_stores(body: list) -> dict:
+    found = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            attr = next(_self_attr(stmt.targets[0]), None)
+            if attr is not None:
+                found[attr] = _value_of(stmt.value)
+    return found
 
 
 # Words that turn a helper's answer around (``swa_disabled(pool)``, ``skip_swa``, ``is_full``).

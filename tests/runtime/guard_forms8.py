@@ -6,7 +6,8 @@ Same contract as ``guard_forms`` (whose ``scenario``/``launch``/configurations i
 Classes of misses and their forms here:
 
 * a verdict kept as a value, not a bool: a module string constant; an ``IntEnum`` chosen by a
-  negated test; twin: the same enum decided from the model's geometry;
+  negated test; a string stored by both branches of an ``if`` statement; twins: the same enum
+  decided from the model's geometry, the same ``if`` statement made per forward;
 * state in a registry reached through a property: a ``WeakKeyDictionary`` keyed by the backend
   (``.get(self)``); a dict on a module registry object keyed by ``id(self)``; twin: the
   registry entry rewritten from the live pool per forward;
@@ -77,6 +78,26 @@ class ModuleConstantVerdictAttnBackend(_Base8):
         pool = self.token_to_kv_pool
         bb._read_kv(pool, layer, forward_batch,
                     _translate(pool) if self.paging == PAGED_WINDOW else None)
+        return q
+
+
+class IfStatementVerdictAttnBackend(_Base8):
+    """``if isinstance(pool, SWAKVPool): self.read_mode = "windowed" else: ... "dense"``: the
+    string verdict stored by the two branches of an ``if`` statement on the init-time pool."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", (FROZEN_KV,), "read_mode"
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        if isinstance(model_runner.token_to_kv_pool, SWAKVPool):
+            self.read_mode = "windowed"
+        else:
+            self.read_mode = "dense"
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        bb._read_kv(pool, layer, forward_batch,
+                    _translate(pool) if self.read_mode == "windowed" else None)
         return q
 
 
@@ -454,6 +475,26 @@ class SwaRecordUnsetBufferAttnBackend(_Base8):
         return q
 
 
+class PerForwardIfStatementAttnBackend(_Base8):
+    """The ``if`` statement of IfStatementVerdict, made again in ``init_forward_metadata`` on
+    the live pool (under the swap)."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def init_forward_metadata(self, forward_batch):
+        if isinstance(self.token_to_kv_pool, SWAKVPool):
+            self.read_mode = "windowed"
+        else:
+            self.read_mode = "dense"
+        super().init_forward_metadata(forward_batch)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        bb._read_kv(pool, layer, forward_batch,
+                    _translate(pool) if self.read_mode == "windowed" else None)
+        return q
+
+
 class OverrideCallsBaseAttnBackend(_Base8):
     """Overrides ``forward`` to pick a mode from the live pool, then calls ``super().forward``
     (the hooked base dispatch): one check per launch, at the base."""
@@ -472,7 +513,8 @@ class OverrideCallsBaseAttnBackend(_Base8):
 
 
 STALE = (
-    ModuleConstantVerdictAttnBackend, NegatedIntEnumAttnBackend, WeakKeyPlanAttnBackend,
+    ModuleConstantVerdictAttnBackend, NegatedIntEnumAttnBackend, IfStatementVerdictAttnBackend,
+    WeakKeyPlanAttnBackend,
     RegistryAttributeAttnBackend, PartialKeywordTableAttnBackend, PartialTupleArgAttnBackend,
     ListTupleDictAttnBackend, DictDictRecordAttnBackend, NamedTupleTranslatorAttnBackend,
     ClosureTableAttnBackend, MixinForwardAttnBackend, OverrideBoolVerdictAttnBackend,
@@ -480,7 +522,8 @@ STALE = (
 CORRECT = (
     GeometryEnumAttnBackend, PerForwardRegistryAttnBackend, TargetPartialAttnBackend,
     PerForwardNestingAttnBackend, PerForwardTranslatorAttnBackend,
-    SwaRecordUnsetBufferAttnBackend, OverrideCallsBaseAttnBackend,
+    SwaRecordUnsetBufferAttnBackend, PerForwardIfStatementAttnBackend,
+    OverrideCallsBaseAttnBackend,
 )
 
 
