@@ -1129,6 +1129,9 @@ class FileFacts:
         self._stored_names: Optional[Dict[tuple, int]] = None
         self._relatives: Dict[str, List[ClassFacts]] = {}
         self._roots: Dict[tuple, Dict[int, int]] = {}  # (class, method) -> node id -> decision
+        self._swaps: Dict[str, List[Store]] = {}  # class -> its swap points (decides_nothing)
+        self._ifs: Dict[ast.AST, Dict[ast.AST, ast.If]] = {}  # method -> ``_tested_by``
+        self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
@@ -1300,19 +1303,33 @@ class FileFacts:
         if gate.kind not in ("attr", "alias"):
             return False
         family = self.relatives(cls)
-        swaps = [s for c in family for s in c.stores if is_swap_point(s) and s.statement
-                 and (attribute_alias(s.value) or (None, ""))[1] == ACTIVE_POOL]
+        swaps = self._swaps.get(cls.name)
+        if swaps is None:  # (indexed once per class: the rules ask for every gate)
+            swaps = self._swaps[cls.name] = [
+                s for c in family for s in c.stores if is_swap_point(s) and s.statement
+                and (attribute_alias(s.value) or (None, ""))[1] == ACTIVE_POOL]
         method = next((c.methods[gate.method] for c in family if gate.method in c.methods), None)
         if method is None or not swaps:
             return False
-        for node in nodes_under(method):
-            if type(node) is not ast.If or not any(n is gate.node for n in nodes_under(node.test)):
-                continue
-            inside = {id(n) for n in nodes_under(node)}
-            rebinds = {id(s.statement) for s in swaps if id(s.statement) in inside}
-            return len(rebinds) < len(swaps) and all(
-                type(s) is ast.Pass or id(s) in rebinds for s in [*node.body, *node.orelse])
-        return False
+        node = self._tested_by(method).get(gate.node)
+        if node is None:
+            return False
+        inside = {id(n) for n in nodes_under(node)}
+        rebinds = {id(s.statement) for s in swaps if id(s.statement) in inside}
+        return len(rebinds) < len(swaps) and all(
+            type(s) is ast.Pass or id(s) in rebinds for s in [*node.body, *node.orelse])
+
+    def _tested_by(self, method: ast.AST) -> Dict[ast.AST, ast.If]:
+        """Each node of ``method`` inside the test of an ``if`` -> the first such ``if`` in
+        ``nodes_under``'s order (indexed once per method)."""
+        found = self._ifs.get(method)
+        if found is None:
+            found = self._ifs[method] = {}
+            for node in nodes_under(method):
+                if type(node) is ast.If:
+                    for inner in nodes_under(node.test):
+                        found.setdefault(inner, node)
+        return found
 
     def stored_decision(self, cls: ClassFacts, gate: Gate) -> Optional[Store]:
         """The store kept past the call whose value holds ``gate`` (``self.verify = self.swa and
@@ -1320,14 +1337,17 @@ class FileFacts:
         a choice that is stored is data, and what it keeps is that store's finding (KVP002's
         second-order flag, KVP001's choice), not a second one on the read inside it. Made again
         per forward, the store is no finding: the gate is (``_recomputed_at_gate``)."""
-        for c in self.relatives(cls):
-            for store in c.stores:
-                if store.method != gate.method or store.value is None or not store.sink \
-                        or store.resolver or not keeps_decision(store.bits):
-                    continue
-                if any(n is gate.node for n in nodes_under(store.value)):
-                    return store
-        return None
+        found = self._decisions.get(cls.name)
+        if found is None:  # (method, node) -> the first such store holding it, indexed once
+            found = self._decisions[cls.name] = {}
+            for c in self.relatives(cls):
+                for store in c.stores:
+                    if store.value is None or not store.sink or store.resolver \
+                            or not keeps_decision(store.bits):
+                        continue
+                    for node in nodes_under(store.value):
+                        found.setdefault((store.method, node), store)
+        return found.get((gate.method, gate.node))
 
     def decision_of(self, cls: ClassFacts, gate: Gate) -> int:
         """An id for the decision ``gate`` is part of: the whole ``and``/``or``/``not`` around
