@@ -14,6 +14,8 @@ Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import sys
 import warnings
 from typing import Collection, Dict, List, Optional
@@ -70,8 +72,26 @@ def lint_source(
     ``package`` (``lint_rules.package.PackageIndex``) and the file's ``path`` let the analysis
     follow bases, mixins and helpers of the other modules of the package (the CLI does).
     """
-    analysis = _FileAnalysis(source, codes, options, honor_noqa, tree, package=package, path=path)
-    return analysis.findings()
+    with _collector_paused():
+        analysis = _FileAnalysis(source, codes, options, honor_noqa, tree, package=package,
+                                 path=path)
+        return analysis.findings()
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """No cyclic garbage collection while one file is analysed: the analysis only builds (its
+    facts live until its findings are made), and each collection of the oldest generation
+    walked everything built so far again, so a file twice as large took more than twice as
+    long (8 x the gates: 9.5 x the time, 7.5 x without). What it leaves is collected as usual
+    once the collector is back (as the caller had it: the CLI's run keeps it off)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def fix_source(
