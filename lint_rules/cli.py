@@ -26,8 +26,47 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        sys.stdout.write(f"{parser.prog} {tool_version()}\n")  # where argparse's own goes
+        try:  # to stdout, where argparse's own goes
+            _Report(sys.stdout).write(f"{parser.prog} {tool_version()}\n", flush=True)
+        except UsageError as exc:
+            error(str(exc))
+            parser.exit(EXIT_ERROR)
         parser.exit()
+
+
+class _Report:
+    """stdout for a command whose job is what it prints (``--version``, demo, guard-status):
+    a write that stdout refuses (closed, full) is the error lint reports, exit 2, never a
+    traceback or an "internal error"; a reader that left (``| head``) stays quiet."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str, flush: bool = False) -> int:
+        written = self._call("write", text)
+        if flush:
+            self._call("flush")
+        return written
+
+    def flush(self) -> None:
+        self._call("flush")
+
+    def _call(self, name: str, *args):
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except (AttributeError, OSError, ValueError) as exc:  # None when closed; ENOSPC
+            reason = ("it is closed" if self._stream is None
+                      else getattr(exc, "strerror", None) or exc)
+            try:  # the bytes left in its buffer must not fail again at exit
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+            except (AttributeError, OSError, ValueError):
+                pass
+            raise UsageError(f"cannot write the report to stdout: {reason}") from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _jobs(value: str) -> int:
@@ -107,13 +146,23 @@ def build_parser() -> argparse.ArgumentParser:
 def _demo(args: argparse.Namespace) -> int:
     from runtime_guard.demo.story import run_demo
 
-    return run_demo()
+    return _reporting(run_demo)
 
 
 def _guard_status(args: argparse.Namespace) -> int:
     from runtime_guard.status import main as guard_status
 
-    return guard_status()
+    return _reporting(guard_status)
+
+
+def _reporting(run) -> int:
+    """``run()`` with its prints going through ``_Report``."""
+    real = sys.stdout
+    sys.stdout = _Report(real)
+    try:
+        return run()
+    finally:
+        sys.stdout = real
 
 
 COMMANDS = {"lint": commands.lint, "explain": commands.explain, "demo": _demo,

@@ -152,3 +152,21 @@ def test_a_user_with_no_home_gets_a_lint_not_an_internal_error(tmp_path):
         assert sorted(p.name for p in root.iterdir()) == ["s.py"]
     finally:
         shutil.rmtree(root)
+
+
+@pytest.mark.parametrize("sink", [">&-", ">/dev/full"])
+def test_every_command_says_when_stdout_cannot_take_its_output(tmp_path, sink):
+    # --version raised a traceback (exit 1); demo and guard-status called a closed or full
+    # stdout an internal error to report; lint and explain already said what it was
+    if sink == ">/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    cli = f"{sys.executable} -m lint_rules.cli"
+    for command in ("--version", "explain KVP001", "demo"):
+        done = subprocess.run(["sh", "-c", f"{cli} {command} {sink}"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "POOLGUARD_CACHE_DIR": str(tmp_path / "c"),
+                                   "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        assert done.returncode == 2, (command, done.stderr)
+        assert done.stderr.splitlines()[-1].startswith(
+            "poolguard: error: cannot write the report to stdout: "), (command, done.stderr)
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
