@@ -91,20 +91,20 @@ def poolguard(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
-def apply(base: Path) -> Patch:
-    """Copy the 0.5.23 tree under ``base`` and patch it with the real CLI."""
-    original = _wheels().source_tree(VERSION)
-    tree = base / f"sglang-{VERSION}"
+def apply(base: Path, version: str = VERSION, command: tuple = COMMAND) -> Patch:
+    """Copy the ``version`` tree (0.5.23) under ``base`` and patch it with the real CLI."""
+    original = _wheels().source_tree(version)
+    tree = base / f"sglang-{version}"
     shutil.copytree(original, tree)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    run = poolguard(*COMMAND, cwd=tree)
+    run = poolguard(*command, cwd=tree)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     artifacts = Path(os.environ.get("POOLGUARD_ARTIFACTS") or base)
     artifacts.mkdir(parents=True, exist_ok=True)
-    patch = Patch(tree, original, run, cpu, wall, artifacts / f"upstream-{VERSION}.diff")
+    patch = Patch(tree, original, run, cpu, wall, artifacts / f"upstream-{version}.diff")
     _collect(patch)
     return patch
 

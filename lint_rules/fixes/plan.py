@@ -35,6 +35,9 @@ class Checked:
     runner: str
     has_resolver: bool
     at: int  # index of the statement of ``method`` the resolution goes before
+    # (attr, runner flag) of each copy of the runner's model flag: it keeps the model's value
+    # and is also true for a FROZEN_KV draft that borrows the target's SWA pool
+    copies: tuple = ()
 
 
 def check(facts: FileFacts, name: str, options: Options,
@@ -54,20 +57,19 @@ def check(facts: FileFacts, name: str, options: Options,
         return None
     owner = _owner(cls, stores)
     flags |= _gated_flags(facts, owner)
-    # the runner's flag copied onto the backend (`self.is_hybrid_swa = runner.is_hybrid_swa`)
-    # is stale SWA state too, but no pool test is proven to equal it: declined
-    copies = [s for s in owner.stores if s.attr in flags and s.sink and not s.resolver
-              and s.bits & RUNNER and not s.bits & (TYPE | CHOICE | GATED | RECORD)]
-    if copies:
-        raise _model_flag(copies[0].attr)
     asked = {id(t) for t in stores}
     own = sorted((s for s in owner.stores if id(s) in asked), key=lambda s: s.node.lineno)
-    _check_stores(facts, owner, own)
-    method = own[0].method if own else "__init__"
+    # the runner's model flag copied onto the backend (`self.is_hybrid_swa = runner.is_hybrid_swa`)
+    copies = _model_copies(owner, flags)
     pool_attr = _pool_attr(facts, owner, options)
+    if copies:
+        _check_copies(owner, own, copies, pool_attr)
+    _check_stores(facts, owner, own + copies)
+    method = own[0].method if own else "__init__"
     provides = pool_attr is not None
     if not own and not provides:
         raise Declined("no SWA flag stored in this file to resolve the pool from")
+    flags -= {s.attr for s in copies}  # the model's flag: its gates stay as they are
     _check_flag_kinds(facts, cls, flags - {s.attr for s in own})
     runner = _runner_param(owner.methods.get(method)) if not provides else ""
     if not provides and runner is None:
@@ -76,11 +78,11 @@ def check(facts: FileFacts, name: str, options: Options,
     has_resolver = any(RESOLVER in c.methods for c in owner.family)
     if has_resolver and not provides:
         raise Declined(f"the class has a {RESOLVER} but keeps no pool from it")
-    at = _resolve_at(owner, method, own, all_flags) if own else 0
+    at = _resolve_at(owner, method, own + copies, all_flags) if own else 0
     if provides and own and not _resolved_before(owner, method, pool_attr, at):
         raise Declined(f"a flag is read before self.{pool_attr} is set")
     return Checked(cls, owner, tuple(own), all_flags, method, pool_attr, runner or "",
-                   has_resolver, at)
+                   has_resolver, at, tuple(_copied(s) for s in copies))
 
 
 ELSEWHERE = "its findings come from other modules; the codemod reads this file alone"
@@ -125,6 +127,53 @@ def _names_allocator(fn: ast.AST) -> bool:
     if found is None:
         found = _ALLOCATOR_NAMED[fn] = ALLOCATOR in ast.dump(fn)
     return found
+
+
+def _model_copies(owner: ClassFacts, flags: set) -> List[Store]:
+    return sorted((s for s in owner.stores if s.attr in flags and s.sink and not s.resolver
+                   and s.bits & RUNNER and not s.bits & (TYPE | CHOICE | GATED | RECORD)),
+                  key=lambda s: s.node.lineno)
+
+
+def _copied(store: Store) -> tuple:
+    """(attr, the runner's flag it copies) of ``self.<attr> = <runner>.<flag>``."""
+    return store.attr, store.value.attr
+
+
+def _check_copies(owner: ClassFacts, own: List[Store], copies: List[Store],
+                  pool_attr: Optional[str]) -> None:
+    """A copy of the runner's model flag stays the model's flag (never a pool test: the
+    model's flag is true for pools no type test is proven to accept, DeepSeek-V4's
+    BaseSWAKVPool); the rewrite only ORs in a FROZEN_KV draft's borrowed pool, so it needs a
+    pool-test flag of its own to resolve the pool from, the plain copy, and no state cached
+    under the copy's gates (that state would stay the draft's)."""
+    done = [s for s in copies if _already_borrows(s, pool_attr)]
+    if done and len(done) == len(copies) and not own:
+        raise Declined(f"self.{done[0].attr} stays the runner's model flag (the resolver rewrite"
+                       " ORs in a FROZEN_KV borrow): check its gates by hand")
+    if not own or pool_attr is not None:
+        raise _model_flag(copies[0].attr)
+    for store in copies:
+        value = store.value
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)
+                and store.method == own[0].method):
+            raise _model_flag(store.attr)
+    names = {s.attr for s in copies}
+    cached = sorted({s.attr for c in owner.family for s in c.stores if s.sink and not s.resolver
+                     and s.attr not in names and s.method == "__init__" and s.under & RUNNER})
+    if cached:
+        listed = ", ".join(f"self.{name}" for name in cached[:3])
+        raise Declined(f"{listed} set in __init__ only under the runner's model flag "
+                       f"self.{copies[0].attr}: hand-fix first (docs/upstream-patch.md)")
+
+
+def _already_borrows(store: Store, pool_attr: Optional[str]) -> bool:
+    """``<runner>.<flag> or (... self.<pool_attr> ...)``: the rewrite's own form."""
+    value = store.value
+    return (pool_attr is not None and isinstance(value, ast.BoolOp)
+            and isinstance(value.op, ast.Or) and any(
+                isinstance(n, ast.Attribute) and n.attr == pool_attr
+                for n in ast.walk(value.values[-1])))
 
 
 def _model_flag(attr: str) -> Declined:
@@ -259,7 +308,7 @@ def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
     runs first in the method or in a helper it calls. Only our static resolver (it reads
     nothing but the runner) may move, and only while the runner is never rebound."""
     function = owner.methods[method]
-    store_line = stores[0].statement.lineno
+    store_line = min(s.statement.lineno for s in stores)
     lines = [store_line]
     for gate in owner.gates:
         if gate.name in flags:

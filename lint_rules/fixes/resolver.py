@@ -25,6 +25,7 @@ no KVP001-KVP003 in the rewritten classes, otherwise the finding stays.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence
 
@@ -66,6 +67,16 @@ def {RESOLVER}(model_runner):
     return None
 '''
 
+# A copy of the runner's model flag keeps the model's value; a FROZEN_KV draft whose
+# resolved pool is not its own (the target's, borrowed through the allocator) is SWA too.
+_MODEL_FLAG_TEXT = """\
+self.{attr} = {runner}.{flag} or (
+{i}{runner}.is_draft_worker
+{i}and self.{pool} is not None
+{i}and self.{pool} is not {runner}.{active}
+)
+"""
+
 _PROPERTY_TEXT = '''\
 @property
 def {flag}(self) -> bool:
@@ -92,6 +103,7 @@ class _Plan:
     # index (in ast statements of the method body) of the statement the resolution goes before
     resolve_at: int
     dead: FrozenSet[str]  # pool aliases only the dropped stores read
+    copies: tuple = ()  # (attr, runner flag): copies of the runner's model flag, kept
 
 
 def resolver_fix(module: cst.Module, class_name: str, codes: frozenset,
@@ -159,7 +171,8 @@ def _plan(facts: FileFacts, name: str, options: Options, module: cst.Module) -> 
     return _Plan(unit, _enclosing(facts.tree, unit), pool_attr or options.pool_attr,
                  owner.name, method, found.runner, tuple(typed), found.flags, test,
                  not found.has_resolver and not provides, not provides, found.at,
-                 _unused_aliases(owner.methods[method], own) if own else frozenset())
+                 _unused_aliases(owner.methods[method], own) if own else frozenset(),
+                 found.copies)
 
 
 def _enclosing(tree: ast.AST, unit: FrozenSet[str]) -> FrozenSet[str]:
@@ -521,6 +534,7 @@ class _Rewrite(cst.CSTTransformer):
             here = count
             count += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
             store = any(_flag_assign(statement, a) for a in self.plan.stores)
+            statement = self._keep_model_flag(statement)
             if self.plan.resolve and here == self.plan.resolve_at:
                 if store:  # it takes the store's place and comments
                     out.append(statement.with_changes(body=[self._resolution()]))
@@ -531,6 +545,22 @@ class _Rewrite(cst.CSTTransformer):
             if not store:
                 out.append(statement)
         return out or [cst.SimpleStatementLine([cst.Pass()])]
+
+    def _keep_model_flag(self, statement: cst.BaseStatement) -> cst.BaseStatement:
+        """``self.<copy> = <runner>.<flag>`` keeps the model's flag and is also true where the
+        resolved pool is a FROZEN_KV draft's borrow (a draft whose pool is not the one
+        resolved): unchanged for a target, a non-SWA model and an EAGLE draft."""
+        for attr, flag in self.plan.copies:
+            small = _flag_assign(statement, attr)
+            if small is not None:
+                runner, pool = self.plan.runner, self.pool_attr
+                indent, newline = self.config.default_indent, self.config.default_newline
+                text = _MODEL_FLAG_TEXT.format(attr=attr, flag=flag, runner=runner, pool=pool,
+                                               active=ACTIVE_POOL, i=indent)
+                kept = cst.parse_statement(text.replace("\n", newline), self.config)
+                return statement.with_changes(body=[small.with_changes(
+                    value=kept.body[0].value)])
+        return statement
 
     def _resolution(self) -> cst.Assign:
         call = cst.Call(cst.Attribute(cst.Name("self"), cst.Name(RESOLVER)),
@@ -617,7 +647,11 @@ def _verify(new: cst.Module, plan: _Plan, options: Options) -> None:
         compile(ast.parse(code), "<resolver fix>", "exec")
     except (SyntaxError, ValueError) as err:
         raise Declined(f"the rewrite does not compile: {err}") from None
-    left = _class_hazards(code, plan.unit, options)
+    # a kept copy of the runner's model flag stays a finding by design: its gates are the
+    # model's (the lint cannot tell the borrow ORed into it)
+    kept = [re.compile(rf"\bself\.{attr}\b") for attr, _ in plan.copies]
+    left = [f for f in _class_hazards(code, plan.unit, options)
+            if not any(name.search(f.message) for name in kept)]
     if left:
         first = left[0]
         raise Declined(f"line {first.line}: {first.code} {first.message} remains")

@@ -131,7 +131,8 @@ def test_the_runner_model_flag_is_never_folded_into_a_pool_test(tmp_path):
                      cwd=root)
     assert "+++" not in done.stdout, done.stdout  # nothing rewritten
     assert "AscendLikeAttnBackend not rewritten" in done.stderr, done.stderr
-    assert "self.is_hybrid_swa copies the runner's model flag" in done.stderr, done.stderr
+    assert ("self.full_to_swa_index_mapping set in __init__ only under the runner's model flag "
+            "self.is_hybrid_swa") in done.stderr, done.stderr
     poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "q", cwd=root)
     assert (root / "q/ascend_like.py").read_text() == HYBRID_PARENT
 

@@ -27,11 +27,10 @@ UPSTREAM = {  # four of the six 0.5.23 backends that still decide SWA once in __
     "layers/attention/flashattention_backend.py": "FlashAttentionBackend",
     "layers/attention/intel_amx_backend.py": "IntelAMXAttnBackend",
 }
-# the two that also copy the runner's model flag (``is_hybrid_swa``): declined (rel5 O1)
-MODEL_FLAG = {
-    "layers/attention/xpu_backend.py": "XPUAttentionBackend",
-    "hardware_backend/npu/attention/ascend_backend.py": "AscendAttnBackend",
-}
+# the two that also copy the runner's model flag (``is_hybrid_swa``, rel5 O1): XPU keeps it as
+# the model's flag beside the resolved pool; Ascend caches the pool's mapping under it: declined
+XPU = ("layers/attention/xpu_backend.py", "XPUAttentionBackend")
+ASCEND = ("hardware_backend/npu/attention/ascend_backend.py", "AscendAttnBackend")
 
 
 @pytest.fixture(scope="module")
@@ -78,15 +77,38 @@ def test_upstream_backend_becomes_the_resolver_pattern(srt, path):
     assert all(cls.lineno <= line <= cls.end_lineno for line in _changed_lines(source, code))
 
 
-@pytest.mark.parametrize("path", sorted(MODEL_FLAG), ids=lambda p: p.rsplit("/", 1)[-1])
-def test_upstream_model_flag_copy_is_declined(srt, path):
-    """``is_hybrid_swa`` is the model's config: True for DeepSeek-V4's pool, which is no
-    ``SWAKVPool`` (Ascend's ``DeepseekV4AscendAttnBackend`` inherits the gate): a pool test in its
-    place would turn a plain target's window tables off."""
+def test_xpu_keeps_the_model_flag_beside_the_resolved_pool(srt):
+    """XPU's pool test becomes the resolved pool (as fa3's); its copy of the runner's model flag
+    ``is_hybrid_swa`` stays the model's flag, also true for a FROZEN_KV draft whose resolved pool
+    is borrowed; the gate on it is left as it is, and a second run changes nothing."""
+    path, name = XPU
+    source = (srt / path).read_text(encoding="utf-8")
+    code = rewrite(cst.parse_module(source), name, Options()).code
+    compile(code, path, "exec")
+    assert "self.is_hybrid_swa = model_runner.is_hybrid_swa or (\n" in code
+    assert "            and self._swa_kv_pool is not model_runner.token_to_kv_pool\n" in code
+    assert code.index("self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)") < \
+        code.index("self.is_hybrid_swa = model_runner.is_hybrid_swa or (")
+    assert code.count("        if self.is_hybrid_swa:\n") == source.count(
+        "        if self.is_hybrid_swa:\n") == 1  # the model's gate, as it was
+    assert "self.use_sliding_window_kv_pool" not in code.replace(
+        "def use_sliding_window_kv_pool(self)", "")
+    left = {f.message.split(",")[0] for f in _hazards_in(code, name)}
+    assert all("self.is_hybrid_swa" in text for text in left), left
+    with pytest.raises(Declined, match="is_hybrid_swa stays the runner's model flag"):
+        rewrite(cst.parse_module(code), name, Options())
+
+
+def test_ascend_is_declined_for_the_mapping_cached_under_the_model_flag(srt):
+    """Ascend stores ``full_to_swa_index_mapping`` in ``__init__`` under ``is_hybrid_swa``: a
+    FROZEN_KV draft would keep its own pool's (none); the hand fix reads it per forward."""
+    path, name = ASCEND
     module = cst.parse_module((srt / path).read_text(encoding="utf-8"))
-    assert resolver_fix(module, MODEL_FLAG[path], frozenset(HAZARDS), Options()) is None
-    with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
-        rewrite(module, MODEL_FLAG[path], Options())
+    assert resolver_fix(module, name, frozenset(HAZARDS), Options()) is None
+    with pytest.raises(Declined, match=r"self.full_to_swa_index_mapping, self.sliding_window_size "
+                                       r"set in __init__ only under the runner's model flag "
+                                       r"self.is_hybrid_swa"):
+        rewrite(module, name, Options())
 
 
 def test_flag_test_is_lifted_into_the_resolver(srt):
@@ -311,14 +333,84 @@ RUNNER_FLAG_FIRST = dedent("""\
 
 
 def test_runner_flag_copy_is_declined():
-    """Ascend's shape: the runner's model flag copied and gated beside an ``SWAKVPool`` flag.
-    The two differ for a plain target whose pool is a ``BaseSWAKVPool`` only: declined."""
-    with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
+    """Ascend's shape: the runner's model flag copied beside an ``SWAKVPool`` flag, with pool
+    state cached under it (a FROZEN_KV draft keeps its own pool's); or the copy alone, with no
+    pool test to resolve from (the model's flag is true for pools no type test accepts)."""
+    with pytest.raises(Declined, match="self.mapping set in __init__ only under the runner's"):
         _fix(RUNNER_FLAG_FIRST, "HybridAttnBackend")
     alone = RUNNER_FLAG_FIRST.replace(" and self.has_swa", "").replace(
         "        self.has_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)\n", "")
     with pytest.raises(Declined, match="is_hybrid_swa copies the runner's model flag"):
         _fix(alone, "HybridAttnBackend")
+    computed = MODEL_FLAG_BESIDE.replace("model_runner.is_hybrid_swa\n",
+                                         "model_runner.is_hybrid_swa and self.on\n")
+    with pytest.raises(Declined):
+        _fix(computed, "ModelFlagAttnBackend")
+
+
+# XPU's shape, written three other ways: the copy after the pool flag, a gate mixing both,
+# the copy read through a local
+MODEL_FLAG_BESIDE = dedent("""\
+    class ModelFlagAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.use_swa_pool = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+            self.hybrid = model_runner.is_hybrid_swa
+
+        def init_forward_metadata(self, forward_batch):
+            self.loc = None
+            if self.use_swa_pool:
+                self.loc = self.token_to_kv_pool.translate_loc_from_full_to_swa(
+                    forward_batch.out_cache_loc)
+            model = self.hybrid
+            self.local = "swa-table" if model and not self.use_swa_pool else "full-table"
+""")
+
+
+def test_model_flag_copy_beside_a_pool_flag_is_kept_as_the_model_flag():
+    code = _fix(MODEL_FLAG_BESIDE, "ModelFlagAttnBackend")
+    compile(code, "x.py", "exec")
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)\n" \
+        "        self.hybrid = model_runner.is_hybrid_swa or (\n" in code
+    assert "model = self.hybrid\n" in code  # the model's flag, read as it was
+    assert "if model and self._swa_kv_pool is None else" in code
+    assert "if self._swa_kv_pool is not None:" in code
+    with pytest.raises(Declined, match="self.hybrid stays the runner's model flag"):
+        _fix(code, "ModelFlagAttnBackend")
+
+
+def test_rewritten_model_flag_shape_changes_only_the_frozen_kv_draft():
+    """On real SGLang pools, with the runner's model flag as SGLang sets it (hybrid when the
+    runner's own pool is an SWA pool) and also with it set the other way (a model flag no pool
+    test equals, DeepSeek-V4's case): target, non-SWA model and EAGLE draft keep every value
+    and decision; only the FROZEN_KV draft changes, to the target's pool."""
+    import torch
+
+    from runtime_guard.demo import scenarios as sc
+
+    name = "ModelFlagAttnBackend"
+    fixed = _classes(_fix(MODEL_FLAG_BESIDE, name))[name]
+    original = _classes(MODEL_FLAG_BESIDE)[name]
+    for kind in sc.CONFIGURATIONS:
+        for model_flag in (True, False):
+            runner, reads = sc.configuration(kind)
+            runner.is_hybrid_swa = model_flag
+            batch = sc.decode_batch(runner.token_to_kv_pool, [5, 9])
+            batch.out_cache_loc = torch.tensor([3, 7])
+            seen = []
+            for cls in (fixed, original):
+                backend = cls(runner)
+                with sc.frozen_kv_view(batch, reads, backend):
+                    backend.init_forward_metadata(batch)
+                loc = None if backend.loc is None else backend.loc.tolist()
+                seen.append((backend.hybrid, backend.use_swa_pool, loc, backend.local))
+            if kind != FROZEN:
+                assert seen[0] == seen[1], (kind, model_flag)
+                continue
+            want = reads.translate_loc_from_full_to_swa(batch.out_cache_loc).tolist()
+            assert seen[0] == (True, True, want, "full-table"), model_flag
+            assert seen[1] == (model_flag, False, None,
+                               "swa-table" if model_flag else "full-table"), model_flag
 
 
 def test_flags_testing_the_pool_differently_are_declined():

@@ -7,7 +7,10 @@ Everything is SGLang's own: pools, allocators, ``frozen_kv_target_view``, the ba
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
+import textwrap
 
 import torch
 
@@ -35,12 +38,34 @@ def _classes() -> dict:
 
 def _build(cls, runner):
     """The backend as far as its real ``__init__`` runs here. A patched class whose CPU run
-    stops before its resolution line gets that line's value from its own resolver."""
+    stops before its resolution line gets that line's value from its own resolver, and the
+    lines of its ``__init__`` that read the resolved pool (XPU's kept model flag) are run from
+    the class's own source. The runner's model flag is SGLang's: hybrid when its own pool is
+    an SWA pool."""
+    if not hasattr(runner, "is_hybrid_swa"):
+        runner.is_hybrid_swa = isinstance(runner.token_to_kv_pool, sc.sglang().SWAKVPool)
     backend = sc.any_backend(cls, runner)
     reached = "_swa_kv_pool" in vars(backend) or not hasattr(cls, "_resolve_swa_kv_pool")
     if not reached:
         backend._swa_kv_pool = cls._resolve_swa_kv_pool(runner)
+        for line, names in _pool_readers(cls):
+            exec(line, {}, {"self": backend, names[0]: runner})
     return backend, reached
+
+
+def _pool_readers(cls) -> list:
+    """(compiled statement, (runner parameter,)) for each ``self.<x> = ...`` at the top level
+    of ``cls.__init__`` that reads ``self._swa_kv_pool``, in source order."""
+    init = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__))).body[0]
+    runner = init.args.args[1].arg
+    found = []
+    for statement in init.body:
+        reads = any(isinstance(n, ast.Attribute) and n.attr == "_swa_kv_pool"
+                    and isinstance(n.ctx, ast.Load) for n in ast.walk(statement))
+        if isinstance(statement, ast.Assign) and reads:
+            code = compile(ast.Module([statement], type_ignores=[]), cls.__name__, "exec")
+            found.append((code, (runner,)))
+    return found
 
 
 def _error(err: Exception) -> str:
@@ -72,7 +97,8 @@ def _frozen_kv(cls) -> dict:
             except Exception as err:  # noqa: BLE001 - past the guard, a CPU cannot go on
                 steps[name] = _error(err)
     return {"guard": None, "steps": steps, "init_resolved": reached,
-            "flag": bool(backend.use_sliding_window_kv_pool)}
+            "flag": bool(backend.use_sliding_window_kv_pool),
+            "model_flag": getattr(backend, "is_hybrid_swa", None)}
 
 
 def _state(cls, kind: str) -> dict:
@@ -88,7 +114,8 @@ def _state(cls, kind: str) -> dict:
         metadata = "guard " + _error(err)
     except Exception as err:  # noqa: BLE001
         metadata = type(err).__name__
-    return {"flag": bool(backend.use_sliding_window_kv_pool), "metadata": metadata}
+    return {"flag": bool(backend.use_sliding_window_kv_pool), "metadata": metadata,
+            "model_flag": getattr(backend, "is_hybrid_swa", None)}
 
 
 def _decode(backend, batch, view_pool, layers) -> list:
