@@ -931,12 +931,23 @@ def _stored_patterns(facts: ClassFacts) -> tuple:
     """The names ``setattr(self, <built name>, ...)`` may bind (``_flow.name_pattern``)."""
     found = set()
     for method in facts.methods.values():
-        for node in nodes_under(method):
-            if type(node) is ast.Call and last_name(node.func) in ("setattr", "__setattr__") and \
-                    len(node.args) == 3 and is_self(node.args[0]):
-                found.add(name_pattern(node.args[1]))
-    found.discard(None)
+        found |= _method_patterns(method)
     return tuple(sorted(found))
+
+
+# function node -> the name patterns its setattr calls bind (asked once per class analysis)
+_PATTERNS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def _method_patterns(method: ast.AST) -> frozenset:
+    found = _PATTERNS.get(method)
+    if found is None:
+        found = _PATTERNS[method] = frozenset(
+            pattern for node in nodes_under(method)
+            if type(node) is ast.Call and last_name(node.func) in ("setattr", "__setattr__")
+            and len(node.args) == 3 and is_self(node.args[0])
+            for pattern in [name_pattern(node.args[1])] if pattern)
+    return found
 
 
 def _empty(value: Optional[ast.AST]) -> bool:
