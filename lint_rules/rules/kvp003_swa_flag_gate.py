@@ -10,7 +10,7 @@ from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._facts import keeps_decision
 from lint_rules.rules._fixes import gate_rewrite, merged_fix
-from lint_rules.rules._flow import nodes_under, swap_check_operands
+from lint_rules.rules._flow import nodes_under, self_attr, swap_check_operands
 
 MESSAGE_LIMIT = 130  # characters: a message reads in one line
 
@@ -37,7 +37,9 @@ class SwaFlagGate(Rule):
         Flags ``self.<flag>`` deciding an ``if``/``elif``/``while``/ternary/``assert`` or an
         operand of ``and``/``or``/``not`` in an attention backend (also through a local alias,
         ``has_swa = self.<flag>`` then ``if has_swa:``, and through a same-class helper
-        ``self.<helper>()`` that returns such a flag), where the flag is
+        ``self.<helper>()`` that returns such a flag: the message names the helper and the flag,
+        and a helper that decides on the flag itself is the one finding, not its callers), where
+        the flag is
         ``use_sliding_window_kv_pool`` (also when it stores a mirror of the pool, as upstream
         0.5.14+ does, unless what it tests is a pool resolved by a resolver of the file that asks
         the allocator: the swap installs that pool, so the mirror is KVP004's; in a package the
@@ -1154,6 +1156,30 @@ class SwaFlagGate(Rule):
             ),
             expected=((4, "KVP001"), (5, "KVP001"), (9, "KVP003")),
         ),
+        Invalid(
+            # a helper deciding on the flag is the one finding (not its callers, line 12); a
+            # helper only handing the flag back leaves the decision, and the finding, to the
+            # caller (line 14), whose message names the helper and the flag
+            dedent(
+                """\
+                class HelperVerdictBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.window = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+                    def _window_layer(self, layer):
+                        return self.window and layer.sliding_window_size > 0
+
+                    def _windowed(self):
+                        return self.window
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self._window_layer(layer):
+                            return q
+                        return k if self._windowed() else v
+                """
+            ),
+            expected=((3, "KVP002"), (6, "KVP003"), (14, "KVP003")),
+        ),
     )
     CODE = "KVP003"
     NAME = "swa-flag-gate"
@@ -1167,6 +1193,10 @@ class SwaFlagGate(Rule):
     STATE_MESSAGE = (
         "decision on pool state {attr} kept past the swap, stale under FROZEN_KV: read the pool "
         "per forward"
+    )
+
+    HELPER_MESSAGE = (  # (a helper deciding itself is the finding there: not its callers)
+        "{attr} returns {flag}, stale under FROZEN_KV: {test_pool} in the helper"
     )
 
     INNER_MESSAGE = (
@@ -1198,12 +1228,61 @@ class SwaFlagGate(Rule):
                 found.setdefault(id(gate.node), []).append(store)
         return found
 
+    def _stale(self, cls, gate, swap_checks: frozenset) -> bool:
+        """Whether ``gate`` decides on stale state (a flag, or pool state kept past the swap)."""
+        return self._flag(cls, gate) is not None or (
+            id(gate.node) not in swap_checks and self.facts.reads_kept_state(cls, gate))
+
+    def _deciding_helpers(self, cls) -> frozenset:
+        """Methods of the class's family that decide on stale state themselves, or call one
+        that does: that decision is the defect (its finding, and its fix, cover every caller),
+        so a caller gating on the helper's result is no second finding."""
+        relatives = self.facts.relatives(cls)
+        deciding = {gate.method for c in relatives for gate in c.gates
+                    if self._stale(c, gate, _swap_checks(c.node))}
+        calls: dict = {}
+        for c in relatives:
+            for method, called in c.calls.items():
+                calls.setdefault(method, set()).update(called)
+        grew = True
+        while grew:  # (a helper returning a deciding helper's result decides through it)
+            grew = False
+            for method, called in calls.items():
+                if method not in deciding and called & deciding:
+                    deciding.add(method)
+                    grew = True
+        return frozenset(deciding)
+
+    def _returned_flag(self, cls, helper: str, seen: frozenset = frozenset()) -> str:
+        """The stale flag ``self.<helper>()`` hands back, as a message shows it (through
+        helpers it returns the result of); ``an SWA verdict`` when none is found (a cached
+        type test, a helper of a base in another module)."""
+        for c in self.facts.relatives(cls):
+            method = c.methods.get(helper)
+            if method is None or helper in seen:
+                continue
+            for node in ast.walk(method):
+                if not isinstance(node, ast.Return) or node.value is None:
+                    continue
+                for read in ast.walk(node.value):
+                    name = self_attr(read)
+                    if name and self.facts.flag(c, name) is not None:
+                        return f"SWA flag self.{name}"
+                    if isinstance(read, ast.Call) and self_attr(read.func):
+                        found = self._returned_flag(cls, self_attr(read.func), seen | {helper})
+                        if found != "an SWA verdict":
+                            return found
+        return "an SWA verdict"
+
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
-            flagged = {gate.node.lineno for gate in cls.gates if self._flag(cls, gate)}
+            deciding = self._deciding_helpers(cls)
+            gates = [gate for gate in cls.gates  # (a deciding helper's callers: its finding)
+                     if gate.kind != "call" or gate.name not in deciding]
+            flagged = {gate.node.lineno for gate in gates if self._flag(cls, gate)}
             swap_checks = _swap_checks(cls.node)
             decisions: dict = {}  # (decision, kind) -> [(gate, flag)]: one finding each
-            for gate in cls.gates:
+            for gate in gates:
                 flag = self._flag(cls, gate)
                 if flag is None:  # (one finding per decision line: a flag gate's fix wins)
                     line = gate.node.lineno
@@ -1230,6 +1309,9 @@ class SwaFlagGate(Rule):
         gates.sort(key=lambda pair: (pair[0].node.lineno, pair[0].node.col_offset))
         names = list(dict.fromkeys(_shown(gate) for gate, _ in gates))
         node = gates[0][0].node
+        if len(names) == 1 and gates[0][0].kind == "call" and kind == "swa":
+            return self.report(node, None, cls.node, self.HELPER_MESSAGE, attr=names[0],
+                               flag=self._returned_flag(cls, gates[0][0].name))
         if kind != "swa":  # no SWA rewrite may replace an inner's or another pool class's test
             template = self.INNER_MESSAGE if kind == "inner" else self.POOL_TYPE_MESSAGE
             return self._fitted(node, None, cls, template, names)
