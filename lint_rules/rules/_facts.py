@@ -1383,13 +1383,20 @@ class FileFacts:
             return [n for n in names if n != store.attr and self.flag(cls, n) is not None]
 
         found = flags_in(store.value) if store.value is not None else []
+        for test in self.tests_around(cls, store) if not found else ():
+            found = flags_in(test) or found  # (outer decisions come first)
+        return found
+
+    def tests_around(self, cls: ClassFacts, store: Store) -> List[ast.expr]:
+        """The tests of the ``if``/``while``/``match`` statements whose branches make
+        ``store``, outer first."""
         method = next((c.methods[store.method] for c in self.relatives(cls)
                        if store.method in c.methods), None)
-        line = store.node.lineno
-        for node in nodes_under(method) if method is not None and not found else ():
+        line, found = store.node.lineno, []
+        for node in nodes_under(method) if method is not None else ():
             test, branches = _decision(node)
             if test is not None and any(b.lineno <= line <= b.end_lineno for b in branches):
-                found = flags_in(test) or found  # (outer decisions come first)
+                found.append(test)
         return found
 
     def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
@@ -1880,8 +1887,8 @@ def runner_built(scope: ModuleScope, name: str, attr: str, options: Options) -> 
         flow = MethodFlow(owner, method, method.name, runners=set()).run(method.body)
         bits |= union(e.taint for e in flow.stores if e.attr == attr and e.scope == "self")
     # an object built around the pool is kept as a record of it (what a store of it holds),
-    # not as one bound to it: a decision on its attributes (translator.is_translating) is
-    # no type test of a pool the analysis can name, and nothing made under one is its state
+    # not as one bound to it: its verdicts (translator.is_translating) are no SWA test, but
+    # what is made from it or under one outside per-forward code is kept with it (_flow)
     return bits & (STATE | RECORD) | STALE if bits & STATE else CLEAN
 
 

@@ -781,6 +781,10 @@ class MethodFlow(ast.NodeVisitor):
             # backend's pool is its token_to_kv_pool alone: a *_pool flag of it is no pool)
         if base & OBJECT and reads_pool_state(attr):
             return base  # helper.update: a method bound to the object (and what it holds)
+        if base & RECORD and not base & (OBJECT | INNER) and is_flag_like(attr) \
+                and not is_swa_word(attr):
+            return KIND | stale  # translator.is_translating: its verdict on the pool it was
+            # built on (not SWA's question: no SWA rewrite fits a decision on it)
         return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN
 
     def visit_Subscript(self, node: ast.Subscript) -> Taint:
@@ -1059,6 +1063,10 @@ class MethodFlow(ast.NodeVisitor):
             return SWA | (base & (STALE | CHOICE))  # (a type name lowered: still the choice)
         if base & POOL and not base & RECORD and not returns_pool_data(func.attr):
             return CLEAN  # pool.get_kv_cache_quant_method(): configuration, not its data
+        if base & RECORD and base & STALE and base & STATE and not base & (OBJECT | INNER) \
+                and not (self.per_forward or self.deferred):
+            return SWA | STALE  # made once from a kept record of a pool (the runner's
+            # translator.make_capture_tables(...)): what it made then is kept with it
         # a helper's method called returns its result, not the object it is bound to; but a
         # closure calling it later runs it on the object it captured
         return self.source(self.derived(base if self.deferred else base & ~OBJECT, func.attr))

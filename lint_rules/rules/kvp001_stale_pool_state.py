@@ -22,6 +22,7 @@ from lint_rules.rules._flow import (
     STATE,
     SWA,
     TYPE,
+    Taint,
     attribute_alias,
     is_runner_copy,
     last_name,
@@ -134,6 +135,29 @@ def _kept_by_design(store, cls, template, options: Options) -> bool:
     return given in params_of(function) and not given.endswith("runner")
 
 
+def _made_from_runner_object(store, cls, facts, options: Options):
+    """``self.<root>`` when what ``store`` keeps was made from a runner-built object the class
+    keeps (``self.kv_read_tables = self.kv_index_translator.make_capture_tables(...)``, a
+    buffer made under ``if self.kv_index_translator.is_translating:`` outside per-forward
+    code): swapping that object with the pool leaves this as it was made. ``""`` when the
+    object is kept by design, None when no such object made it."""
+    places = [store.value] if store.value is not None else []
+    places += facts.tests_around(cls, store) if store.bits & GATED else []
+    for place in places:
+        for node in ast.walk(place):
+            root = self_attr(node) if isinstance(node, ast.Attribute) else None
+            if not root:
+                continue
+            kept = [s for s in facts.stores_of(cls, root) if s.sink and s.bits & STATE
+                    and _runner_read(s.value)]
+            if kept:
+                return "" if _kept_by_design(kept[0], cls, RUNNER_BUILT, options) else root
+            held = [Taint(s.stores.get(root, 0)) for c in cls.family for s in c.foreign]
+            if any(bits & STATE and bits & RECORD for bits in held):
+                return root  # kept by a base of another module (its store is found there)
+    return None
+
+
 def _runner_read(value) -> bool:
     """``model_runner.<x>`` / ``self.model_runner.<x>`` in any spelling of the read: what the
     runner built once from its own pool (only such reads carry pool state off a runner)."""
@@ -161,6 +185,8 @@ SIZED = ("{subject} is sized by the active pool; FROZEN_KV MTP swaps in pools of
          "it by self.{pool_attr}")
 CAPACITY = ("{subject} keeps the active pool's size; FROZEN_KV MTP swaps in pools of other sizes: "
             "read it off self.{pool_attr}")
+# (the translator swapped with the pool at the swap site still leaves what was made from it)
+KEPT_OBJECT_MADE = "{subject} is made from {root}, unswapped by FROZEN_KV: build it per swap"
 MADE_UNDER_FLAG = "{subject} is made under an SWA flag FROZEN_KV makes stale: {test_pool}"
 
 
@@ -194,7 +220,12 @@ class StalePoolState(Rule):
         fixing the gate fixes it), a value picked by
         the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
         and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
-        on the pool all the same). Also flags ``self.model_runner.token_to_kv_pool`` read
+        on the pool all the same). What is made outside per-forward code from a runner-built
+        object the backend keeps (the runner's ``KVIndexTranslator``: capture tables from
+        ``make_capture_tables(...)``, a buffer allocated only when its ``is_translating``
+        verdict holds) is flagged too: swapping that object with the pool leaves it as made;
+        reads of it per forward are not (the swap the translator's finding asks for rebinds
+        what they read). Also flags ``self.model_runner.token_to_kv_pool`` read
         in a per-forward method. An object built in the backend holds what its class (of the
         file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
         given: a helper given the pool keeps it, and so do its bound methods; one given only
@@ -1438,11 +1469,15 @@ class StalePoolState(Rule):
                     if self.facts.guarding_gate(cls, store) is not None:
                         continue  # made under a reported gate: that gate's finding
                     template, subject = _variant(store)
-                    if _kept_by_design(store, cls, template, self.options):
-                        continue
+                    root = _made_from_runner_object(store, cls, self.facts, self.options)
+                    if root == "" or _kept_by_design(store, cls, template, self.options):
+                        continue  # (what a wrapper's forwarded translator made: SGLang's)
+                    if root:
+                        template, subject = KEPT_OBJECT_MADE, shown_sink(store)
                     # the class rewrite never swaps a runner-built object: it offers nothing here
                     scope = None if template is RUNNER_BUILT else cls.node
-                    yield self.report(store.node, None, scope, template, subject=subject)
+                    yield self.report(store.node, None, scope, template, subject=subject,
+                                      root=f"self.{root}")
             swap_points = {_where(s.value) for s in cls.stores if is_swap_point(s)}
             swap_points.update(_where(s.value) for s in kept)
             for read in cls.runner_reads:

@@ -150,6 +150,7 @@ def test_every_message_says_what_is_wrong_and_names_its_fix_in_about_120_chars(r
     or ``;`` (a verb the user can act on) and stays short enough to read in one line."""
     remedies = ("read the pool", "read self.", "test self.", "resolve self.", "make it a property",
                 "fix that", "run poolguard", "hand it the pool", "swap it too in",
+                "build it per swap",
                 "size it by self.", "read it off self.", "test its pool")
     for example in rule.INVALID:
         for finding in lint_source(example.source, codes={rule.CODE}, options=example.options):
