@@ -282,6 +282,9 @@ def build_run_config(
 
     if cli_select is not None:
         select = check_codes(split_codes(cli_select), known, "--select")
+        if not select:  # `--select "$CODES"` with CODES unset: never a silent pass
+            raise ConfigError("--select names no code; leave it out for the default set, or "
+                              "name codes or prefixes (KVP = all)")
     else:
         select = _kvp_only(split_codes(values.get("select")), known, where) or None
     extend_select = _kvp_only(split_codes(values.get("extend-select")), known, where)

@@ -170,3 +170,15 @@ def test_every_command_says_when_stdout_cannot_take_its_output(tmp_path, sink):
         assert done.stderr.splitlines()[-1].startswith(
             "poolguard: error: cannot write the report to stdout: "), (command, done.stderr)
         assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("value", ["", " ", ",", " , \n"])
+def test_a_select_that_names_no_code_is_refused_not_a_silent_pass(tmp_path, value):
+    # `--select "$CODES"` with CODES unset selected nothing: "All checks passed!", exit 0, on
+    # a file with a finding (the same empty value in a config file keeps the default set)
+    root = write(tmp_path / "t", {"s.py": STALE})
+    done = poolguard("lint", "--no-cache", "--isolated", "--select", value, "s.py", cwd=root,
+                     expect=2)
+    assert done.stderr == ("poolguard: error: --select names no code; leave it out for the "
+                           "default set, or name codes or prefixes (KVP = all)\n")
+    poolguard("lint", "--no-cache", "--isolated", "--ignore", value, "s.py", cwd=root, expect=1)
