@@ -1588,6 +1588,11 @@ class MethodFlow(ast.NodeVisitor):
             self.store(name or "<setattr>", args[1], None, args[2],
                        self.controlled(args[2], self.visit(args[2])))
             return True
+        if isinstance(func, ast.Attribute) and func.attr == "setdefault" and len(args) == 2 \
+                and const_str(args[0]) and is_self(_namespace_of(func.value) or func):
+            self.store(const_str(args[0]), args[0], None, args[1],  # vars(self).setdefault
+                       self.controlled(args[1], self.visit(args[1])))
+            return True
         if isinstance(func, ast.Attribute) and func.attr == "update":
             namespace = _namespace_of(func.value)
             if namespace is None or not is_self(namespace):

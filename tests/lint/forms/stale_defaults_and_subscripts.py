@@ -41,3 +41,18 @@ class DefaultReadAttnBackend(AttentionBackend):
             return k
         window = getattr(layer, "sliding_window_size", self.meta.window)
         return v if window > 0 else q
+
+
+class KeptItemsAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self.pools = {"swa": getattr(pool, "swa_kv_pool", None), "full": pool}  # expect: KVP001
+        self.flags = [isinstance(pool, SWAKVPool)]  # expect: KVP001
+        self.sizes = {"page": model_runner.page_size}
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if bool(self.pools["swa"]):  # expect: KVP003
+            q = q * 2
+        if bool(self.flags) and bool(self.flags[-1]):  # expect: KVP003
+            q = q * 3
+        return k if bool(self.sizes) and self.sizes["page"] > 1 else v

@@ -57,3 +57,16 @@ class BuiltNameReadAttnBackend(AttentionBackend):
         if getattr(self, f"_{mode}_swa_sub") is None:  # expect: KVP003
             return q
         return v
+
+
+class NamespaceItemAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        vars(self)["window_pool"] = getattr(pool, "swa_kv_pool", None)  # expect: KVP001
+        self.__dict__.setdefault("to_swa", getattr(pool, "full_to_swa_index_mapping", None))  # expect: KVP001
+        vars(self).setdefault("page", model_runner.page_size)
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.window_pool is None or self.page > 1:  # expect: KVP003
+            return q
+        return k if self.to_swa is not None else v  # expect: KVP003
