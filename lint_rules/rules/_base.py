@@ -89,6 +89,11 @@ class Rule:
             return f"test self.{attr} is not None"
         return f"resolve self.{attr} (#27491), test it"  # #27491: through the allocator
 
+    def kept_conditions_remedy(self, scope: Optional[ast.ClassDef]) -> str:
+        """The remedy for a flag joining its pool test with another condition (``isinstance(p,
+        SWAKVPool) and self.window > 0``): the pool test stands for the type test only."""
+        return f"{self._test_pool(scope)} in place of its type test"
+
     @classmethod
     def fixable(cls) -> bool:
         """Fixable exactly when an INVALID example carries an expected fix (as Fixit derives it)."""

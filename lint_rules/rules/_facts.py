@@ -18,6 +18,7 @@ as a method without being one of the class statement (a decorator's wrapper, a c
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import dataclasses
 import functools
@@ -61,6 +62,7 @@ from lint_rules.rules._flow import (
     const_str,
     getter_path,
     is_self,
+    is_type_probe,
     keyed_by_pool,
     last_name,
     name_pattern,
@@ -1188,6 +1190,12 @@ class FileFacts:
         """The class or a same-file base assigns ``self.<pool_attr>``."""
         return any(c in cls.family for c, _ in self._stored(self.options.pool_attr))
 
+    def joins_conditions(self, cls: ClassFacts, name: str) -> bool:
+        """Whether flag ``name`` is stored from its pool test joined with another condition
+        (``joins_other_conditions``): its remedy tests the pool in place of the type test only."""
+        return any(s.statement is not None and joins_other_conditions(
+            s.value, self.options.pool_attr) for s in self.stores_of(cls, name))
+
     def stores_of(self, cls: ClassFacts, name: str) -> List[Store]:
         relatives = self.relatives(cls)
         return [s for c, s in self._stored(name) if c in relatives]
@@ -1651,6 +1659,61 @@ def _is_none(node: Optional[ast.AST]) -> bool:
 
 def _constant(node: Optional[ast.AST]) -> bool:
     return isinstance(node, ast.Constant)
+
+
+TYPE_TEST_CALLS = frozenset({"isinstance", "issubclass", "hasattr"})
+
+
+def joins_other_conditions(value: Optional[ast.AST], pool_attr: str) -> bool:
+    """``isinstance(pool, SWAKVPool) and self.window > 0``: a flag joining its pool test with a
+    condition no pool test carries (a window size, a layer count). The pool test alone would
+    drop it: a remedy must keep it (and no fix replaces the whole flag)."""
+    if not isinstance(value, ast.BoolOp):
+        return False
+    operands, found = [value], []
+    while operands:  # (nested and/or: their operands)
+        node = operands.pop()
+        if isinstance(node, ast.BoolOp):
+            operands.extend(node.values)
+        else:
+            found.append(node)
+    tested = {n.args[0].id for n in nodes_under(value) if isinstance(n, ast.Call) and n.args
+              and last_name(n.func) in TYPE_TEST_CALLS and isinstance(n.args[0], ast.Name)}
+    return any(_tests_pool(operand, pool_attr) for operand in found) and any(
+        not _tests_pool(operand, pool_attr) and _reads_beyond_pool(operand, tested)
+        for operand in found)  # (a flag made from another flag has no type test to replace)
+
+
+def _reads_beyond_pool(operand: ast.AST, tested: set) -> bool:
+    """Whether ``operand`` reads more than the pool it tests (``pool.swa_layer_nums > 0`` does
+    not: a resolver carries that, as #27491's does) or module-level names (constants, classes):
+    ``self.window``, a local or a parameter would be lost in a test of the resolved pool."""
+    for node in nodes_under(operand):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            root = node.value.id
+            if node.attr == ACTIVE_POOL or root in tested:
+                continue
+            if root[:1].islower() and root not in _BUILTIN_NAMES:
+                return True  # self.window, model_runner.sliding_window_size: beside the pool
+        elif isinstance(node, ast.Name) and node.id not in tested and node.id != "self" \
+                and node.id[:1].islower() and node.id not in _BUILTIN_NAMES:
+            if not any(isinstance(p, ast.Attribute) and p.value is node for p in
+                       nodes_under(operand)):
+                return True  # a bare local or parameter (``window > 0``)
+    return False
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _tests_pool(operand: ast.AST, pool_attr: str) -> bool:
+    """A type or duck test (``isinstance``, ``hasattr``, ``type(x)``) or a test of the resolved
+    pool attribute, possibly negated."""
+    while isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not):
+        operand = operand.operand
+    return mirror_polarity(operand, pool_attr) is not None or any(
+        isinstance(n, ast.Call) and last_name(n.func) in TYPE_TEST_CALLS or is_type_probe(n)
+        for n in nodes_under(operand))
 
 
 def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:

@@ -5,7 +5,7 @@ from textwrap import dedent
 from typing import Iterator
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import shown_sink
+from lint_rules.rules._facts import joins_other_conditions, shown_sink
 from lint_rules.rules._fixes import property_fix
 from lint_rules.rules._flow import GATED, KIND, RECORD, TYPE, is_runner_copy
 
@@ -37,6 +37,9 @@ class SwaTypeFlag(Rule):
         Not a test of whether a pool a non-SWA type test picked is there (``self.needs_cpu_seq_lens
         = self._kv_shard_pool is not None``, a page-interleaved shard pool): that decides
         another pool class, KVP001's pool-type finding, and the SWA remedy would be wrong.
+        A flag joining its type test with another condition (``isinstance(pool, SWAKVPool) and
+        self.window > 0``) is told to test the pool in place of its type test only: the pool
+        test alone would drop the window (no safe fix is offered for it).
 
     Why is this bad?
         The flag answers "is this an SWA backend?" once, from whatever pool was active then,
@@ -576,9 +579,11 @@ class SwaTypeFlag(Rule):
                     plain = not store.bits & (KIND | GATED)  # the flag is the SWA pool test
                     fix = property_fix(self.facts, cls, store, self.lines) if plain else None
                     made = self.facts.deciding_flags(cls, store)[:1]  # a second-order flag
+                    joined = plain and joins_other_conditions(store.value, self.options.pool_attr)
+                    remedy = {"test_pool": self.kept_conditions_remedy(cls.node)} if joined else {}
                     yield self.report(store.node, fix, cls.node,
                                       self.DERIVED_MESSAGE if made else None,
-                                      subject=shown_sink(store), flag="".join(made))
+                                      subject=shown_sink(store), flag="".join(made), **remedy)
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
                                       subject=shown_sink(store))

@@ -1254,9 +1254,9 @@ class SwaFlagGate(Rule):
         return frozenset(deciding)
 
     def _returned_flag(self, cls, helper: str, seen: frozenset = frozenset()) -> str:
-        """The stale flag ``self.<helper>()`` hands back, as a message shows it (through
-        helpers it returns the result of); ``an SWA verdict`` when none is found (a cached
-        type test, a helper of a base in another module)."""
+        """The stale flag ``self.<helper>()`` hands back (through helpers it returns the result
+        of); empty when none is found (a cached type test, a helper of a base in another
+        module)."""
         for c in self.facts.relatives(cls):
             method = c.methods.get(helper)
             if method is None or helper in seen:
@@ -1267,12 +1267,19 @@ class SwaFlagGate(Rule):
                 for read in ast.walk(node.value):
                     name = self_attr(read)
                     if name and self.facts.flag(c, name) is not None:
-                        return f"SWA flag self.{name}"
+                        return name
                     if isinstance(read, ast.Call) and self_attr(read.func):
                         found = self._returned_flag(cls, self_attr(read.func), seen | {helper})
-                        if found != "an SWA verdict":
+                        if found:
                             return found
-        return "an SWA verdict"
+        return ""
+
+    def _remedy(self, cls, names) -> dict:
+        """The remedy's fields: the pool test in place of the type test only where a flag joins
+        it with other conditions (the bare pool test would drop them)."""
+        if any(name and self.facts.joins_conditions(cls, name) for name in names):
+            return {"test_pool": self.kept_conditions_remedy(cls.node)}
+        return {}
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
@@ -1310,16 +1317,21 @@ class SwaFlagGate(Rule):
         names = list(dict.fromkeys(_shown(gate) for gate, _ in gates))
         node = gates[0][0].node
         if len(names) == 1 and gates[0][0].kind == "call" and kind == "swa":
-            return self.report(node, None, cls.node, self.HELPER_MESSAGE, attr=names[0],
-                               flag=self._returned_flag(cls, gates[0][0].name))
+            flag = self._returned_flag(cls, gates[0][0].name)
+            remedy = self._remedy(cls, [flag])  # (joined: the flag's own test is the fix)
+            template = self.HELPER_MESSAGE.replace(" in the helper", "") if remedy else \
+                self.HELPER_MESSAGE
+            return self.report(node, None, cls.node, template, attr=names[0],
+                               flag=f"SWA flag self.{flag}" if flag else "an SWA verdict", **remedy)
         if kind != "swa":  # no SWA rewrite may replace an inner's or another pool class's test
             template = self.INNER_MESSAGE if kind == "inner" else self.POOL_TYPE_MESSAGE
             return self._fitted(node, None, cls, template, names)
         fixes = [gate_rewrite(self.facts, cls, gate, flag) for gate, flag in gates]
         made = [s for gate, _ in gates for s in guarded.get(id(gate.node), ())]
         stores = "a store" if len(made) == 1 else f"{len(made)} stores"
-        return self._fitted(node, merged_fix(fixes), cls,
-                            self.GUARD_MESSAGE if made else self.MESSAGE, names, stores=stores)
+        remedy = self._remedy(cls, [g.name for g, _ in gates if g.kind in ("attr", "alias")])
+        return self._fitted(node, merged_fix(fixes), cls, self.GUARD_MESSAGE if made else
+                            self.MESSAGE, names, stores=stores, **remedy)
 
     def _fitted(self, node, fix, cls, template: str, names: list, **fields) -> Report:
         """The report naming every flag (``self.a and self.b``) when that fits a line, else the

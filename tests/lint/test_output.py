@@ -202,3 +202,44 @@ def test_remedies_say_where_the_pool_comes_from_and_where_to_read_it():
     assert found[(4, "KVP002")].endswith("test self._swa_kv_pool is not None"), found
     assert found[(13, "KVP003")].endswith("test self._swa_kv_pool is not None"), found
     assert "left stale if a subclass re-resolves it" in found[(5, "KVP004")], found
+
+
+JOINED = dedent("""\
+    class JoinedFlagAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool) and self.window > 0
+            self.any_swa = isinstance(model_runner.token_to_kv_pool, (SWAKVPool, BaseSWAKVPool))
+
+        @staticmethod
+        def _resolve_swa_kv_pool(model_runner):
+            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+            return pool if isinstance(pool, SWAKVPool) else None
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return q if self.swa else k
+
+        def forward_extend(self, q, k, v, layer, forward_batch):
+            return q if self.any_swa else k
+
+        def _swa_on(self):
+            return self.swa
+
+        def init_forward_metadata(self, forward_batch):
+            forward_batch.rows = 1 if self._swa_on() else 0
+""")
+
+
+def test_remedies_keep_a_flags_other_conditions_and_name_the_helper():
+    """fp6: a flag joining the pool test with another condition (a window size) is told to test
+    the pool in place of its type test only (the bare pool test would drop the window); a flag
+    of type tests alone keeps the plain remedy; a helper handing a flag back is named with it."""
+    found = {(f.line, f.code): f.message for f in lint_source(JOINED, codes=ALL_CODES)}
+    kept = "test self._swa_kv_pool is not None in place of its type test"
+    assert found[(4, "KVP002")].endswith(kept), found
+    assert found[(13, "KVP003")].endswith(kept), found
+    assert found[(5, "KVP002")].endswith("test self._swa_kv_pool is not None"), found
+    assert found[(16, "KVP003")].endswith("test self._swa_kv_pool is not None"), found
+    assert found[(22, "KVP003")].startswith("self._swa_on() returns SWA flag self.swa,"), found
+    assert found[(22, "KVP003")].endswith(kept), found  # (the flag's own test is the fix)
+    assert all(len(message) <= 130 for message in found.values()), found
