@@ -68,6 +68,11 @@ def _pool_readers(cls) -> list:
     return found
 
 
+def _flag(backend) -> bool:
+    """The backend's SWA flag; False where it keeps none (SGLang 0.5.12's FlashInfer)."""
+    return bool(getattr(backend, "use_sliding_window_kv_pool", None))
+
+
 def _error(err: Exception) -> str:
     text = str(err).splitlines()[0] if str(err) else ""
     return f"{type(err).__name__}: {text}"[:300]
@@ -82,7 +87,7 @@ def _frozen_kv(cls) -> dict:
     table = sc.contiguous_page_table(SEQ, 4)
     sc.metadata(backend, SEQ, table, table % (sc.SIZE_SWA // sc.PAGE))
     # outside the view (CUDA-graph buffers are sized there) the allocator's pool decides
-    steps = {"flag_outside_view": bool(backend.use_sliding_window_kv_pool)}
+    steps = {"flag_outside_view": _flag(backend)}
     with sc.frozen_kv_view(batch, target, backend):
         for name, call in (
             ("metadata", lambda: backend.init_forward_metadata(batch)),
@@ -97,7 +102,7 @@ def _frozen_kv(cls) -> dict:
             except Exception as err:  # noqa: BLE001 - past the guard, a CPU cannot go on
                 steps[name] = _error(err)
     return {"guard": None, "steps": steps, "init_resolved": reached,
-            "flag": bool(backend.use_sliding_window_kv_pool),
+            "flag": _flag(backend),
             "model_flag": getattr(backend, "is_hybrid_swa", None)}
 
 
@@ -114,7 +119,7 @@ def _state(cls, kind: str) -> dict:
         metadata = "guard " + _error(err)
     except Exception as err:  # noqa: BLE001
         metadata = type(err).__name__
-    return {"flag": bool(backend.use_sliding_window_kv_pool), "metadata": metadata,
+    return {"flag": _flag(backend), "metadata": metadata,
             "model_flag": getattr(backend, "is_hybrid_swa", None)}
 
 
@@ -163,7 +168,7 @@ def replay() -> dict:
             row[mode] = _frozen_kv(cls)
         hooks.configure(GuardConfig(mode="check"))
         row["same"] = {kind: _state(cls, kind) for kind in SAME_KINDS}
-        if name == "TorchNativeAttnBackend":
+        if name == "TorchNativeAttnBackend" and sc.sglang().KVWriteLoc is not None:
             row["torch_native"] = _torch_native(cls)
         seen[name] = row
     return seen
