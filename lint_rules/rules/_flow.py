@@ -1355,7 +1355,8 @@ class MethodFlow(ast.NodeVisitor):
             if _is_none(value_node) and decided & TYPE and not (
                     self.per_forward or self.deferred or decided & GATED):
                 # else: self.swa = None, the other half of a pool decision, stale as the pool
-                # tested is (kept outside per-forward code it is a sink: KVP001 either way)
+                # tested is: a decision reading it is KVP003 (the store itself holds no pool
+                # data, and KVP001 leaves it to that decision or to its pool-data twin)
                 return SWA | (decided & STALE)
         # (per forward it is made again each time: the gate is the finding)
         kept = decided & UNDER_FLAG and not self.per_forward

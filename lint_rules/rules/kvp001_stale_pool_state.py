@@ -22,6 +22,7 @@ from lint_rules.rules._flow import (
     STATE,
     SWA,
     TYPE,
+    TYPE_TESTS,
     Taint,
     attribute_alias,
     is_runner_copy,
@@ -194,6 +195,14 @@ def _where(node) -> tuple:
     return (node.lineno, node.col_offset) if node is not None else ()
 
 
+def _empty_half(store) -> bool:
+    """``self.x = None`` in a branch of a pool type test (``else`` of ``if isinstance(pool,
+    SWAKVPool):``): it holds no pool data. What goes stale is the decision: its finding is a
+    later decision reading whether ``x`` is there (KVP003), or the pool data its twin keeps."""
+    return isinstance(store.value, ast.Constant) and store.value.value is None and \
+        store.statement is not None and bool(store.under & TYPE_TESTS)
+
+
 class StalePoolState(Rule):
     """Pool state kept on the backend from a pool that is swapped per forward.
 
@@ -220,7 +229,10 @@ class StalePoolState(Rule):
         fixing the gate fixes it), a value picked by
         the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
         and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
-        on the pool all the same). What is made outside per-forward code from a runner-built
+        on the pool all the same). Not ``self.x = None`` in a branch of a pool type test (the
+        ``else`` of ``if isinstance(pool, SWAKVPool):``): it holds no pool data; a later
+        decision on whether ``x`` is there is the finding (KVP003), or the pool data the other
+        branch keeps in it. What is made outside per-forward code from a runner-built
         object the backend keeps (the runner's ``KVIndexTranslator``: capture tables from
         ``make_capture_tables(...)``, a buffer allocated only when its ``is_translating``
         verdict holds) is flagged too: swapping that object with the pool leaves it as made;
@@ -1151,8 +1163,8 @@ class StalePoolState(Rule):
             expected=((3, "KVP001"), (12, "KVP001")),
         ),
         Invalid(
-            # both halves of a pool decision are derived from it: the else branch's None too
-            # (and a local gate is reported at the decision that reads it)
+            # a pool decision's pool-data half is the finding; its None twin in the other
+            # branch holds no pool data and is the same defect (7, 14, 18, 22: no second one)
             dedent(
                 """\
                 class WalrusElseBackend(AttentionBackend):
@@ -1181,8 +1193,7 @@ class StalePoolState(Rule):
                             self.graph_map = mapping
                 """
             ),
-            expected=((5, "KVP001"), (7, "KVP001"), (12, "KVP001"), (14, "KVP001"),
-                      (16, "KVP001"), (18, "KVP001"), (22, "KVP001"), (24, "KVP001")),
+            expected=((5, "KVP001"), (12, "KVP001"), (16, "KVP001"), (24, "KVP001")),
         ),
         Invalid(
             # pool state packed into a value by a factory called with the pool: a classmethod
@@ -1465,6 +1476,8 @@ class StalePoolState(Rule):
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
                     continue  # a flag: KVP002's
+                if _empty_half(store):
+                    continue  # no pool data: a decision reading it, or its twin, is the finding
                 if bits & (STATE | CHOICE | KIND | GATED | SIZE):
                     if self.facts.guarding_gate(cls, store) is not None:
                         continue  # made under a reported gate: that gate's finding
