@@ -38,7 +38,8 @@ class SwaFlagGate(Rule):
         operand of ``and``/``or``/``not`` in an attention backend (also through a local alias,
         ``has_swa = self.<flag>`` then ``if has_swa:``, and through a same-class helper
         ``self.<helper>()`` that returns such a flag: the message names the helper and the flag,
-        and a helper that decides on the flag itself is the one finding, not its callers), where
+        and a helper, or a property, that decides on the flag itself is the one finding, not
+        its callers), where
         the flag is
         ``use_sliding_window_kv_pool`` (also when it stores a mirror of the pool, as upstream
         0.5.14+ does, unless what it tests is a pool resolved by a resolver of the file that asks
@@ -1253,6 +1254,10 @@ class SwaFlagGate(Rule):
                     grew = True
         return frozenset(deciding)
 
+    def _properties(self, cls) -> frozenset:
+        """Properties of the class's family (read like attributes, run like helpers)."""
+        return frozenset(name for c in self.facts.relatives(cls) for name in c.properties)
+
     def _returned_flag(self, cls, helper: str, seen: frozenset = frozenset()) -> str:
         """The stale flag ``self.<helper>()`` hands back (through helpers it returns the result
         of); empty when none is found (a cached type test, a helper of a base in another
@@ -1284,8 +1289,11 @@ class SwaFlagGate(Rule):
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:  # attention backends only: the scope of every rule
             deciding = self._deciding_helpers(cls)
+            properties = self._properties(cls)
             gates = [gate for gate in cls.gates  # (a deciding helper's callers: its finding)
-                     if gate.kind != "call" or gate.name not in deciding]
+                     if gate.name not in deciding or not (
+                         gate.kind == "call" or gate.kind in ("attr", "alias")
+                         and gate.name in properties)]
             flagged = {gate.node.lineno for gate in gates if self._flag(cls, gate)}
             swap_checks = _swap_checks(cls.node)
             decisions: dict = {}  # (decision, kind) -> [(gate, flag)]: one finding each
@@ -1316,8 +1324,11 @@ class SwaFlagGate(Rule):
         gates.sort(key=lambda pair: (pair[0].node.lineno, pair[0].node.col_offset))
         names = list(dict.fromkeys(_shown(gate) for gate, _ in gates))
         node = gates[0][0].node
-        if len(names) == 1 and gates[0][0].kind == "call" and kind == "swa":
-            flag = self._returned_flag(cls, gates[0][0].name)
+        first = gates[0][0]
+        flag = self._returned_flag(cls, first.name) if first.kind in ("attr", "alias") and \
+            first.name in self._properties(cls) else ""
+        if len(names) == 1 and (first.kind == "call" or flag) and kind == "swa":
+            flag = flag or self._returned_flag(cls, first.name)
             remedy = self._remedy(cls, [flag])  # (joined: the flag's own test is the fix)
             template = self.HELPER_MESSAGE.replace(" in the helper", "") if remedy else \
                 self.HELPER_MESSAGE

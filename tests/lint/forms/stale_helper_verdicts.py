@@ -87,3 +87,27 @@ class VerdictHelperAttnBackend(AttentionBackend):
         if self._swa_enabled():  # expect: KVP003
             return forward_batch.swa_page_table
         return forward_batch.page_table
+
+
+class PropertyHelpersAttnBackend(AttentionBackend):
+    """The same through properties: read like attributes, run like helpers."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.hybrid_pool = isinstance(self.token_to_kv_pool, SWAKVPool)  # expect: KVP002
+
+    @property
+    def windowed(self):
+        return self.hybrid_pool and self.window_size > 0  # expect: KVP003
+
+    @property
+    def hybrid(self):
+        return self.hybrid_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.windowed:
+            return forward_batch.swa_page_table
+        if self.hybrid:  # expect: KVP003
+            return q
+        return forward_batch.page_table
