@@ -20,8 +20,9 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, cache_file, fingerprint, write_atomically
-from lint_rules.files import digest_bytes
+from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_file, fingerprint,
+                              write_atomically)
+from lint_rules.files import digest_bytes, read_regular_file
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
@@ -655,7 +656,8 @@ class HeaderCache:
         self.changed = False
         if self.path is not None:
             try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
+                # a FIFO or device put there is never opened blocking, nor read
+                data = json.loads(read_regular_file(self.path, MAX_CACHE_BYTES))
                 if isinstance(data, dict):
                     self.known = {k: v for k, v in data.items() if _well_formed(v)}
             except (OSError, ValueError, RecursionError, MemoryError):

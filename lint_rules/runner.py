@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
 from lint_rules.finding import Finding
 from lint_rules.fixes import DECLINED
-from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file_stat,
-                              remove_stray_temp, write_fix)
+from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file,
+                              read_regular_file_stat, remove_stray_temp, write_fix)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -465,9 +465,8 @@ class _TreeRun:
             if path.startswith(ASKED):
                 continue  # a question, not a file: ``PackageIndex.answers_hold``
             if path not in self.digests:
-                try:
-                    with open(path, "rb") as handle:
-                        self.digests[path] = digest_bytes(handle.read())
+                try:  # never a blocking open: the module may be a FIFO now
+                    self.digests[path] = digest_bytes(read_regular_file(path, MAX_SOURCE_BYTES))
                 except OSError:
                     self.digests[path] = None
             if self.digests[path] != digest:

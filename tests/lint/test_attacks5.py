@@ -182,3 +182,46 @@ def test_a_select_that_names_no_code_is_refused_not_a_silent_pass(tmp_path, valu
     assert done.stderr == ("poolguard: error: --select names no code; leave it out for the "
                            "default set, or name codes or prefixes (KVP = all)\n")
     poolguard("lint", "--no-cache", "--isolated", "--ignore", value, "s.py", cwd=root, expect=1)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_fifo_or_device_as_the_class_index_neither_hangs_nor_is_read(tmp_path, kind):
+    # attack2 made the results file a FIFO; the class-graph index beside it was still opened
+    # with a blocking read: a package lint whose files changed hung for ever
+    root = write(tmp_path / "t", {"pkg/__init__.py": "", "pkg/a.py": STALE})
+    cache = tmp_path / "cache"
+    cold = poolguard("lint", "--isolated", "pkg", cwd=root, cache_dir=cache, expect=1)
+    (index,) = cache.glob("index-*.json")
+    index.unlink()
+    if kind == "fifo":
+        os.mkfifo(index)
+    else:
+        index.symlink_to("/dev/zero")
+    write(root, {"pkg/b.py": STALE.replace("Demo", "Other")})  # a miss: the index is read
+    done = poolguard("lint", "--isolated", "pkg", cwd=root, cache_dir=cache, expect=1,
+                     timeout=60)
+    assert done.stdout.startswith(cold.stdout) and "pkg/b.py:3:9: KVP001" in done.stdout
+    assert index.is_file() and not index.is_symlink()  # replaced by a real index
+
+
+def test_a_module_a_cached_result_read_that_became_a_fifo_does_not_hang_the_run(tmp_path):
+    # the child's cached result depends on base.py's digest; base.py replaced by a FIFO was
+    # opened with a blocking read to check that digest: the warm run hung for ever
+    root = write(tmp_path / "t", {
+        "q/__init__.py": "",
+        "q/base.py": ("from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool\n\n\n"
+                      "class ParentAttnBackend(AttentionBackend):\n"
+                      "    def __init__(self, model_runner):\n"
+                      "        self.split = isinstance(model_runner.token_to_kv_pool,\n"
+                      "                                SWAKVPool)\n"),
+        "q/child.py": ("from q.base import ParentAttnBackend\n\n\n"
+                       "class ChildAttnBackend(ParentAttnBackend):\n"
+                       "    def forward_extend(self, q, layer):\n"
+                       "        return q if self.split else layer\n"),
+    })
+    cache = tmp_path / "cache"
+    poolguard("lint", "--isolated", "q", cwd=root, cache_dir=cache, expect=1)
+    (root / "q" / "base.py").unlink()
+    os.mkfifo(root / "q" / "base.py")
+    done = poolguard("lint", "--isolated", "q", cwd=root, cache_dir=cache, expect=2, timeout=60)
+    assert "q/base.py: not a regular file, not checked" in done.stderr, done.stderr
