@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -88,6 +89,11 @@ def resolve_config(args: argparse.Namespace):
     elif args.config is not None:
         config_path = Path(_file_name(args.config, "--config"))
         if not config_path.is_file():
+            try:
+                config_path.stat()
+            except OSError as exc:  # a link loop, a path through a file: say which
+                if exc.errno != errno.ENOENT:
+                    raise UsageError(f"cannot read config file {args.config}: {exc.strerror}")
             what = "is not a regular file" if config_path.exists() else "does not exist"
             raise UsageError(f"config file {args.config} {what}")
     else:

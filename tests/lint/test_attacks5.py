@@ -225,3 +225,12 @@ def test_a_module_a_cached_result_read_that_became_a_fifo_does_not_hang_the_run(
     os.mkfifo(root / "q" / "base.py")
     done = poolguard("lint", "--isolated", "q", cwd=root, cache_dir=cache, expect=2, timeout=60)
     assert "q/base.py: not a regular file, not checked" in done.stderr, done.stderr
+
+
+def test_a_config_that_is_a_symlink_loop_is_named_as_one(tmp_path):
+    # "config file loop.cfg does not exist": it does, as a link to itself
+    root = write(tmp_path / "t", {"s.py": STALE})
+    os.symlink("loop.cfg", root / "loop.cfg")
+    done = poolguard("lint", "--no-cache", "--config", "loop.cfg", "s.py", cwd=root, expect=2)
+    assert done.stderr == ("poolguard: error: cannot read config file loop.cfg: Too many levels "
+                           "of symbolic links\n")
