@@ -1144,6 +1144,7 @@ class FileFacts:
         self._roots: Dict[tuple, Dict[int, int]] = {}  # (class, method) -> node id -> decision
         self._swaps: Dict[str, List[Store]] = {}  # class -> its swap points (decides_nothing)
         self._ifs: Dict[ast.AST, Dict[ast.AST, ast.If]] = {}  # method -> ``_tested_by``
+        self._tests_at: Dict[ast.AST, Dict[int, List[ast.expr]]] = {}  # method -> ``tests_around``
         self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
@@ -1400,12 +1401,11 @@ class FileFacts:
         ``store``, outer first."""
         method = next((c.methods[store.method] for c in self.relatives(cls)
                        if store.method in c.methods), None)
-        line, found = store.node.lineno, []
-        for node in nodes_under(method) if method is not None else ():
-            test, branches = _decision(node)
-            if test is not None and any(b.lineno <= line <= b.end_lineno for b in branches):
-                found.append(test)
-        return found
+        if method is None:
+            return []
+        if method not in self._tests_at:  # indexed once per method: one lookup per store
+            self._tests_at[method] = _tests_by_line(method)
+        return list(self._tests_at[method].get(store.node.lineno, ()))
 
     def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
         """A per-forward store whose stale part is a flag gated in the statement itself
@@ -1541,6 +1541,22 @@ class FileFacts:
         ):
             return flag  # the pool may be re-resolved after the mirror was taken
         return Flag(flag.name, store, polarity)
+
+
+def _tests_by_line(method: ast.AST) -> Dict[int, List[ast.expr]]:
+    """Line -> the tests of the ``if``/``while``/``match`` statements of ``method`` whose
+    branches hold that line, outer first (``nodes_under`` meets an outer statement first)."""
+    index: Dict[int, List[ast.expr]] = {}
+    for node in nodes_under(method):
+        test, branches = _decision(node)
+        if test is None:
+            continue
+        lines = set()
+        for branch in branches:
+            lines.update(range(branch.lineno, branch.end_lineno + 1))
+        for line in lines:
+            index.setdefault(line, []).append(test)
+    return index
 
 
 def _decision(node: ast.AST) -> tuple:
