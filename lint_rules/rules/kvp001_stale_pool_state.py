@@ -66,6 +66,8 @@ def _find_anchors(cls_node: ast.ClassDef) -> frozenset:
             for side in swap_check_sides(node):
                 side = side.func if isinstance(side, ast.Call) and not side.args else side
                 compared.add(id(side))
+    if not compared:  # no identity check of the live pool: no local is one, no read only one
+        return frozenset(backing)
     for function in functions:  # ``seen = self._ref()`` then only ``seen is ...`` (outer first)
         _compared_through_locals(function, compared)
     uses = {}
