@@ -866,6 +866,9 @@ class _Pass:
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
 
+    def holds_runner(self, attr: str) -> bool:
+        return f"runner:{attr}" in self.flow.inner_backends
+
     def runner_attr(self, attr: str) -> Taint:
         return self.scope.runner_attr(attr, self.flow.options)
 
@@ -1063,7 +1066,18 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
         elif isinstance(node, ast.Assign) and _builds_backend(node.value):
             binds.update(f"inner:{t.attr}" for t in node.targets  # self.x = XBackend(...)
                          if isinstance(t, ast.Attribute) and is_self(t.value))
+        elif isinstance(node, ast.Assign) and _names_runner(node.value):
+            binds.update(f"runner:{t.attr}" for t in node.targets  # self.holder = model_runner
+                         if isinstance(t, ast.Attribute) and is_self(t.value))
     return frozenset(calls), asks, frozenset(binds), handed
+
+
+def _names_runner(value: ast.AST) -> bool:
+    """``model_runner`` / ``self.model_runner``: the runner itself, whose ``token_to_kv_pool``
+    a FROZEN_KV swap rebinds (an attribute of ours holding it reaches the active pool)."""
+    if isinstance(value, ast.Attribute) and is_self(value.value):
+        return value.attr.endswith("runner")
+    return isinstance(value, ast.Name) and value.id.endswith("runner")
 
 
 def _builds_backend(value: ast.AST) -> bool:

@@ -519,6 +519,8 @@ class FlowOwner(Protocol):
 
     def holds_backend(self, attr: str) -> bool: ...
 
+    def holds_runner(self, attr: str) -> bool: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -744,7 +746,8 @@ class MethodFlow(ast.NodeVisitor):
             node = node.value  # model_runner.model_config.is_hybrid_swa: rooted at the runner
         if isinstance(node, ast.Name):
             return node.id in self.runners or node.id.endswith("runner")
-        return (self_attr(node) or "").endswith("runner")
+        attr = self_attr(node) or ""  # self.kv_holder = model_runner: the runner, named otherwise
+        return attr.endswith("runner") or bool(attr) and self.owner.holds_runner(attr)
 
     def is_runner_itself(self, node: ast.AST) -> bool:
         """``model_runner`` / ``self.model_runner`` (not a path below it): what its class
