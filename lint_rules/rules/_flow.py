@@ -682,7 +682,7 @@ class MethodFlow(ast.NodeVisitor):
             path = self.other_self_read(node, holder, name)
         if path is not None:
             return self.self_read(path, node, holder, name)
-        return self.source(self.derived(self.visit(holder), name))
+        return self.source(self.derived(self.probed(self.visit(holder), name), name))
 
     def inner_of(self, node: ast.AST) -> Optional[str]:
         """``x`` when ``node`` is one of the inner backends ``self.<x>`` holds: ``self.x``,
@@ -724,9 +724,16 @@ class MethodFlow(ast.NodeVisitor):
             return self.source(stored)
         deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
         try:
-            return self.source(self.derived(self.visit(holder), name))
+            return self.source(self.derived(self.probed(self.visit(holder), name), name))
         finally:
             self.deciding = deciding
+
+    def probed(self, base: Taint, name: str) -> Taint:
+        """``try: pool.swa_layer_nums`` (an SWA-only name off the pool, whatever it holds):
+        whether it raises is a duck test of the pool's type, deciding what the handlers do."""
+        if self.tries and base & POOL and not base & BUILT and is_swa_word(name):
+            self.source(POOL | (base & STALE))
+        return base
 
     def current_pool(self) -> Taint:
         """The pool of the forward under way (a forward-context accessor): live when read,
