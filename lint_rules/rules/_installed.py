@@ -165,7 +165,8 @@ def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> 
             continue
         for target in statement.targets:
             if isinstance(target, ast.Name):
-                names = {kept: target.id for kept in _set_name_attrs(descriptor)}
+                names = _built_with(descriptor, statement.value)
+                names.update((kept, target.id) for kept in _set_name_attrs(descriptor))
                 method = _renamed(getter, params[1], target.id, params[0], names)
                 found.append((target.id, method, _memoises(method)))
     return found
@@ -173,6 +174,22 @@ def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> 
 
 def _method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
     return next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == name), None)
+
+
+def _built_with(descriptor: ast.ClassDef, call: ast.Call) -> Dict[str, str]:
+    """The descriptor's attributes its ``__init__`` sets from a parameter this construction
+    gives a constant string (``_PoolAttr("full_to_swa_index_mapping")``: ``self.attr``)."""
+    init = _method(descriptor, "__init__")
+    if init is None or not init.args.args:
+        return {}
+    params = [a.arg for a in init.args.args]
+    given = {params[i + 1]: const_str(a) for i, a in enumerate(call.args[:len(params) - 1])}
+    given.update((k.arg, const_str(k.value)) for k in call.keywords if k.arg)
+    return {
+        t.attr: given[v.id] for node in ast.walk(init) if isinstance(node, ast.Assign)
+        for v in [node.value] if isinstance(v, ast.Name) and given.get(v.id)
+        for t in node.targets if isinstance(t, ast.Attribute)
+        and isinstance(t.value, ast.Name) and t.value.id == params[0]}
 
 
 def _set_name_attrs(descriptor: ast.ClassDef) -> Tuple[str, ...]:
