@@ -40,6 +40,7 @@ from lint_rules.rules._flow import (
     BUILT,
     CHOICE,
     CLEAN,
+    constant_strings,
     DECISION,
     DECISIVE,
     GATED,
@@ -280,6 +281,7 @@ class ModuleScope:
         self.type_aliases: Dict[str, bool] = {}
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.globals: set = set()
+        self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
         self.imports: Dict[str, str] = {}
         self.instances: Dict[tuple, Optional["Instance"]] = {}  # (class, arguments) -> object
         self.runner_attrs: Dict[str, Taint] = {}  # runner attribute -> what it holds
@@ -329,6 +331,8 @@ class ModuleScope:
                 self.records.update(names)
                 self.fields.update((name, _field_names(value)) for name in names)
             elif isinstance(value, (ast.Tuple, ast.Name, ast.Attribute)):
+                if constant_strings(value):  # NAMES = ("full_kv_pool", "swa_kv_pool")
+                    self.strings.update((name, constant_strings(value)) for name in names)
                 for name in names:
                     self.type_aliases[name] = self.type_aliases.get(name, False) or (
                         self.names_swa(value))
@@ -865,6 +869,9 @@ class _Pass:
 
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
+
+    def module_strings(self, name: str) -> tuple:
+        return self.scope.strings.get(name, ())
 
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends

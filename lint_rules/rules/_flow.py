@@ -264,6 +264,14 @@ def name_pattern(node: ast.AST, strings: Optional[Dict[str, str]] = None) -> Opt
     return pattern if pattern.strip("*") and pattern.replace("*", "_").isidentifier() else None
 
 
+def constant_strings(node: ast.AST) -> tuple:
+    """``("a", "b")`` / ``["a", "b"]``: the constant strings a display holds, all of them."""
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)) or not node.elts:
+        return ()
+    names = tuple(const_str(e) for e in node.elts)
+    return names if all(names) else ()
+
+
 def self_path(node: ast.AST) -> Optional[str]:
     """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
     ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
@@ -520,6 +528,8 @@ class FlowOwner(Protocol):
     def holds_backend(self, attr: str) -> bool: ...
 
     def holds_runner(self, attr: str) -> bool: ...
+
+    def module_strings(self, name: str) -> tuple: ...
 
 
 # -- the flow ----------------------------------------------------------------------------------
@@ -1740,6 +1750,11 @@ class MethodFlow(ast.NodeVisitor):
         self.under(self.decided(node.test), [node.body, node.orelse])
 
     def visit_For(self, node) -> None:
+        names = constant_strings(node.iter) or (self.owner.module_strings(node.iter.id) if type(
+            node.iter) is ast.Name and node.iter.id not in self.env else ())
+        if names and type(node.target) is ast.Name and not node.orelse:
+            self.each_name(node.target.id, names, node.body)  # for name in ("a", "b"):
+            return
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
             self.bind(node.target, node.iter, iterated & ~RECORD, None)
@@ -1747,6 +1762,19 @@ class MethodFlow(ast.NodeVisitor):
         self.under(runs, [node.body, node.orelse])
 
     visit_AsyncFor = visit_For
+
+    def each_name(self, target: str, names: tuple, body: list) -> None:
+        """A loop over constant names runs its body once per name, the loop variable holding
+        it (``setattr(self, f"_{name}", getattr(pool, name))`` stores each name it gives)."""
+        before, merged = dict(self.env), dict(self.env)
+        for name in names:
+            self.env = dict(before)
+            self.env.pop(target, None)
+            self.strings[target] = name
+            self.run_block(body)
+            _merge(merged, self.env)
+        self.strings.pop(target, None)
+        self.env = merged
 
     def bind_each(self, target: ast.AST, iterated: ast.AST) -> bool:
         """``for flag, sub in ((True, p.swa_kv_pool),) if <test> else ...``: a loop over a
