@@ -591,6 +591,10 @@ class MethodFlow(ast.NodeVisitor):
         # locals bound to what a self.<m>(...) call returned, or to kept state read out of self
         # (sub = self.pools.get("swa")): a test of the local is a decision on that state
         self.method_locals: set = set()
+        # locals bound to a test of kept state (swa = self.layout is Layout.SWA): the first
+        # decision testing the local is that test (reported there)
+        self.tests: Dict[str, ast.AST] = {}
+        self.gate_at: Optional[ast.AST] = None
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.alone = False
@@ -1314,11 +1318,24 @@ class MethodFlow(ast.NodeVisitor):
         on it (a read off it, ``idx.numel() == 0``, tests data, not it)."""
         for node, use in _tested(test):
             self.uses[id(node)] = use
+            if type(node) is ast.Name and node.id in self.tests and use == "whole":
+                self.replay(node, self.tests[node.id])
             if type(node) is not ast.Name or node.id not in self.method_locals:
                 continue
             value = self.env.get(node.id, CLEAN)
             if value & STATE and value & STALE and not value & RECORD:
                 self.gate(node, node, False, "local", value, name=node.id)
+
+    def replay(self, local: ast.Name, test: ast.AST) -> None:
+        """The test a local holds, evaluated as a condition whose gates are reported at the
+        local (the decision); once per local binding."""
+        saved, self.gate_at = self.gate_at, local
+        self.deciding += 1
+        try:
+            self.visit(test)
+        finally:
+            self.deciding -= 1
+            self.gate_at = saved
 
     def gate(self, read: ast.AST, target: ast.AST, negated: bool, kind: str,
              bits: Taint = CLEAN, name: str = "", at: Optional[ast.AST] = None) -> None:
@@ -1328,6 +1345,7 @@ class MethodFlow(ast.NodeVisitor):
             return  # (a summary keeps its decisions on module globals: its caller's gates)
         name = name or self_path(read) or (
             read.func.attr if isinstance(read, ast.Call) else "")
+        at = at or self.gate_at
         known = self.gates.get(id(read))
         if known is None or (kind == "attr" and (negated or known.kind != "attr")):
             use = "whole" if kind == "attr" else self.uses.get(id(at or read), "other")
@@ -1464,6 +1482,9 @@ class MethodFlow(ast.NodeVisitor):
                 value_node.args) == 1 and self.is_pool_key(value_node.args[0]):
             self.pool_ids.add(name)
         self.method_locals.discard(name)
+        self.tests.pop(name, None)
+        if _plain_test(value_node) and value & DECIDED:
+            self.tests[name] = value_node
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
                 is_self(value_node.func.value)) or statement is not None and (
                 name not in self.aliases and _kept_read(value_node, value)):
@@ -2047,6 +2068,14 @@ def picked(value: Taint, decided: Taint) -> Taint:
 
 
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
+
+
+def _plain_test(node: ast.AST) -> bool:
+    """A comparison (or ``not``/``and``/``or`` of them) with no call nor walrus in it: evaluated
+    again where a decision tests the local holding it, nothing else happens."""
+    if not isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+        return False
+    return not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node))
 
 
 def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
