@@ -364,8 +364,11 @@ class PackageIndex:
                 self._touch(path, digest)
             return value
         self._memo[key] = (None, {})  # a cycle sees nothing
-        value, deps, _ = self._computed(key, compute)
-        self._memo[key] = (value, deps)
+        value, deps, unfinished = self._computed(key, compute)
+        if unfinished:  # it read a summary still being built (a mixin asking its heirs): not
+            del self._memo[key]  # kept, a later ask sees that summary whole
+        else:
+            self._memo[key] = (value, deps)
         return value
 
     def _computed(self, key: tuple, compute) -> tuple:
