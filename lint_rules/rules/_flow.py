@@ -730,7 +730,8 @@ class MethodFlow(ast.NodeVisitor):
         if self.deciding:
             self.gate(node, node, False, "read", name=path)
         if path == ACTIVE_POOL:
-            return CLEAN if self.deferred else self.source(POOL | STALE if self.kept else POOL)
+            return CLEAN if self.deferred else (POOL | STALE if self.kept else POOL)  # (a try
+            # around it decides by what is read off it: a probe of an SWA name, its state)
         stored = self.owner.attr_value(path)
         if self.deciding and stored & FLAGGING:
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding

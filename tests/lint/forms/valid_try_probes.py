@@ -15,6 +15,10 @@ class ProbeLookalikeAttnBackend(AttentionBackend):
         except AttributeError:
             self.paged = False
         try:
+            self.block = self.token_to_kv_pool.page_size * 2
+        except AttributeError:
+            self.block = None
+        try:
             self.window = model_runner.model_config.swa_window_size
         except AttributeError:
             self.window = None
