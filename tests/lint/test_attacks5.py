@@ -131,9 +131,44 @@ def test_a_relative_xdg_cache_home_is_ignored_not_written_into_the_tree(tmp_path
     assert list((home / ".cache" / "sglang-poolguard").glob("lint-*.json"))
 
 
+def _runs_as(uid: int) -> bool:
+    """This interpreter, with its packages, can run as ``uid`` (tox keeps ``.tox`` at mode 700:
+    another uid then gets a bare system Python without flake8 or libcst)."""
+    done = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                           sys.executable, "-c", "import flake8, libcst"], capture_output=True)
+    return done.returncode == 0
+
+
+NO_HOME_CHILD = """
+import pathlib, runpy, sys
+def no_home(cls):  # what pathlib says for a uid with no passwd entry and no $HOME
+    raise RuntimeError("Could not determine home directory.")
+pathlib.Path.home = classmethod(no_home)
+sys.argv = ["poolguard", "lint", *sys.argv[1:], "s.py"]
+runpy.run_module("lint_rules.cli", run_name="__main__")
+"""
+
+
+def test_no_home_directory_gets_a_lint_not_an_internal_error(tmp_path):
+    # the same promise as below where no other uid can be used: Path.home() raising (as it does
+    # for a container's arbitrary uid) must not turn every run into an internal error
+    write(tmp_path, {"s.py": STALE})
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HOME", "POOLGUARD_CACHE_DIR", "XDG_CACHE_HOME")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    for extra in ([], ["--no-cache"]):
+        done = subprocess.run([sys.executable, "-c", NO_HOME_CHILD, *extra], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+        assert done.stdout.startswith("s.py:3:9: KVP001 "), done.stdout
+
+
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root to run as a uid with no passwd entry")
 def test_a_user_with_no_home_gets_a_lint_not_an_internal_error(tmp_path):
+    if not _runs_as(54321):
+        pytest.skip("this interpreter's packages are not readable by another uid (.tox is 700)")
     # a container's arbitrary uid, no $HOME: Path.home() raised in the config search and the
     # cache, so every run was "internal error, please report" (flake8 just searches on)
     root = Path(tempfile.mkdtemp(prefix="attack5-nohome-"))
