@@ -1164,8 +1164,7 @@ class FileFacts:
         self._relatives: Dict[str, List[ClassFacts]] = {}
         self._roots: Dict[tuple, Dict[int, int]] = {}  # (class, method) -> node id -> decision
         self._swaps: Dict[str, List[Store]] = {}  # class -> its swap points (decides_nothing)
-        self._ifs: Dict[ast.AST, Dict[ast.AST, ast.If]] = {}  # method -> ``_tested_by``
-        self._tests_at: Dict[ast.AST, Dict[int, List[ast.expr]]] = {}  # method -> ``tests_around``
+        self._tests: Dict[ast.AST, MethodTests] = {}  # method -> ``_tests_in``
         self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
@@ -1352,7 +1351,7 @@ class FileFacts:
         method = next((c.methods[gate.method] for c in family if gate.method in c.methods), None)
         if method is None or not swaps:
             return False
-        node = self._tested_by(method).get(gate.node)
+        node = self._tests_in(method).if_of.get(gate.node)
         if node is None:
             return False
         inside = {id(n) for n in nodes_under(node)}
@@ -1360,16 +1359,12 @@ class FileFacts:
         return len(rebinds) < len(swaps) and all(
             type(s) is ast.Pass or id(s) in rebinds for s in [*node.body, *node.orelse])
 
-    def _tested_by(self, method: ast.AST) -> Dict[ast.AST, ast.If]:
-        """Each node of ``method`` inside the test of an ``if`` -> the first such ``if`` in
-        ``nodes_under``'s order (indexed once per method)."""
-        found = self._ifs.get(method)
+    def _tests_in(self, method: ast.AST) -> "MethodTests":
+        """What the decisions of ``method`` test, indexed once per method (the rules ask per
+        gate and per store)."""
+        found = self._tests.get(method)
         if found is None:
-            found = self._ifs[method] = {}
-            for node in nodes_under(method):
-                if type(node) is ast.If:
-                    for inner in nodes_under(node.test):
-                        found.setdefault(inner, node)
+            found = self._tests[method] = MethodTests.of(method)
         return found
 
     def stored_decision(self, cls: ClassFacts, gate: Gate) -> Optional[Store]:
@@ -1424,9 +1419,7 @@ class FileFacts:
                        if store.method in c.methods), None)
         if method is None:
             return []
-        if method not in self._tests_at:  # indexed once per method: one lookup per store
-            self._tests_at[method] = _tests_by_line(method)
-        return list(self._tests_at[method].get(store.node.lineno, ()))
+        return list(self._tests_in(method).at_line.get(store.node.lineno, ()))
 
     def _recomputed_at_gate(self, cls: ClassFacts, store: Store) -> bool:
         """A per-forward store whose stale part is a flag gated in the statement itself
@@ -1564,20 +1557,33 @@ class FileFacts:
         return Flag(flag.name, store, polarity)
 
 
-def _tests_by_line(method: ast.AST) -> Dict[int, List[ast.expr]]:
-    """Line -> the tests of the ``if``/``while``/``match`` statements of ``method`` whose
-    branches hold that line, outer first (``nodes_under`` meets an outer statement first)."""
-    index: Dict[int, List[ast.expr]] = {}
-    for node in nodes_under(method):
-        test, branches = _decision(node)
-        if test is None:
-            continue
-        lines = set()
-        for branch in branches:
-            lines.update(range(branch.lineno, branch.end_lineno + 1))
-        for line in lines:
-            index.setdefault(line, []).append(test)
-    return index
+@dataclass(frozen=True)
+class MethodTests:
+    """The decisions of one method, indexed in one walk (``nodes_under`` meets an outer
+    statement first): ``if_of``, each node inside the test of an ``if`` -> the first such
+    ``if``; ``at_line``, a line -> the tests of the ``if``/``while``/``match`` statements whose
+    branches hold it, outer first."""
+
+    if_of: Dict[ast.AST, ast.If]
+    at_line: Dict[int, List[ast.expr]]
+
+    @classmethod
+    def of(cls, method: ast.AST) -> "MethodTests":
+        if_of: Dict[ast.AST, ast.If] = {}
+        at_line: Dict[int, List[ast.expr]] = {}
+        for node in nodes_under(method):
+            test, branches = _decision(node)
+            if test is None:
+                continue
+            if type(node) is ast.If:
+                for inner in nodes_under(test):
+                    if_of.setdefault(inner, node)
+            lines = set()
+            for branch in branches:
+                lines.update(range(branch.lineno, branch.end_lineno + 1))
+            for line in lines:
+                at_line.setdefault(line, []).append(test)
+        return cls(if_of, at_line)
 
 
 def _decision(node: ast.AST) -> tuple:
