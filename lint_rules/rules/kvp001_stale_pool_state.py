@@ -841,11 +841,12 @@ class StalePoolState(Rule):
         Valid(
             # the pool held but never used as one: the backing field of a token_to_kv_pool
             # property (the swap point by another name) and an anchor only compared by identity
-            # with the live pool (how a swap is noticed)
+            # with the live pool (how a swap is noticed); the inner backend handed to __init__
+            # is handed the swapped pool by the setter
             dedent(
                 """\
                 class SwapAwareBackend(AttentionBackend):
-                    def __init__(self, model_runner, decode_backend):
+                    def __init__(self, model_runner, decode_backend: AttentionBackend):
                         self.decode_backend = decode_backend
                         self._pool = model_runner.token_to_kv_pool
                         self._built_with = model_runner.token_to_kv_pool

@@ -1,32 +1,12 @@
-"""Look-alikes of stale_handed_inners.py: wrappers whose swap reaches their inners (a
-token_to_kv_pool setter handing the pool on), parameters named like backends that are no
-attention backend (a kernel name, a linear-attention state backend), multi-step draft wrappers
-(no backend by lineage: FROZEN_KV swaps their steps), and inners read per forward through
-the wrapper's own pool."""
+"""Look-alikes of stale_handed_inners.py: parameters named like backends that are no
+attention backend (a kernel name, a linear-attention state backend) and multi-step draft
+wrappers (no backend by lineage: FROZEN_KV swaps their steps). A wrapper whose
+token_to_kv_pool setter hands the pool on to the inner backend it was given is KVP001's VALID
+SwapAwareBackend."""
 from __future__ import annotations
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
 from sglang.srt.layers.attention.mamba.mamba import MambaAttnBackendBase
-
-
-class HandingPairAttnBackend(AttentionBackend):
-    def __init__(self, model_runner, prefill_backend: AttentionBackend, decode_backend: AttentionBackend):
-        self.prefill_backend = prefill_backend
-        self.decode_backend = decode_backend
-        self._pool = model_runner.token_to_kv_pool
-
-    @property
-    def token_to_kv_pool(self):
-        return self._pool
-
-    @token_to_kv_pool.setter
-    def token_to_kv_pool(self, pool):
-        self._pool = pool
-        self.prefill_backend.token_to_kv_pool = pool
-        self.decode_backend.token_to_kv_pool = pool
-
-    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
-        return self.decode_backend.forward_decode(q, k, v, layer, forward_batch, save_kv_cache, **kwargs)
 
 
 class KernelNamedAttnBackend(AttentionBackend):
