@@ -551,9 +551,11 @@ CORRECT = (
 BUILDERS: Dict[type, Callable] = {cls: build_plain(cls) for cls in STALE + CORRECT}
 
 
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]
+def cases(forms=None):
+    """``(cls, config)`` for every class of a set of forms (this module's by default) and every
+    configuration it is meant for."""
+    classes = forms.STALE + forms.CORRECT if forms is not None else STALE + CORRECT
+    return [(cls, config) for cls in classes for config in cls.CONFIGS]
 
 
 def scenario(cls, config: str) -> SimpleNamespace:

@@ -33,14 +33,24 @@ FROZEN_KV, EAGLE, NON_SWA = bb.FROZEN_KV, bb.EAGLE, bb.NON_SWA
 TARGET = "SWA target"
 OWN_SWA_DRAFT = "FROZEN_KV draft, own SWA pool"
 ALL = bb.ALL + (OWN_SWA_DRAFT,)
+SWAPPED = (FROZEN_KV, OWN_SWA_DRAFT)  # the drafts SGLang swaps the active pool under
 
 
-class _Base(bb._DecodeOnly):
-    """Reads the active pool's K buffer per launch, like every launch does."""
+def is_swa(pool) -> bool:
+    return isinstance(pool, SWAKVPool)
+
+
+class KeepsPool(bb._DecodeOnly):
+    """Keeps the runner's pool as ``token_to_kv_pool`` (what the FROZEN_KV swap rebinds); the
+    base of every later set (their classes define their own launch)."""
 
     def __init__(self, model_runner):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self.page_size = model_runner.page_size
+
+
+class _Base(KeepsPool):
+    """Reads the active pool's K buffer per launch, like every launch does."""
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
         bb._read_kv(self.token_to_kv_pool, layer, forward_batch)
@@ -449,11 +459,6 @@ CORRECT = (
     SwaConfigBoolAttnBackend, HelperBoundToBackendAttnBackend, CapabilityClassAttnBackend,
     MappingWorkspaceAttnBackend, TouchyHelperAttnBackend,
 )
-
-
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]
 
 
 def configuration(name: str):

@@ -29,7 +29,6 @@ import guard_forms as gf
 bb = gf.bb
 SWAKVPool = bb.SWAKVPool
 FROZEN_KV, OWN_SWA_DRAFT, ALL = gf.FROZEN_KV, gf.OWN_SWA_DRAFT, gf.ALL
-scenario, launch = gf.scenario, gf.launch
 
 
 class _Base(gf._Base):
@@ -548,8 +547,3 @@ CORRECT = (
     LayerMaskAttnBackend, MixinGeometryAttnBackend, ClassUtilitiesAttnBackend,
     CachedLiveReaderAttnBackend,
 )
-
-
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]

@@ -30,7 +30,6 @@ bb = gf.bb
 SWAKVPool = bb.SWAKVPool
 FROZEN_KV, OWN_SWA_DRAFT, TARGET, ALL = gf.FROZEN_KV, gf.OWN_SWA_DRAFT, gf.TARGET, gf.ALL
 SWA_CONFIGS = (TARGET, FROZEN_KV, OWN_SWA_DRAFT)  # the launch reads an SWA pool
-scenario, launch = gf.scenario, gf.launch
 
 
 class _Base(gf._Base):
@@ -375,8 +374,3 @@ CORRECT = (
     LiveGraphReplayAttnBackend, LiveMappingTranslateAttnBackend, TwoHelperGeometryAttnBackend,
     PerForwardPathAttnBackend, GeometryPathAttnBackend,
 )
-
-
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]

@@ -38,19 +38,15 @@ from typing import Optional
 import torch
 
 import guard_forms as gf
+from guard_forms import is_swa as _is_swa
 
 bb = gf.bb
-scenario, launch = gf.scenario, gf.launch
 SWAKVPool = bb.SWAKVPool
 FROZEN_KV, EAGLE, NON_SWA = bb.FROZEN_KV, bb.EAGLE, bb.NON_SWA
 TARGET, OWN_SWA_DRAFT = gf.TARGET, gf.OWN_SWA_DRAFT
 ALL = gf.ALL
 NUM_LAYERS = 4  # the model's layer count (geometry); a FROZEN_KV draft's own pool has 1
-SWAPPED = (FROZEN_KV, OWN_SWA_DRAFT)
-
-
-def _is_swa(pool) -> bool:
-    return isinstance(pool, SWAKVPool)
+SWAPPED = gf.SWAPPED
 
 
 def _live_resolve(backend_pool, model_runner_like) -> Optional[SWAKVPool]:
@@ -65,12 +61,7 @@ def _live_resolve(backend_pool, model_runner_like) -> Optional[SWAKVPool]:
     return kv if _is_swa(kv) else None
 
 
-class _Base7(bb._DecodeOnly):
-    """Keeps the runner's pool as ``token_to_kv_pool`` (what the FROZEN_KV swap rebinds)."""
-
-    def __init__(self, model_runner):
-        self.token_to_kv_pool = model_runner.token_to_kv_pool
-        self.page_size = model_runner.page_size
+_Base7 = gf.KeepsPool
 
 
 # =========================================================================== stale
@@ -840,8 +831,3 @@ CORRECT = (
     MangledAllocatorMetadataAttnBackend, ForwardOverrideLiveAttnBackend, KeepsRunnerAttnBackend,
     EagleOwnPoolPartialAttnBackend, ProxyDequeLiveInnerAttnBackend,
 )
-
-
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]

@@ -34,31 +34,22 @@ from typing import NamedTuple, Optional
 import torch
 
 import guard_forms as gf
+from guard_forms import is_swa as _is_swa
 
 bb = gf.bb
-scenario, launch = gf.scenario, gf.launch
 SWAKVPool = bb.SWAKVPool
 FROZEN_KV, EAGLE, NON_SWA = bb.FROZEN_KV, bb.EAGLE, bb.NON_SWA
 TARGET, OWN_SWA_DRAFT = gf.TARGET, gf.OWN_SWA_DRAFT
 ALL = gf.ALL
-SWAPPED = (FROZEN_KV, OWN_SWA_DRAFT)
+SWAPPED = gf.SWAPPED
 PAGED_WINDOW, PAGED_DENSE = "paged-window", "paged-dense"  # module constants, not literals
-
-
-def _is_swa(pool) -> bool:
-    return isinstance(pool, SWAKVPool)
 
 
 def _translate(pool):
     return pool.translate_loc_from_full_to_swa if _is_swa(pool) else None
 
 
-class _Base8(bb._DecodeOnly):
-    """Keeps the runner's pool as ``token_to_kv_pool`` (what the FROZEN_KV swap rebinds)."""
-
-    def __init__(self, model_runner):
-        self.token_to_kv_pool = model_runner.token_to_kv_pool
-        self.page_size = model_runner.page_size
+_Base8 = gf.KeepsPool
 
 
 # =========================================================================== stale
@@ -525,8 +516,3 @@ CORRECT = (
     SwaRecordUnsetBufferAttnBackend, PerForwardIfStatementAttnBackend,
     OverrideCallsBaseAttnBackend,
 )
-
-
-def cases():
-    """``(cls, config)`` for every class and every configuration it is meant for."""
-    return [(cls, config) for cls in STALE + CORRECT for config in cls.CONFIGS]

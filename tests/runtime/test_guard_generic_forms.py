@@ -24,9 +24,9 @@ FALSE_ALARM: dict = {}  # (class name, config) -> why it refuses a correct class
 
 
 def _params(forms, table):
-    """One param per (class, configuration) of ``forms.cases()``, strict xfails per ``table``."""
+    """One param per (class, configuration) of the set ``forms``, strict xfails per ``table``."""
     params = []
-    for cls, config in forms.cases():
+    for cls, config in gf.bb.cases(forms):
         reason = table.get(cls.__name__) or table.get((cls.__name__, config))
         marks = pytest.mark.xfail(reason=reason, strict=True) if reason else ()
         params.append(pytest.param(cls, config, marks=marks, id=f"{cls.__name__}-{config}"))
@@ -43,9 +43,9 @@ def correct_params(forms, false_alarm):
 
 def assert_refused(forms, cls, config):
     """The stale class's launch raises, naming the class, the active pool and its state."""
-    run = forms.scenario(cls, config)
+    run = gf.scenario(cls, config)
     with pytest.raises(SWAPoolMismatchError) as caught:
-        forms.launch(run)
+        gf.launch(run)
     message = str(caught.value)
     assert message.startswith("poolguard (generic check, live): "), message
     assert f"{cls.__name__} (" in message and "SWAKVPool" in message, message
@@ -53,9 +53,9 @@ def assert_refused(forms, cls, config):
 
 
 def assert_launches(forms, cls, config):
-    run = forms.scenario(cls, config)
+    run = gf.scenario(cls, config)
     for layer_id in (0, 1) if config != gf.EAGLE else (0,):  # an EAGLE draft has one layer
-        assert forms.launch(run, layer_id) is not None
+        assert gf.launch(run, layer_id) is not None
 
 
 def assert_material(forms, minimum):
@@ -66,9 +66,9 @@ def assert_material(forms, minimum):
     assert {c.EXPECT for c in forms.CORRECT} == {"correct"}
     assert all(cls.__doc__ and set(cls.CONFIGS) <= set(gf.ALL)
                for cls in forms.STALE + forms.CORRECT)
-    for cls, config in forms.cases():
-        run = forms.scenario(cls, config)
-        assert forms.launch(run).shape[0] == run.batch.batch_size, (cls, config)
+    for cls, config in gf.bb.cases(forms):
+        run = gf.scenario(cls, config)
+        assert gf.launch(run).shape[0] == run.batch.batch_size, (cls, config)
 
 
 @pytest.mark.parametrize("cls, config", stale_params(gf, MISSED))

@@ -15,6 +15,7 @@ if importlib.util.find_spec("sglang") is None:
 OVERRIDE_CHILD = """
 import json, sys
 sys.path.insert(0, {here!r})
+import guard_forms as gf
 import guard_forms7 as forms
 from runtime_guard import generic
 from runtime_guard.demo import scenarios as sc
@@ -23,13 +24,13 @@ sg.load_plugins()
 sg.load_plugins()  # a second load registers nothing twice
 stale, live = forms.ForwardOverrideAttnBackend, forms.ForwardOverrideLiveAttnBackend
 target = f"{{stale.__module__}}.{{stale.__qualname__}}.forward"
-run = forms.scenario(stale, forms.FROZEN_KV)
+run = gf.scenario(stale, gf.FROZEN_KV)
 try:
-    forms.launch(run)
+    gf.launch(run)
     error = None
 except Exception as err:
     error = f"{{type(err).__name__}}: {{err}}"
-launched = forms.launch(forms.scenario(live, forms.FROZEN_KV)).shape[0]
+launched = gf.launch(gf.scenario(live, gf.FROZEN_KV)).shape[0]
 print(json.dumps(dict(wrapped=[generic.wraps_dispatch(vars(c)["forward"]) for c in (stale, live)],
                       pending=len(sg.HookRegistry._hooks.get(target, ())), error=error,
                       launched=launched)))
