@@ -1,0 +1,149 @@
+"""How much work the lint does on generated input of growing size, counted, not timed.
+
+Work is the number of profiler events (Python calls and returns, calls of builtins) while the
+engine runs: the same for the same input on any machine and under any load (with a fixed
+``PYTHONHASHSEED``), so a test can ask that it grows linearly with the input without timing
+anything. A loop that walks a method per store, or every class per gate, shows as a count that
+grows with the square of the input, as the three regressions timed by the smoke benchmark did.
+
+Three paths, each measured at a base size (the fixed cost, subtracted) and two sizes:
+- ``lint``: ``lint_source`` on the smoke benchmark's scaling file (``gated_file``);
+- ``fix``: ``fix_source(..., unsafe=True)`` on the same file: fix planning and libcst's rewrite;
+- ``package``: ``poolguard lint DIR``'s run on a package of leaf modules, each a backend whose
+  bases (a base module and a mixin module) hold and read the flag (``gated_package``). The
+  run's analyses happen in the run's worker processes, which the profiler of this one does not
+  see, so here the same ``analyse`` of each file runs in this process instead.
+
+    python tests/lint/work_counts.py     # prints the counts as JSON
+"""
+from __future__ import annotations
+
+import gc
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# (base size, size, 8 x size) per path: gates in one file, or leaf modules in one package
+SIZES = {"lint": (2, 100, 800), "fix": (2, 30, 240), "package": (0, 10, 80)}
+
+_BASE = """\
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+class WindowBase(AttentionBackend):
+    def __init__(self, model_runner):
+        self.use_sliding_window_kv_pool = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+"""
+_MIXIN = """\
+class WindowMixin:
+    def window_of(self, layer):
+        return layer.sliding_window_size if self.use_sliding_window_kv_pool else -1
+"""
+_LEAF = """\
+from .base import WindowBase
+from .mixin import WindowMixin
+
+
+class Leaf{i}AttnBackend(WindowMixin, WindowBase):
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self.split{i} = self.use_sliding_window_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        if self.split{i}:
+            return self.window_of(layer)
+        return q
+"""
+
+
+def gated_file(gates: int) -> str:
+    """The smoke benchmark's scaling file (``benchmarks/lint_throughput.py``)."""
+    spec = importlib.util.spec_from_file_location(
+        "lint_throughput", ROOT / "benchmarks" / "lint_throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.gated_file(gates)
+
+
+def gated_package(leaves: int) -> Path:
+    """A package of ``leaves`` backend modules inheriting a flag from a base module and a
+    mixin module that gates on it; each leaf keeps a copy of the flag and gates on that."""
+    root = Path(tempfile.mkdtemp(prefix="poolguard-linear-")) / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    (root / "base.py").write_text(_BASE)
+    (root / "mixin.py").write_text(_MIXIN)
+    for index in range(leaves):
+        (root / f"leaf_{index}.py").write_text(_LEAF.format(i=index))
+    return root
+
+
+def counted(work) -> dict:
+    """``work()``'s profiler events, full (oldest generation) collections and result."""
+    events = full = 0
+
+    def profile(frame, event, arg):
+        nonlocal events
+        events += 1
+
+    def collections(phase, info):
+        nonlocal full
+        full += phase == "start" and info["generation"] == 2
+
+    gc.callbacks.append(collections)
+    sys.setprofile(profile)
+    try:
+        result = work()
+    finally:
+        sys.setprofile(None)
+        gc.callbacks.remove(collections)
+    return {"events": events, "full_collections": full, "findings": result}
+
+
+def _lint(gates: int):
+    from lint_rules.engine import lint_source
+
+    source = gated_file(gates)
+    return lambda: len(lint_source(source))
+
+
+def _fix(gates: int):
+    from lint_rules.engine import fix_source
+
+    source = gated_file(gates)
+    return lambda: len(fix_source(source, unsafe=True)[1])
+
+
+def _package(leaves: int):
+    from lint_rules import runner
+    from lint_rules.config import RunConfig
+    from lint_rules.engine import DEFAULT_CODES
+    from lint_rules.options import Options
+
+    def in_this_process(state, jobs, workers, mode, options):
+        for job in jobs:
+            state.complete(job, *runner.analyse(mode, options, job))
+
+    runner._analyse_all = in_this_process
+    root = gated_package(leaves)
+    config = RunConfig(codes=frozenset(DEFAULT_CODES), options=Options(), root=root.parent)
+    return lambda: sum(len(f.findings) for f in runner.run([str(root)], config, jobs=1).files)
+
+
+def measure() -> dict:
+    """``{path: [counts at each size]}``, after one warm-up run per path (imports, libcst)."""
+    makers = {"lint": _lint, "fix": _fix, "package": _package}
+    found = {}
+    for name, sizes in SIZES.items():
+        makers[name](sizes[0])()
+        found[name] = [counted(makers[name](size)) for size in sizes]
+    return found
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    print(json.dumps(measure()))
