@@ -535,7 +535,7 @@ class _Pass:
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
         self.memo: Dict[tuple, Taint] = {}
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
-        self.memo_globals: Dict[tuple, Dict[str, Taint]] = {}  # module globals a function sets
+        self.memo_globals: Dict[tuple, list] = {}  # the module-global stores a function makes
         self.memo_gates: Dict[tuple, list] = {}  # its decisions on module globals
         self.delegations: Dict[str, Taint] = {}  # names __getattr__ answered -> what it gave
         self.depth = 0
@@ -720,8 +720,8 @@ class _Pass:
             flow.run(function.body)
             if flow.returned_fields:
                 self.memo_fields[key] = flow.returned_fields
-            if flow.set_globals:
-                self.memo_globals[key] = flow.set_globals
+            if flow.global_stores:
+                self.memo_globals[key] = flow.global_stores
             if flow.gates:  # (a summary records its decisions on module globals only)
                 self.memo_gates[key] = list(flow.gates.values())
             return flow.returned
@@ -813,12 +813,12 @@ class _Pass:
         return self.memo_fields.get(("function", local[0], arguments, keywords), {})
 
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         keywords: tuple = ()) -> Dict[str, Taint]:
-        """The module globals a function of this module assigns (``global X``) when called
-        with these arguments, and what they then hold (known once evaluated)."""
+                         keywords: tuple = ()) -> list:
+        """The stores of module globals (``global X``, a module container) a function of this
+        module makes when called with these arguments (``StoreEvent``s; known once evaluated)."""
         local = self._module_callable(func)
         key = ("function", local[0], arguments, keywords) if local else None
-        return self.memo_globals.get(key, {}) if local else {}
+        return self.memo_globals.get(key, []) if local else []
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
                        keywords: tuple = ()) -> list:

@@ -501,7 +501,7 @@ class FlowOwner(Protocol):
                         keywords: tuple = ()) -> Dict[str, Taint]: ...
 
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         keywords: tuple = ()) -> Dict[str, Taint]: ...
+                         keywords: tuple = ()) -> list: ...
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
                        keywords: tuple = ()) -> List["GateEvent"]: ...
@@ -579,6 +579,7 @@ class MethodFlow(ast.NodeVisitor):
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.globals: set = set()
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
+        self.global_stores: List[StoreEvent] = []  # each of those stores (made where it stands)
         self.returned = CLEAN
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
@@ -952,8 +953,9 @@ class MethodFlow(ast.NodeVisitor):
         fields = self.owner.function_fields(func, passed, keywords)
         if fields:
             self.fields[id(node)] = fields
-        for name, held in self.owner.function_globals(func, passed, keywords).items():
-            self.store(name, node, None, node, held, "module")  # install(pool)
+        for made in self.owner.function_globals(func, passed, keywords):  # install(pool):
+            self.store(made.attr, made.node, made.statement, made.value, made.taint, "module",
+                       made.under)  # its stores, where they stand in it, made by this call
         if self.record and not self.deferred:  # translate(loc): `if _MAP is None` in it
             for event in self.owner.function_gates(func, passed, keywords):
                 self.gates.setdefault(id(event.node), event)
@@ -1369,13 +1371,16 @@ class MethodFlow(ast.NodeVisitor):
         if self.record and not self.deferred:
             self.stores.append(event)
 
-    def store(self, attr: str, node, statement, value_node, value: Taint, scope="self") -> None:
-        if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
-            self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value
+    def store(self, attr: str, node, statement, value_node, value: Taint, scope="self",
+              under: Taint = CLEAN) -> None:
         memo = attr if self.guards.get(attr, 0) > 0 else (self.filling or [""])[-1]
         lazy = bool(memo) and not self.refreshing
-        self.sink(StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
-                             memo, self.control[-1]))
+        event = StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
+                           memo, self.control[-1] | under)
+        if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
+            self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value
+            self.global_stores.append(event)
+        self.sink(event)
         for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
                                  lazy, "field", memo))
@@ -1581,8 +1586,15 @@ class MethodFlow(ast.NodeVisitor):
             self.assign(node.target, node.value, self.visit(node.value), node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        """``x op= v`` holds what ``x`` held and ``v``; a kept attribute's old value is already
+        the union of its stores (each reported where made), so its store adds only ``v``."""
         extra = self.visit(node.value)
-        self.bind(node.target, node.value, extra | self.visit(node.target), None)
+        old = self.visit(node.target)
+        target = node.target
+        if type(target) is ast.Attribute and (self_path(target) is not None or class_target(
+                target, self.owner.class_names) is not None):
+            old = CLEAN
+        self.bind(target, node.value, extra | old, None)
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
