@@ -2240,8 +2240,9 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
         return _choice_kind(node.operand, owner) and CHOICE
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
-    if isinstance(node, ast.Attribute) and _is_class_name(node.value):
-        return CHOICE  # an enum member or class constant: KVMode.SWA
+    if isinstance(node, ast.Attribute) and (_is_class_name(node.value) or isinstance(
+            node.value, ast.Name) and node.value.id == "cls"):
+        return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA in a classmethod
     return CLEAN
 
 
