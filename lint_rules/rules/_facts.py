@@ -1247,8 +1247,17 @@ class FileFacts:
         key = (cls.name, name)
         if key not in self._flags:
             self._flags[key] = None  # (a flag recomputed from itself asks for itself)
-            self._flags[key] = self._flag(cls, name)
+            self._flags[key] = self._flag(cls, name) or self._heir_flag(cls, name)
         return self._flags[key]
+
+    def _heir_flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
+        """A class others of the file inherit (a shared mixin, a base) runs as each of them:
+        its read of ``name`` is a stale flag when it is one in any class built on it, though a
+        sibling composition makes the name a live property (what the union of relatives says)."""
+        if name == self.options.pool_attr or any(name in c.properties for c in cls.family):
+            return None
+        return next((found for other in self.classes if other is not cls and cls in other.family
+                     for found in [self.flag(other, name)] if found is not None), None)
 
     def _flag(self, cls: ClassFacts, name: str) -> Optional[Flag]:
         if name == self.options.pool_attr:
