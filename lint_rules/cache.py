@@ -21,13 +21,14 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
 import lint_rules
-from lint_rules.files import read_regular_file
+from lint_rules.files import STRAY_AGE_S, read_regular_file
 
 FORMAT_VERSION = 2  # "stats" (optional) came later: files without it still read
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
@@ -67,6 +68,17 @@ def cache_dir() -> Optional[Path]:
         except RuntimeError:
             return None
     return Path(base) / "sglang-poolguard"
+
+
+def not_a_folder(folder: Path) -> Optional[str]:
+    """Why ``folder`` can never hold the cache: it, or the nearest path above it that exists,
+    is no folder (a regular file, a dangling link). None when it is, or may be made, one."""
+    for path in (folder, *folder.parents):
+        if os.path.isdir(path):
+            return None
+        if os.path.lexists(path):
+            return f"{path} is not a directory"
+    return None
 
 
 def cache_file(name: str) -> Optional[Path]:
@@ -319,6 +331,17 @@ def prune(folder: Path, pattern: str) -> None:
             stale.unlink()
         except OSError:
             pass
+    for kind in CACHE_KINDS:  # the temp files of a write a kill stopped before its rename
+        for entry in folder.glob(f".{kind}-*.tmp"):
+            try:
+                st = entry.lstat()
+                if stat.S_ISREG(st.st_mode) and time.time() - st.st_mtime >= STRAY_AGE_S:
+                    entry.unlink()
+            except OSError:
+                pass
+
+
+CACHE_KINDS = ("lint", "codes", "index")  # the cache files: <kind>-<key>.json
 
 
 def write_atomically(path: Path, text: str) -> None:

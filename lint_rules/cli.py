@@ -34,6 +34,16 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse drops a help that stdout refuses (full, closed) and exits 0: the help goes
+    through ``_Report`` instead (subcommands' parsers are of this class too)."""
+
+    def print_help(self, file=None) -> None:
+        if file is not None:
+            return super().print_help(file)
+        _Report(sys.stdout).write(self.format_help(), flush=True)
+
+
 class _Report:
     """stdout for a command whose job is what it prints (``--version``, demo, guard-status):
     a write that stdout refuses (closed, full) is the error lint reports, exit 2, never a
@@ -126,7 +136,7 @@ def _add_lint(commands) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="poolguard",
         description="Find (and fix) SWA KV-pool state cached from a pool SGLang swaps at runtime.",
     )
@@ -175,6 +185,12 @@ def main(argv: Optional[list] = None) -> int:
     except SystemExit:
         _settle_streams()  # a usage message stuck on a full stderr must not turn 2 into 120
         raise
+    except UsageError as exc:  # --help to a stdout that refused it
+        error(str(exc))
+        return EXIT_ERROR
+    except BrokenPipeError:  # `poolguard --help | head -1`: the reader left
+        _settle_streams()
+        return EXIT_ERROR
     try:
         commands.stdout_takes_utf8()  # no subcommand may fail on a character stdout lacks
         return COMMANDS[args.command](args)

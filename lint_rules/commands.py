@@ -158,7 +158,7 @@ def _stop_cleanly() -> None:
 
 
 def lint(args: argparse.Namespace) -> int:
-    from lint_rules.cache import ResultCache
+    from lint_rules.cache import ResultCache, not_a_folder
     from lint_rules.runner import parse_timeout, run
 
     try:
@@ -170,11 +170,19 @@ def lint(args: argparse.Namespace) -> int:
         raise UsageError("the current directory no longer exists: cd into one that does")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
+    if args.write_baseline == "-":  # stdout holds the report: "-" would be a file of that name
+        raise UsageError("--write-baseline needs a file the next run reads back, got '-' "
+                         "(stdout holds the report)")
     utf8 = stdout_takes_utf8()
     _stop_cleanly()
     config = resolve_config(args)
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
+    unusable = cache.path is not None and not_a_folder(cache.path.parent)
+    if unusable:  # said once, and the run goes on without a cache
+        write_stderr(f"poolguard: warning: no cache: {unusable} "
+                     "(set POOLGUARD_CACHE_DIR to a folder)\n")
+        cache = ResultCache.disabled()
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
     stdin_name, linted = _stdin_name(args), None  # linted: bytes that are no file's (stdin)
     if stdin_name is not None:
