@@ -98,6 +98,7 @@ from lint_rules.rules._vocab import (
 )
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+SWAP_SETTER = ACTIVE_POOL + ".setter"
 MAX_PASSES = 6  # attributes derived from attributes converge in 2-3; this bounds the odd file
 MAX_DEPTH = 40  # helpers evaluated inside helpers; deeper chains use the previous pass's value
 
@@ -1100,7 +1101,8 @@ def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
     found = {
         name for name, fn in methods.items()
         if name != "__init__" and (
-            any(word in name for word in PER_FORWARD_WORDS)
+            name == SWAP_SETTER  # the swap point's setter: every FROZEN_KV swap runs it
+            or any(word in name for word in PER_FORWARD_WORDS)
             or any(w in p for p in params_of(fn) for w in PER_FORWARD_PARAMS)
         )
     }
@@ -1116,8 +1118,13 @@ def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
 def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
     facts = ClassFacts(node.name, node, tuple(map(last_name, node.bases)))
     cached = set()
+    setters = []
     for statement in node.body:
-        if isinstance(statement, FUNCTIONS) and statement.name not in facts.methods:
+        if isinstance(statement, FUNCTIONS) and statement.name in facts.properties and any(
+                _sets_property(d, statement.name) for d in statement.decorator_list):
+            setters.append(statement.name)  # its setter: run by `self.<name> = value`
+            facts.methods[setter_of(statement.name)] = statement
+        elif isinstance(statement, FUNCTIONS) and statement.name not in facts.methods:
             facts.methods[statement.name] = statement
             marks = _decorator_names(statement)
             if "property" in marks:
@@ -1149,7 +1156,24 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[name] = method  # helper(self): its body reads this backend
             facts.calls[name] = set()
             facts.calls[caller].add(name)
+    if setters:  # a method assigning self.<name> calls its setter
+        for caller, function in list(facts.methods.items()):
+            stored = {n.attr for n in nodes_under(function) if type(n) is ast.Attribute
+                      and type(n.ctx) is ast.Store and is_self(n.value)}
+            facts.calls.setdefault(caller, set()).update(
+                setter_of(name) for name in setters if name in stored)
     return facts
+
+
+def setter_of(name: str) -> str:
+    """The key of property ``name``'s setter among a class's methods (no call can spell it)."""
+    return name + ".setter"
+
+
+def _sets_property(decorator: ast.AST, name: str) -> bool:
+    """``@<name>.setter``."""
+    return isinstance(decorator, ast.Attribute) and decorator.attr == "setter" and isinstance(
+        decorator.value, ast.Name) and decorator.value.id == name
 
 
 # -- the file ---------------------------------------------------------------------------------

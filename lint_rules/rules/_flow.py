@@ -1380,6 +1380,8 @@ class MethodFlow(ast.NodeVisitor):
         if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
             self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value
             self.global_stores.append(event)
+        elif scope == "self" and value and self.record:  # a property's setter runs with it
+            self.owner.note_call(attr + ".setter", (value,), {})
         self.sink(event)
         for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
