@@ -445,10 +445,11 @@ class _TreeRun:
             return self._store(job, [], self.package.context_of(full) or None)
         return job
 
-    def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, **extra) -> None:
+    def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, cacheable: bool = True,
+               **extra) -> None:
         # a "declined" note exists only because --fix/--diff ran the fix: a later lint of the
         # same bytes must not be answered with it (nor lose its "[*]" to it)
-        if not any(note[1] == DECLINED for row in rows for note in row[5]):
+        if cacheable and not any(note[1] == DECLINED for row in rows for note in row[5]):
             self.cache.store(job.key, rows, deps)
         self.read_by[job.path] = deps or {}
         self._done(job.path, rows, **extra)
@@ -474,15 +475,16 @@ class _TreeRun:
         return True
 
     def complete(self, job: _Job, findings: list, new_text: Optional[str], error=None,
-                 deps: Optional[dict] = None) -> None:
-        """Record one analysed file: write the fix or keep the diff, and update the cache."""
+                 deps: Optional[dict] = None, cacheable: bool = True) -> None:
+        """Record one analysed file: write the fix or keep the diff, and update the cache
+        (unless not ``cacheable``: a result the time limit made)."""
         if error:
             self.errors.append(error)
             self.results[job.path] = FileResult(job.path, error=error)
             return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
-            return self._store(job, rows, deps)
+            return self._store(job, rows, deps, cacheable)
         try:  # a fix may bring in a name (--kvp-pool-attr) the file's declared codec lacks
             data = new_text.encode(job.encoding)
         except UnicodeEncodeError as exc:
@@ -823,11 +825,10 @@ def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEO
             child.join()
     if result is not None:
         return result
-    if not answered:
-        how = f"was still being parsed after {timeout:g} s"
-    else:
-        how = _how_it_ended(child.exitcode)
-    return _crash_findings(job, f"the file {how}")
+    if not answered:  # the limit or the machine's load, not the bytes: never cached
+        return (*_crash_findings(job, f"the file was still being parsed after {timeout:g} s"),
+                None, False)
+    return _crash_findings(job, f"the file {_how_it_ended(child.exitcode)}")
 
 
 def _how_it_ended(exitcode: Optional[int]) -> str:

@@ -64,3 +64,15 @@ def test_temp_files_of_a_killed_cache_write_are_removed_next_run(tmp_path):
     poolguard("lint", "s.py", cwd=root, cache_dir=cache, expect=1)
     left = sorted(p.name for p in cache.glob(".*.tmp"))
     assert left == [".lint-fresh.tmp", ".other-k1ll3d.tmp"], left
+
+
+def test_a_file_that_ran_out_of_time_is_not_cached_as_unparsable(tmp_path):
+    # a KVP900 "still being parsed after N s" is the machine's load or the limit, not the
+    # file's: it was cached, and every later run (any limit) answered KVP900 for those bytes
+    root = write(tmp_path / "t", {"s.py": STALE})
+    cache = tmp_path / "cache"
+    done = poolguard("lint", "s.py", cwd=root, cache_dir=cache, expect=1,
+                     env={"POOLGUARD_PARSE_TIMEOUT": "1e-9"})
+    assert "KVP900" in done.stdout and "still being parsed" in done.stdout, done.stdout
+    done = poolguard("lint", "s.py", cwd=root, cache_dir=cache, expect=1)
+    assert "KVP001" in done.stdout and "KVP900" not in done.stdout, done.stdout
