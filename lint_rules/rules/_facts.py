@@ -1509,13 +1509,37 @@ class FileFacts:
             return False  # (once, before any swap: what it keeps is flagged where kept)
         if gate.kind in ("call", "global", "local"):
             bits = gate.bits
-            return bool(bits & STATE and bits & STALE and not bits & RECORD)
+            return bool(bits & STALE and not bits & RECORD and (
+                bits & SIZE or gate.use != "compared" and bits & STATE))
         if any(s.method == gate.method for s in self.stores_of(cls, gate.name)):
             return False  # a lazy fill's own test (the fill is KVP001's)
+        if self._kept_size(cls, gate.name):
+            return True  # 0 < self.swa_capacity <= n: the capacity of the pool of that moment
+        if gate.use == "compared":
+            return False
         if gate.use == "whole" and gate.name != self.options.pool_attr and \
                 self._made_only_under_flag(cls, gate.name):
             return True
         return self._kept_state(cls, gate.name, gate.use == "whole")
+
+    def reads_kept_size(self, cls: ClassFacts, gate: Gate) -> bool:
+        """Whether the kept state ``gate`` decides on is a pool's capacity (its message)."""
+        if gate.kind in ("call", "global", "local"):
+            return bool(gate.bits & SIZE and not gate.bits & STATE)
+        return self._kept_size(cls, gate.name)
+
+    def _kept_size(self, cls: ClassFacts, name: str) -> bool:
+        """``self.<name>`` keeps a pool's capacity (``pool.size_swa``, pages counted from
+        ``pool.size``) read outside per-forward code: a decision on it decides for that pool,
+        not for the one a FROZEN_KV swap installs (the draft's own pool is a 64-token dummy)."""
+        if any(c.properties.get(name) is False for c in cls.family):
+            return False  # a live property (a subclass's override too)
+        stores = self.stores_of(cls, name)
+        if any(not s.sink or s.resolver for s in stores):
+            return False  # re-read per forward, or made by the resolver
+        kept = [s.bits for s in stores] + [
+            Taint(summary.stores.get(name, 0)) for c in cls.family for summary in c.foreign]
+        return any(bits & SIZE and not bits & (RECORD | INNER) for bits in kept)
 
     def _kept_pool_attr(self, cls: ClassFacts) -> bool:
         """The resolved pool attribute is resolved by its name only: a store of it outside a

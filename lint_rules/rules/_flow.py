@@ -1326,7 +1326,8 @@ class MethodFlow(ast.NodeVisitor):
             if type(node) is not ast.Name or node.id not in self.method_locals:
                 continue
             value = self.env.get(node.id, CLEAN)
-            if value & STATE and value & STALE and not value & RECORD:
+            if value & STALE and not value & RECORD and (
+                    value & SIZE or use != "compared" and value & STATE):
                 self.gate(node, node, False, "local", value, name=node.id)
 
     def replay(self, local: ast.Name, test: ast.AST) -> None:
@@ -1920,12 +1921,15 @@ class MethodFlow(ast.NodeVisitor):
         merged = dict(extra if extra is not None else before)
         _merge(merged, before)
         decided = self.control[-1]
+        start, aliases = self.aliases, {}  # (a local aliases what any block left it aliasing)
         for block in blocks:
-            self.env = dict(before)
+            self.env, self.aliases = dict(before), dict(start)
             self.run_block(block)
             self.control[-1] = decided  # an early return in one block decides only its own rest
             _merge(merged, self.env)
-        self.env = merged
+            for name, reads in self.aliases.items():
+                aliases[name] = tuple(dict.fromkeys((*aliases.get(name, ()), *reads)))
+        self.env, self.aliases = merged, aliases if blocks else start
 
     def run_block(self, block: list) -> None:
         for statement in block:
@@ -2096,13 +2100,17 @@ def _plain_test(node: ast.AST) -> bool:
 def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
     """``(value, use)`` for what a condition tests itself: the condition or an ``and``/``or``
     operand, a side of ``is (not) None``, the argument of ``isinstance``/``callable``/``bool``
-    (``"whole"``), the container of ``in`` (``"element"``: what it holds is searched)."""
+    (``"whole"``), the container of ``in`` (``"element"``: what it holds is searched), the
+    operands of an ordering or equality comparison (``"compared"``)."""
     kind = type(test)
     if kind is ast.BoolOp:
         for value in test.values:
             yield from _tested(value)
     elif kind is ast.UnaryOp and isinstance(test.op, ast.Not):
         yield from _tested(test.operand)
+    elif kind is ast.Compare and all(type(op) in _ORDERING for op in test.ops):
+        for part in (test.left, *test.comparators):  # 0 < self.swa_capacity <= n
+            yield from _whole(part, "compared")
     elif kind is ast.Compare and len(test.comparators) == 1:
         if isinstance(test.ops[0], (ast.Is, ast.IsNot)):
             for part in (test.left, *test.comparators):
@@ -2116,13 +2124,18 @@ def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
         yield from _whole(test)
 
 
-def _whole(node: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
+# comparisons whose operands a decision tests as quantities (``"compared"``: a capacity kept
+# past the swap decides wrongly there, as it does tested whole)
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+
+
+def _whole(node: ast.AST, use: str = "whole") -> Iterator[Tuple[ast.AST, str]]:
     """``node`` tested itself; through a read with a default (``getattr(layer, "x", self.x)``)
     the default is too: it is what the read gives when the object lacks the attribute."""
-    yield node, "whole"
+    yield node, use
     fallback = _fallback(node)
     if fallback is not None:
-        yield from _whole(fallback)
+        yield from _whole(fallback, use)
 
 
 def _made_from(func: ast.AST, args: list, owner: FlowOwner) -> Optional[list]:

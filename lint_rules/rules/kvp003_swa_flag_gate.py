@@ -1196,6 +1196,11 @@ class SwaFlagGate(Rule):
         "per forward"
     )
 
+    SIZE_MESSAGE = (
+        "decision on pool capacity {attr} kept past the swap, stale under FROZEN_KV: read the "
+        "pool's size per forward"
+    )
+
     HELPER_MESSAGE = (  # (a helper deciding itself is the finding there: not its callers)
         "{attr} returns {flag}, stale under FROZEN_KV: {test_pool} in the helper"
     )
@@ -1304,8 +1309,9 @@ class SwaFlagGate(Rule):
                     if line not in flagged and id(gate.node) not in swap_checks \
                             and self.facts.reads_kept_state(cls, gate):
                         flagged.add(line)
-                        yield self.report(gate.node, None, cls.node, self.STATE_MESSAGE,
-                                          attr=_shown(gate))
+                        sized = self.facts.reads_kept_size(cls, gate)
+                        yield self.report(gate.node, None, cls.node, self.SIZE_MESSAGE if sized
+                                          else self.STATE_MESSAGE, attr=_shown(gate))
                     continue
                 if self.facts.decides_nothing(cls, gate):
                     continue  # every branch binds the swap point again: nothing goes stale
