@@ -654,8 +654,8 @@ class _Pass:
             bits |= stale_forward
         for cls in self.facts.family[1:]:
             bits |= _sink_of(cls, path)
-        for summary in (*self.facts.foreign, *self.facts.heirs):
-            bits |= Taint(summary.stores.get(path, 0))
+        for summary in (*self.facts.foreign, *self.facts.heirs):  # (a summary holds Taints)
+            bits |= summary.stores.get(path, CLEAN)
         if not bits and self._delegated_name(path):
             return self.delegated(path)
         return bits | STALE if bits else CLEAN

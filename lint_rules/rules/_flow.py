@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
@@ -152,7 +153,22 @@ def class_statements(statements) -> Iterable[ast.ClassDef]:
 def nodes_under(node: ast.AST) -> List[ast.AST]:
     """``node`` and every node below it, in no particular order: what ``ast.walk`` yields,
     at less than half its cost (no generator per node), for the scans that only collect or
-    count (they run over every method and every analysed module)."""
+    count (they run over every method and every analysed module). A definition or module is
+    walked once (several scans ask for each method and class); the caller gets its own list."""
+    if type(node) in _WALKS_KEPT:
+        found = _WALKS.get(node)
+        if found is None:
+            found = _WALKS[node] = _walk(node)
+        return list(found)
+    return _walk(node)
+
+
+# definition or module -> its nodes (the trees are never changed once parsed)
+_WALKS: "weakref.WeakKeyDictionary[ast.AST, List[ast.AST]]" = weakref.WeakKeyDictionary()
+_WALKS_KEPT = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module})
+
+
+def _walk(node: ast.AST) -> List[ast.AST]:
     found = [node]
     for node in found:  # (a list grown while it is iterated is read to its new end)
         for field in node._fields:
@@ -881,9 +897,15 @@ class MethodFlow(ast.NodeVisitor):
             return self.current_pool()  # get_token_to_kv_pool(): this forward's pool
         if name in REDUCERS and len(args) == 1 and not node.keywords:
             return self.reduced(args[0])
-        values = tuple(self.visit(a) for a in args) + tuple(
-            self.visit(k.value) for k in node.keywords
-        )
+        values = tuple(map(self.visit, args))
+        if node.keywords:
+            values += tuple(self.visit(k.value) for k in node.keywords)
+        return self.call_value(node, name, values)
+
+    def call_value(self, node: ast.Call, name: str, values: Tuple[Taint, ...]) -> Taint:
+        """What a call returns, given what its arguments (then its keywords' values) hold;
+        ``name``: the local or global name called (``""`` for ``obj.method(...)``)."""
+        func, args = node.func, node.args
         if name in ("isinstance", "issubclass") and len(args) == 2:
             swa = self.owner.type_names_swa(args[1]) or self.local_types_swa(args[1])
             if swa and not values[0] & STATE and _names_other_classes(args[1]):
@@ -898,11 +920,12 @@ class MethodFlow(ast.NodeVisitor):
             if name == "type" and values[last] & STATE and not values[last] & RECORD:
                 return values[last] | CHOICE  # the pool's class: picked by what it is
             return values[last]
-        if isinstance(func, ast.Attribute) and func.attr == "cast" and args:
+        called = last_name(func)
+        if called == "cast" and isinstance(func, ast.Attribute) and args:
             return values[len(args) - 1]
-        if last_name(func) in ALLOCATING and union(values) & SIZE:
+        if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
-        if last_name(func) in COUNTING and name not in self.env:
+        if called in COUNTING and name not in self.env:
             return sized(union(values))  # int(size), max(size, 64), triton.cdiv(size, 8)
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
@@ -916,7 +939,7 @@ class MethodFlow(ast.NodeVisitor):
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)
-        if last_name(func) in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
+        if called in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if _is_class_name(func):  # (an object given the backend itself may copy its state)
@@ -1015,14 +1038,15 @@ class MethodFlow(ast.NodeVisitor):
 
     def evaluate_local(self, name: str, function: ast.AST, node: ast.Call,
                        values: Tuple[Taint, ...]) -> Taint:
-        env = {k: v for k, v in self.env.items() if k not in params_of(function)}
+        params = params_of(function)
+        env = {k: v for k, v in self.env.items() if k not in params}
         env.update(self.defaults(function.args))
-        env.update(zip(params_of(function), values[: len(node.args)]))
+        env.update(zip(params, values[: len(node.args)]))
         env.update(self.keyword_values(node, values[len(node.args):]))
         inner = MethodFlow(self.owner, function, self.name, env=env, record=False,
                            deferred=self.deferred, runners=self.runners,
                            calling=self.calling | {name})
-        inner.allocators = set(self.allocators) - set(params_of(function))
+        inner.allocators = self.allocators.difference(params)
         if isinstance(function, ast.Lambda):  # is_swa = lambda pool: isinstance(pool, ...)
             return inner.visit(function.body)
         return inner.run(function.body).returned
@@ -1275,11 +1299,12 @@ class MethodFlow(ast.NodeVisitor):
     def closure(self, function: ast.AST, body: list) -> Taint:
         """What a nested function or lambda captures: evaluated as if called later, but for
         its defaults, evaluated now and bound to their parameters."""
-        env = {k: v for k, v in self.env.items() if k not in params_of(function)}
+        params = params_of(function)
+        env = {k: v for k, v in self.env.items() if k not in params}
         env.update(self.defaults(function.args))
         inner = MethodFlow(self.owner, function, self.name, deferred=True, record=self.record,
                            runners=self.runners, env=env)
-        inner.allocators = set(self.allocators) - set(params_of(function))  # captured too
+        inner.allocators = self.allocators.difference(params)  # captured too
         self.closures.append(inner)
         if isinstance(function, ast.Lambda):
             return inner.visit(body[0])
@@ -1446,46 +1471,38 @@ class MethodFlow(ast.NodeVisitor):
         if name in self.globals:
             self.store(name, target, statement, value_node, value, "module")
         self.env[name] = value
-        if isinstance(value_node, ast.Lambda):  # called later like a nested def
-            self.local_defs[name] = value_node
-        else:
-            self.local_defs.pop(name, None)
-        fields = self.fields_of(value_node)
-        if fields:
-            self.record_locals[name] = fields
-        else:
-            self.record_locals.pop(name, None)
+        self.bind_shape(name, value_node, value)
+        self.bind_role(name, value_node, value, statement)
+
+    def bind_shape(self, name: str, value_node, value: Taint) -> None:
+        """What the local is made of: a lambda, a record's fields, a dict's keys, an inner
+        backend, a copy of a ``self`` record, the ``self`` flags it holds, the allocator, the
+        classes a type test may name. Each is read off ``value_node`` before it is replaced
+        (``x = replace(x, ...)`` reads the old ``x``)."""
+        _keep(self.local_defs, name, value_node if isinstance(value_node, ast.Lambda) else None)
+        _keep(self.record_locals, name, self.fields_of(value_node) or None)
         self.keyed.pop(name, None)
-        inner = self.inner_of(value_node) if value_node is not None else None
-        if inner is not None:
-            self.inner_locals[name] = inner
-        else:
-            self.inner_locals.pop(name, None)
+        _keep(self.inner_locals, name,
+              self.inner_of(value_node) if value_node is not None else None)
         if type(value_node) is ast.Dict and value:  # kw = {"pool": pool}; make(**kw)
             self.keyed[name] = {const_str(k): self.visit(v) for k, v in zip(
                 value_node.keys, value_node.values) if const_str(k)}
-        copied = self.copy_of(value_node)
-        if copied is not None:
-            self.copies[name] = copied
-        else:
-            self.copies.pop(name, None)
-        reads = self.alias_reads(value_node)
-        if reads:
-            self.aliases[name] = reads
-        else:
-            self.aliases.pop(name, None)
+        _keep(self.copies, name, self.copy_of(value_node))
+        _keep(self.aliases, name, self.alias_reads(value_node) or None)
         if self.is_allocator(value_node):
             self.allocators.add(name)
         else:
             self.allocators.discard(name)
         if isinstance(value_node, (ast.Tuple, ast.Name, ast.Attribute)) and not value:
             self.type_locals[name] = self.owner.type_names_swa(value_node)
-        self.getters.pop(name, None)
-        self.namespaces.pop(name, None)
+
+    def bind_role(self, name: str, value_node, value: Taint, statement) -> None:
+        """What the local stands for where it is used: a constant name, the live pool's
+        ``id()``, a test of kept state, kept state itself, an attribute getter, a namespace,
+        an instance of this class."""
         self.strings.pop(name, None)
         if type(value_node) is ast.Constant and isinstance(value_node.value, str):
             self.strings[name] = value_node.value
-        self.instances.discard(name)
         self.pool_ids.discard(name)
         if isinstance(value_node, ast.Call) and last_name(value_node.func) == "id" and len(
                 value_node.args) == 1 and self.is_pool_key(value_node.args[0]):
@@ -1498,11 +1515,13 @@ class MethodFlow(ast.NodeVisitor):
                 is_self(value_node.func.value)) or statement is not None and (
                 name not in self.aliases and _kept_read(value_node, value)):
             self.method_locals.add(name)
-        if getter_path(value_node) is not None:
-            self.getters[name] = getter_path(value_node)
-        elif _namespace_of(value_node) is not None:
-            self.namespaces[name] = _namespace_of(value_node)
-        elif isinstance(value_node, ast.Call) and (last_name(value_node.func) == "cls" or (
+        getter = getter_path(value_node)
+        namespace = _namespace_of(value_node) if getter is None else None
+        _keep(self.getters, name, getter)
+        _keep(self.namespaces, name, namespace)
+        self.instances.discard(name)
+        if getter is None and namespace is None and isinstance(value_node, ast.Call) and (
+                last_name(value_node.func) == "cls" or (
                 isinstance(value_node.func, ast.Name)
                 and value_node.func.id in self.owner.class_names)):
             self.instances.add(name)  # backend = cls(model_runner): its attributes are ours
@@ -1538,15 +1557,17 @@ class MethodFlow(ast.NodeVisitor):
         """``(read, name)`` of the ``self`` flags a local bound to ``value_node`` holds."""
         if value_node is None:
             return ()
-        if self_path(value_node) is not None:  # use = self.layout.enabled too
-            return ((value_node, self_path(value_node)),)
+        path = self_path(value_node)
+        if path is not None:  # use = self.layout.enabled too
+            return ((value_node, path),)
         named = self.named_read(value_node) if isinstance(value_node, ast.Call) else None
         if named is not None and is_self(named[0]):
             return ((value_node, named[1]),)
         if isinstance(value_node, ast.Name):
             return self.aliases.get(value_node.id, ())
-        if _fallback(value_node) is not None:  # use = getattr(layer, "use_swa", self.flag)
-            return self.alias_reads(_fallback(value_node))
+        fallback = _fallback(value_node)
+        if fallback is not None:  # use = getattr(layer, "use_swa", self.flag)
+            return self.alias_reads(fallback)
         if type(value_node) is ast.Attribute and is_flag_name(value_node.attr):
             inner = self.inner_of(value_node.value)  # swa = self.decode_backend.<flag>
             if inner is not None:
@@ -1918,8 +1939,11 @@ class MethodFlow(ast.NodeVisitor):
     def blocks(self, blocks: list, extra: Optional[dict] = None) -> None:
         """Run alternative blocks from the same locals; a name stays tainted if any taints it."""
         before = dict(self.env)
-        merged = dict(extra if extra is not None else before)
-        _merge(merged, before)
+        if extra is None:
+            merged = dict(before)
+        else:  # (a try's handlers: the body's locals, as any statement of it may raise)
+            merged = dict(extra)
+            _merge(merged, before)
         decided = self.control[-1]
         start, aliases = self.aliases, {}  # (a local aliases what any block left it aliasing)
         for block in blocks:
@@ -2161,6 +2185,14 @@ def _fallback(node: ast.AST) -> Optional[ast.AST]:
     if type(func) is ast.Attribute and func.attr == "get" and _namespace_of(func.value) is not None:
         return node.args[1]
     return None
+
+
+def _keep(table: dict, name: str, value) -> None:
+    """``table[name] = value``, or no entry for ``name`` when ``value`` is None."""
+    if value is None:
+        table.pop(name, None)
+    else:
+        table[name] = value
 
 
 def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:

@@ -8,6 +8,7 @@ hide a class from it).
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from lint_rules.options import Options
@@ -98,6 +99,11 @@ CONTAINER_COPIERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "Ord
                                "deepcopy"})  # a whole copy of the container they are given
 
 
+# The name predicates below are pure functions of one identifier, asked at nearly every node
+# of every flow (a few hundred distinct names per run): each answer is computed once.
+_by_name = functools.lru_cache(maxsize=None)
+
+
 # A method of a pool whose result is its data (a buffer, a sub-pool, a mapping, a translated
 # location) rather than its configuration (``get_kv_cache_quant_method``, ``get_layout``).
 DATA_WORDS = ("buffer", "pool", "mapping", "translate", "loc", "kv_cache", "index", "indices")
@@ -108,17 +114,20 @@ DATA_WORDS = ("buffer", "pool", "mapping", "translate", "loc", "kv_cache", "inde
 PER_LAYER_WORDS = ("buffer", "scale")
 
 
+@_by_name
 def returns_pool_data(method: str) -> bool:
     lowered = method.lower()
     return is_swa_word(method) or per_layer_data(method) or any(
         word in lowered for word in DATA_WORDS)
 
 
+@_by_name
 def per_layer_data(method: str) -> bool:
     lowered = method.lower()
     return lowered.startswith("get_") and any(word in lowered for word in PER_LAYER_WORDS)
 
 
+@_by_name
 def is_geometry(name: str) -> bool:
     """A geometry word as whole parts of the name (``sliding_window_size``, ``kv_dtype``),
     unless the name's head, its last part, is data (``sliding_window_kv_pool``,
@@ -147,6 +156,7 @@ def _has_parts(parts: list, words: list) -> bool:
     return any(parts[i:i + len(words)] == words for i in range(len(parts) - len(words) + 1))
 
 
+@_by_name
 def reads_pool_state(attr: str) -> bool:
     """Whether ``pool.<attr>`` is pool state: a name whose head is data (``.k_scale_buffer``,
     ``..._device_index_mapping``), or any other read that names neither geometry nor a shape
@@ -161,6 +171,7 @@ def reads_pool_state(attr: str) -> bool:
     return not any(word in lowered for word in SHAPE_WORDS)  # (swa_head_num: a count)
 
 
+@_by_name
 def is_capacity(attr: str) -> bool:
     """``pool.<attr>`` is the pool's capacity (``size``, ``size_swa``, ``max_total_num_tokens``)."""
     parts = name_parts(attr)
@@ -168,11 +179,13 @@ def is_capacity(attr: str) -> bool:
     return counted and set(parts) <= CAPACITY_PARTS
 
 
+@_by_name
 def is_pool_type_name(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in POOL_TYPE_WORDS)
 
 
+@_by_name
 def is_swa_word(name: str) -> bool:
     lowered = name.lower()
     return any(word in lowered for word in SWA_WORDS)
@@ -183,6 +196,7 @@ def is_flag_like(name: str) -> bool:
     return name.startswith(FLAG_PREFIXES)
 
 
+@_by_name
 def is_flag_name(name: str) -> bool:
     """A boolean-looking SWA name: ``is_hybrid_swa``, ``use_sliding_window_kv_pool``."""
     return name.startswith(FLAG_PREFIXES) and is_swa_word(name)
