@@ -110,8 +110,10 @@ class PackageIndex:
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
         self._computing: List[tuple] = []  # keys of the summaries being computed, outermost first
         self._unfinished: set = set()  # of those, the ones that read another still computing
+        # one per computation under way (summaries, flows, what a module scope remembers),
+        # outermost first: False once it used a value a later computation may not repeat
+        self._repeatable: List[bool] = []
         self._flows: Dict[ast.ClassDef, tuple] = {}  # class -> (inputs, facts, deps): ``run_flow``
-        self._fresh: set = set()  # summaries begun with nothing else under way, on a fresh scope
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
     # -- the class graph, from every file's class headers ---------------------------------------
@@ -217,9 +219,8 @@ class PackageIndex:
         """Drop every summary (one interrupted half-way must not be inherited as final)."""
         self._memo.clear()
         self._open = [{}]
-        self._computing, self._flows = [], {}
+        self._computing, self._flows, self._repeatable = [], {}, []
         self._unfinished.clear()
-        self._fresh.clear()
 
     # -- the file being linted ------------------------------------------------------------------
     def begin(self, path: str) -> str:
@@ -360,11 +361,12 @@ class PackageIndex:
             value, deps = self._memo[key]
             if self._computing and key in self._computing:  # a cycle: what it sees depends on
                 self._unfinished.add(self._computing[-1])  # the order summaries are built in
+                self._not_repeatable()
             for path, digest in deps.items():
                 self._touch(path, digest)
             return value
         self._memo[key] = (None, {})  # a cycle sees nothing
-        value, deps, unfinished = self._computed(key, compute)
+        value, deps, unfinished, _ = self._computed(key, compute)
         if unfinished:  # it read a summary still being built (a mixin asking its heirs): not
             del self._memo[key]  # kept, a later ask sees that summary whole
         else:
@@ -373,31 +375,59 @@ class PackageIndex:
 
     def _computed(self, key: tuple, compute) -> tuple:
         """``(compute(), {path: digest} of what it read, whether it read a summary still
-        being computed)``; the reads are also recorded as the open analyses' (``_touch``)."""
-        self._open.append({})
+        being computed, whether a later computation repeats it)`` (``_tracked``)."""
         self._computing.append(key)
+        try:
+            value, deps, repeatable = self._tracked(compute)
+        finally:
+            self._computing.pop()
+            unfinished = key in self._unfinished
+            self._unfinished.discard(key)
+        return value, deps, unfinished, repeatable
+
+    def _tracked(self, compute) -> tuple:
+        """``(compute(), {path: digest} of what it read, whether it is repeatable)``; the reads
+        are also recorded as the open analyses' (``_touch``). Repeatable: it used no summary
+        still being computed (nor a value computed from one: the asker is under way then too),
+        so whatever asks the same later, here or in a forked worker, computes the same value
+        from the same remembered summaries and reads the same files."""
+        self._open.append({})
+        self._repeatable.append(True)
         try:
             value = compute()
         finally:
-            self._computing.pop()
             deps = self._open.pop()
-            unfinished = key in self._unfinished
-            self._unfinished.discard(key)
+            repeatable = self._repeatable.pop()
         for path, digest in deps.items():
             self._touch(path, digest)
-        return value, deps, unfinished
+        return value, deps, repeatable
+
+    def _not_repeatable(self) -> None:
+        """A value that depends on what is under way was read: nothing under way repeats."""
+        self._repeatable[:] = [False] * len(self._repeatable)
+
+    def scope_computed(self, compute) -> tuple:
+        """``(compute(), record)`` for what a module scope remembers (an object of one of its
+        classes, a runner attribute): ``record`` is what ``scope_reused`` needs."""
+        value, deps, repeatable = self._tracked(compute)
+        return value, (deps, repeatable)
+
+    def scope_reused(self, record: Optional[tuple]) -> None:
+        """A module scope's remembered value is used again (``record``: None while it is still
+        being computed): its reads count as this use's, and so does what made it unrepeatable."""
+        if record is None or not record[1]:
+            self._not_repeatable()
+        for path, digest in (record[0] if record is not None else {}).items():
+            self._touch(path, digest)
 
     # -- a class's flow, run once for a summary and for its module's own analysis ---------------
     def run_flow(self, node: ast.ClassDef, inputs: tuple, run) -> None:
         """``run()``: the flow of class ``node`` from ``inputs`` (its family's nodes, its
-        foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it runs for the one
-        summary under way, begun on a module scope nothing had asked yet (``prepare``: a base
-        or mixin of another module), and reads no summary still being computed: then the
-        module's own analysis, from the same inputs, computes exactly this and reads the same
-        files (only a cycle, or what a scope remembers, sees what was built before it)."""
-        kept = len(self._computing) == 1 and self._computing[0] in self._fresh
-        facts, deps, unfinished = self._computed(("flow", object()), run)  # (one per run)
-        if kept and not unfinished:
+        foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it is repeatable
+        (``_tracked``): any later analysis from the same inputs (the module's own, in a forked
+        worker too) computes exactly this and reads the same files."""
+        facts, deps, _, repeatable = self._computed(("flow", object()), run)  # (one per run)
+        if repeatable:
             self._flows[node] = (inputs, facts, deps)
 
     def kept_flow(self, node: ast.ClassDef, inputs: tuple):
@@ -492,11 +522,9 @@ class PackageIndex:
         if found is None or found[1] not in found[0].scope.classes:
             return None
         module, name = found
-        key = ("class", module.path, name)  # by the defining file, as function_returns
-        if not self._computing and module.scope.remembers_nothing():
-            self._fresh.add(key)  # its flows read no module state an earlier summary left
-        return self._remembered(
-            key, lambda: summarise_class(module.tree, module.scope, name, self.options))
+        return self._remembered(  # by the defining file, as function_returns
+            ("class", module.path, name),
+            lambda: summarise_class(module.tree, module.scope, name, self.options))
 
     def runner_attr(self, attr: str, near: str = "") -> Taint:
         """What ``<runner>.<attr>`` holds when a runner class of another module builds it from

@@ -286,6 +286,7 @@ class ModuleScope:
         self.imports: Dict[str, str] = {}
         self.instances: Dict[tuple, Optional["Instance"]] = {}  # (class, arguments) -> object
         self.runner_attrs: Dict[str, Taint] = {}  # runner attribute -> what it holds
+        self._records: Dict[tuple, tuple] = {}  # (table, key) -> what computing it read
         self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
@@ -293,9 +294,20 @@ class ModuleScope:
         self.made = made_classes(body, self.functions)
         self.patched = patched_methods(body, self.functions)
 
-    def remembers_nothing(self) -> bool:
-        """No object built nor runner attribute asked through this scope yet."""
-        return not self.instances and not self.runner_attrs
+    def _remembered(self, table: dict, key, guard, compute):
+        """``table[key]``, computed once (``guard`` while it is: a cycle sees that). With a
+        package index, every later use records again what the computation read, and whether
+        it is repeatable (``PackageIndex.scope_reused``)."""
+        if key in table:
+            if self.package is not None:
+                self.package.scope_reused(self._records.get((id(table), key)))
+            return table[key]
+        table[key] = guard
+        if self.package is None:
+            table[key] = compute()
+        else:
+            table[key], self._records[(id(table), key)] = self.package.scope_computed(compute)
+        return table[key]
 
     @cached_property
     def class_nodes(self) -> List[ast.ClassDef]:
@@ -382,12 +394,9 @@ class ModuleScope:
         of another module) holds once built with arguments holding these taints; None for a
         class the index does not know."""
         if isinstance(func, ast.Name) and func.id in self.classes:
-            key = (func.id, arguments, keywords)
-            if key not in self.instances:
-                self.instances[key] = None  # a class building itself sees nothing
-                self.instances[key] = instance_summary(self, func.id, arguments, keywords,
-                                                       options)
-            return self.instances[key]
+            return self._remembered(  # (a class building itself sees nothing)
+                self.instances, (func.id, arguments, keywords), None,
+                lambda: instance_summary(self, func.id, arguments, keywords, options))
         qualified = self.qualified(func)
         if qualified is None or self.package is None:
             return None
@@ -398,14 +407,16 @@ class ModuleScope:
         package index, of the package) builds once from its own pool."""
         if attr in SHARED_POOLS or not reads_pool_state(attr):
             return CLEAN  # geometry, sizes and the shared pools are no pool state
-        if attr not in self.runner_attrs:
-            self.runner_attrs[attr] = CLEAN  # (a runner reading its own attribute: no cycle)
-            bits = union(runner_built(self, name, attr, options) for name in self.classes
-                         if name.endswith(RUNNER_SUFFIX))
-            if not bits and self.package is not None:
-                bits = self.package.runner_attr(attr, self.path)
-            self.runner_attrs[attr] = bits
-        return self.runner_attrs[attr]
+        # (a runner reading its own attribute: no cycle)
+        return self._remembered(self.runner_attrs, attr, CLEAN,
+                                lambda: self._runner_attr(attr, options))
+
+    def _runner_attr(self, attr: str, options: Options) -> Taint:
+        bits = union(runner_built(self, name, attr, options) for name in self.classes
+                     if name.endswith(RUNNER_SUFFIX))
+        if not bits and self.package is not None:
+            bits = self.package.runner_attr(attr, self.path)
+        return bits
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
