@@ -252,6 +252,8 @@ def _allocator_expr(value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
 def _find_method(module: cst.Module, owner: str, method: str) -> cst.FunctionDef:
     finder = _Finder(owner, method)
     module.visit(finder)
+    if finder.found is None and "." in method:  # Meta.__call__, a property's setter
+        raise Declined(f"the store stands in {method}(), which the class rewrite cannot reach")
     if finder.found is None:
         raise Declined(f"{owner}.{method} not found")
     return finder.found

@@ -33,6 +33,7 @@ from lint_rules.rules._installed import (
     descriptor_methods,
     handed_helpers,
     made_classes,
+    metaclass_methods,
     patched_methods,
     wrapper_bodies,
 )
@@ -1150,6 +1151,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[attr] = method
             if not memoises:  # (one that keeps its answer stores it: a sink of its own)
                 facts.properties[attr] = False
+    for name, method in metaclass_methods(node, scope.classes):  # Meta.__call__: once-only
+        facts.methods.setdefault(name, method)
     for method in scope.patched.get(node.name, ()):  # Cls.method = fn: fn runs as it
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)

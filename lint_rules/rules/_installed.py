@@ -172,6 +172,25 @@ def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> 
     return found
 
 
+def metaclass_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> list:
+    """``(name, method)`` for the ``__call__`` of the class's metaclass (``metaclass=Meta``, a
+    class of the module): it runs once per construction, after ``__init__`` when it builds the
+    instance with ``inst = super().__call__(...)`` (or ``type.__call__``, ``cls.__new__``), so
+    its body is a method whose ``inst`` is ``self`` (named ``Meta.__call__``)."""
+    meta = next((classes.get(last_name(k.value)) for k in node.keywords
+                 if k.arg == "metaclass"), None)
+    call = _method(meta, "__call__") if meta is not None else None
+    built = next((s for s in call.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
+                  and last_name(s.value.func) in ("__call__", "__new__")), None) if call else None
+    if built is None:
+        return []
+    method = _renamed(call, built.targets[0].id, f"{meta.name}.__call__")
+    index = call.body.index(built)  # (the instance's own construction: `self = ...` no more)
+    method.body[index] = ast.copy_location(ast.Pass(), built)
+    return [(method.name, method)]
+
+
 def _method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
     return next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == name), None)
 
