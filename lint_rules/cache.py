@@ -60,7 +60,10 @@ def cache_dir() -> Optional[Path]:
     None (no cache) for a user with no home (no ``$HOME``, no passwd entry: a container's uid)."""
     explicit = os.environ.get("POOLGUARD_CACHE_DIR")
     if explicit:
-        return Path(explicit)
+        try:  # a quoted '~/...' (an env file, a unit file: no shell expanded it)
+            return Path(explicit).expanduser()
+        except RuntimeError:  # '~' of a user with no home: no cache, never a folder named '~'
+            return None
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative value is invalid, ignore it
         try:  # (else it would land in the linted tree)

@@ -76,3 +76,15 @@ def test_a_file_that_ran_out_of_time_is_not_cached_as_unparsable(tmp_path):
     assert "KVP900" in done.stdout and "still being parsed" in done.stdout, done.stdout
     done = poolguard("lint", "s.py", cwd=root, cache_dir=cache, expect=1)
     assert "KVP001" in done.stdout and "KVP900" not in done.stdout, done.stdout
+
+
+def test_a_cache_dir_given_with_a_tilde_is_the_home_folder_not_a_folder_named_tilde(tmp_path):
+    # POOLGUARD_CACHE_DIR='~/cache' (an env file, a systemd unit: no shell to expand it) made
+    # a folder named '~' in the linted tree, one `rm -rf ~` away from losing a home
+    root = write(tmp_path / "t", {"s.py": STALE})
+    home = tmp_path / "home"
+    home.mkdir()
+    poolguard("lint", "s.py", cwd=root, cache_dir=Path("~/pgcache"), env={"HOME": str(home)},
+              expect=1)
+    assert not (root / "~").exists()
+    assert list((home / "pgcache").glob("lint-*.json"))
