@@ -50,6 +50,7 @@ from lint_rules.rules._vocab import (
     is_flag_name,
     is_swa_word,
 )
+from runtime_guard import seen
 from runtime_guard.backends import BACKENDS
 from runtime_guard.checks import Problem, active_pool, describe_backend, describe_pool, is_swa_pool
 
@@ -117,6 +118,11 @@ def _kind(value: Any) -> int:
                 else _OTHER)
         _kinds[cls] = kind
     return kind
+
+
+def is_backend(value: Any) -> bool:
+    """Whether ``value`` is an attention backend (of a class named like SGLang's base)."""
+    return _kind(value) == _BACKEND
 
 
 def pool_of(value: Any) -> Any:
@@ -914,6 +920,8 @@ def _choice_message(backend, layer_id, active, path, chosen) -> str:
 def guard_dispatch(original, *args, **kwargs):
     """AROUND ``AttentionBackend.forward``: the generic check, then the dispatch."""
     backend = args[0]
+    if type(backend) not in seen.SEEN:  # a class loaded after the plugin: hooked at first sight
+        seen.first_sight(type(backend))
     if is_generic(type(backend)):
         layer = args[4] if len(args) > 4 else kwargs.get("layer")
         batch = args[5] if len(args) > 5 else kwargs.get("forward_batch")
@@ -953,12 +961,10 @@ _CALLS_BASE = re.compile(r"\bsuper\([^)]*\)\s*\.\s*forward\s*\(|\bAttentionBacke
 
 def dispatch_overrides(base: type) -> list:
     """The classes defining the ``forward`` that loaded subclasses of ``base``
-    (``AttentionBackend``) the generic check covers run instead of the base dispatch (their own
-    or a mixin's, never calling the base: its own mode dispatch, as SGLang's hybrid wrappers
-    have), outside SGLang's packages and not hooked yet: the hook point of a class whose
-    launches never pass the base ``forward``. SGLang's own overriding
-    classes (the DeepSeek-V4 family) keep pool families this check was not validated on: they
-    are left as ``guard-status`` says ("only the inner backends it dispatches to")."""
+    (``AttentionBackend``) the generic check covers run instead of the base dispatch
+    (``dispatch_definer``), not hooked yet: the hook points of classes whose launches never pass
+    the base ``forward``. Classes loaded later are hooked when first run
+    (``runtime_guard.late``)."""
     found, seen, todo = [], set(), [base]
     while todo:
         for sub in todo.pop().__subclasses__():
@@ -966,15 +972,28 @@ def dispatch_overrides(base: type) -> list:
                 continue
             seen.add(sub)
             todo.append(sub)
-            # The class whose forward it runs: itself, a base of it, or a mixin before the base.
-            definer = next(k for k in sub.__mro__ if DISPATCH in vars(k))
-            own = vars(definer)[DISPATCH]
-            if (definer is not base and definer not in found and is_generic(sub)
-                    and not sub.__module__.startswith(PACKAGES)
-                    and not definer.__module__.startswith(PACKAGES)
-                    and not wraps_dispatch(own) and not _calls_base(own)):
+            definer = dispatch_definer(sub)
+            if definer is not None and definer not in found:
                 found.append(definer)
     return found
+
+
+def dispatch_definer(cls: type, described_too: bool = False) -> Optional[type]:
+    """The class defining the ``forward`` ``cls`` runs instead of the base dispatch (its own or a
+    mixin's, never calling the base: its own mode dispatch, as SGLang's hybrid wrappers have),
+    unless it is hooked already; None when ``cls`` runs the base dispatch. Only for a class the
+    generic check covers, outside SGLang's packages (``described_too``: for table classes too,
+    whose own ``forward`` the table hooks then check): SGLang's own overriding classes (the
+    DeepSeek-V4 family) keep pool families this check was not validated on, and are left as
+    ``guard-status`` says ("only the inner backends it dispatches to")."""
+    definer = next((k for k in cls.__mro__ if DISPATCH in vars(k)), None)
+    if definer is None or definer.__name__ == _BACKEND_BASE or definer.__module__ == BASE_MODULE:
+        return None
+    if not described_too and not (is_generic(cls) and not cls.__module__.startswith(PACKAGES)
+                                  and not definer.__module__.startswith(PACKAGES)):
+        return None
+    own = vars(definer)[DISPATCH]
+    return None if wraps_dispatch(own) or _calls_base(own) else definer
 
 
 def _calls_base(method) -> bool:

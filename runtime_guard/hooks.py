@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from runtime_guard import liveness
+from runtime_guard import liveness, seen
 from runtime_guard.backends import spec_for
 from runtime_guard.checks import (
     Problem,
@@ -46,6 +46,11 @@ def configure(config: GuardConfig) -> GuardConfig:
     previous, _config = _config, config
     _logged_sites.clear()
     return previous
+
+
+def current_config() -> GuardConfig:
+    """The configuration the hooks follow now."""
+    return _config
 
 
 def report(problem: Problem, site: tuple) -> None:
@@ -84,6 +89,8 @@ def guard_metadata(original, backend, *args, **kwargs):
     """AROUND the metadata paths (eager, capture, replay): fix, then check before the metadata
     kernels translate indices, then start a new forward for the bounds cache."""
     batch = args[0] if args else kwargs.get("forward_batch")
+    if type(backend) not in seen.SEEN:  # a subclass loaded after the plugin: hooked now
+        seen.first_sight(type(backend))
     if _config.fix:
         follow_active_pool(backend, batch)
     if _config.guarding:

@@ -9,6 +9,7 @@ hardware-backend packages ship (found at load), it registers AROUND hooks on ``_
 ``AttentionBackend.forward`` dispatches and the KV write-buffer hand-out, on the class that
 defines each; with ``SGLANG_POOLGUARD_FIX=1`` those hooks also re-derive the SWA state, and the
 classes whose row names a ``fixed`` class are replaced by ``runtime_guard.fixed_backend``'s.
+Classes defined after load are hooked the first time they run (``runtime_guard.late``).
 Registering twice is a no-op; a class, module or method missing on this SGLang version is
 reported in one log line, never an exception. When
 the guard or the fix is on, one warning-level line says so (mode, action, fix and how many
@@ -255,6 +256,9 @@ def install(config: GuardConfig) -> int | None:
         from runtime_guard import generic
 
         missing.extend(filter(None, [generic.register(registry)]))
+    from runtime_guard import late  # classes loaded after this: hooked when they first run
+
+    missing.extend(filter(None, [late.register(registry, launch_methods())]))
     if missing:
         logger.warning("poolguard: not covered on this SGLang version: %s", "; ".join(missing))
     return hooked
