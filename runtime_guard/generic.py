@@ -191,7 +191,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     # only the vocabulary's flag names the code does not prove (``has_swa``) are.
     soft_name = _soft_name if code is None else is_flag_name
     swa_state = code.swa_state if code is not None else frozenset()
-    kept_values = _verdict_values(code)
+    kept_values = _verdict_values(code, cls)
     direct, flags, verdicts = [], [], []
     found = _Found([], [], [], [], [])
     for name, value in state.items():
@@ -236,17 +236,22 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
                   choices, tuple(verdicts), registries, rest, trivial)
 
 
-def _verdict_values(code) -> dict:
+def _verdict_values(code, cls: Optional[type] = None) -> dict:
     """attr -> (value if SWA, value if not) for the flags ``code`` keeps as a string, number or
-    enum member (``provenance.Proven.verdicts``), dotted names resolved in their module."""
+    enum member (``provenance.Proven.verdicts``): dotted names resolved in their module, items
+    of a named container (``MODES[is_swa]``: a module constant, or ``self.MODES`` on ``cls``)
+    read at its key."""
     found = {}
     for attr, module, *branches in (code.verdicts if code is not None else ()):
         values = []
         for kind, value in branches:
-            if kind == "name":
-                head, *rest = value.split(".")
-                value = _follow(vars(sys.modules.get(module, object)).get(head),
-                                [operator.attrgetter(part) for part in rest])
+            if kind in ("name", "item"):
+                path, key = value if kind == "item" else (value, None)
+                head, *rest = path.split(".")
+                start = cls if head == "self" else vars(sys.modules.get(module, object)).get(head)
+                value = _follow(start, [operator.attrgetter(part) for part in rest])
+                if kind == "item":
+                    value = _item(value, key)
             if not isinstance(value, (str, int, float, enum.Enum)) or type(value) is bool:
                 break
             values.append(value)
@@ -255,28 +260,75 @@ def _verdict_values(code) -> dict:
     return found
 
 
-def _registry_entries(cls: Optional[type], state: dict, backend: Any) -> tuple:
-    """(steps, path, swa-named) for the pools (and None SWA slots) inside the registry entry a
-    property of ``cls`` returns for ``backend`` (``provenance.registry_lookup``: a module or
-    class registry keyed by ``id(self)`` or ``self``): state kept outside the instance. Steps
-    start at the backend; the entry is looked up again per launch."""
-    from runtime_guard.provenance import registry_lookup
+def _item(container: Any, key: bool) -> Any:
+    """``container[key]`` for a two-item sequence or a mapping (None when there is none)."""
+    try:
+        if isinstance(container, (tuple, list)):
+            return container[int(key)] if len(container) == 2 else None
+        return container[key] if isinstance(container, collections.abc.Mapping) else None
+    except Exception:  # noqa: BLE001 - a mapping without that key: no verdict known
+        return None
 
+
+def _registry_entries(cls: Optional[type], state: dict, backend: Any) -> tuple:
+    """(steps, path, swa-named) for the pools (and None SWA slots) a getter of ``cls`` returns
+    for ``backend`` from state kept outside the instance: the registry entry a property looks
+    up (``provenance.registry_lookup``: a module or class registry keyed by ``id(self)`` or
+    ``self``), or what a property or a method taking only ``self`` computes by a lookup
+    (``provenance.computed_lookup``: ``REG[(id(self), "kv")]``, ``_lookup(self)``, called
+    again per launch). Steps start at the backend."""
     found = _Found([], [], [], [], [])
     for klass in (cls.__mro__ if cls is not None and backend is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
             break
         for name, value in vars(klass).items():
-            if not isinstance(value, property) or value.fget is None or name in state:
-                continue
-            lookup = registry_lookup(value.fget)
-            holder = _registry_holder(lookup, value.fget, cls) if lookup else None
-            if holder is not None:
-                getter = _Entry(holder, lookup.by_id)
-                _search(name, getter(backend), (getter,), name, 1, found)
+            getter = _lookup_getter(name, value, cls) if name not in state else None
+            if getter is not None:
+                label = name if isinstance(value, property) else f"{name}()"
+                _search_entry(name, getter, backend, label, found)
     nested = found.nested + [(root, where, label, True) for root, where, label in found.nones
                              if _swa_slot_name(label)]
     return tuple((steps, path, swa) for _, steps, path, swa in nested)
+
+
+def _lookup_getter(name: str, value: Any, cls: type):
+    """A getter reading ``value``'s registry entry for a backend, or None (see above)."""
+    from runtime_guard.provenance import computed_lookup, registry_lookup
+
+    if isinstance(value, property) and value.fget is not None:
+        function = value.fget
+    elif isinstance(value, types.FunctionType) and not name.startswith("__") and _self_only(
+            value):
+        function = value
+    else:
+        return None
+    lookup = registry_lookup(function) if isinstance(value, property) else None
+    holder = _registry_holder(lookup, function, cls) if lookup else None
+    if holder is not None:
+        return _Entry(holder, lookup.by_id)
+    return _Computed(function) if computed_lookup(function) else None
+
+
+def _self_only(function) -> bool:
+    """A method taking ``self`` and nothing it must be given."""
+    code = function.__code__
+    required = code.co_argcount - len(function.__defaults__ or ())
+    return required == 1 and not code.co_kwonlyargcount and not (code.co_flags & 0x0C)
+
+
+def _search_entry(name: str, getter, backend: Any, label: str, found: "_Found") -> None:
+    """What ``getter`` returns for ``backend``: a pool (or None, in an SWA-named slot) itself,
+    or the pools and SWA slots inside it."""
+    try:
+        entry = getter(backend)
+    except Exception:  # noqa: BLE001 - no entry for this backend yet: nothing to read
+        return
+    if entry is None:
+        found.nones.append((name, (getter,), label))
+    elif pool_of(entry) is not None:
+        found.nested.append((name, (getter,), label, _swa_slot_name(label)))
+    else:
+        _search(name, entry, (getter,), label, 1, found)
 
 
 def _registry_holder(lookup, getter, cls: type):
@@ -296,6 +348,15 @@ class _Entry(NamedTuple):
 
     def __call__(self, backend):
         return self.registry.get(id(backend) if self.by_id else backend)
+
+
+class _Computed(NamedTuple):
+    """What a computing getter (a property's, or a method taking only ``self``) returns."""
+
+    function: Any
+
+    def __call__(self, backend):
+        return self.function(backend)
 
 
 def _judged_tensors(candidates: list, code, active: Any = None) -> tuple:
@@ -1008,9 +1069,15 @@ def _calls_base(method) -> bool:
 
 def wraps_dispatch(method) -> bool:
     """Whether ``method`` is already a wrapper chain around ``guard_dispatch``."""
+    return wraps(method, guard_dispatch)
+
+
+def wraps(method, hook) -> bool:
+    """Whether ``method`` is ``hook`` or a wrapper chain that closes over it (another plugin's
+    wrappers included)."""
     while method is not None:
         cells = getattr(method, "__closure__", None) or ()
-        if method is guard_dispatch or any(_cell(c) is guard_dispatch for c in cells):
+        if method is hook or any(_cell(c) is hook for c in cells):
             return True
         method = getattr(method, "__wrapped__", None)
     return False

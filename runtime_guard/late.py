@@ -48,7 +48,7 @@ def register(registry, launches: tuple) -> Optional[str]:
     target = f"{CONTEXT_MODULE}.{CONTEXT_SETTER}"
     pending = getattr(registry.HookRegistry, "_hooks", {}).get(target, ())
     if not (any(hook is guard_context for _, hook, _ in pending)
-            or _wraps(getattr(module, CONTEXT_SETTER, None), guard_context)):
+            or generic.wraps(getattr(module, CONTEXT_SETTER, None), guard_context)):
         registry.HookRegistry.register(target, guard_context, registry.HookType.AROUND)
     return None
 
@@ -117,7 +117,7 @@ def late_hooks(cls: type) -> list:
         definer = next((k for k in cls.__mro__ if name in vars(k)), None)
         if definer is None or definer is object or definer.__module__ == generic.BASE_MODULE:
             continue  # absent, or the base class's stub: nothing runs there
-        if not _wraps(vars(definer)[name], hook):
+        if not generic.wraps(vars(definer)[name], hook):
             # On the class defining it when that is a table class's subclass (its subclasses
             # share the hook); a mixin's method is hooked on this class only, never for
             # classes the table does not describe.
@@ -148,18 +148,3 @@ def _inner_backends(backend: Any) -> list:
             value, (list, tuple)) else (value,)
         found += [item for item in items if generic.is_backend(item) and item is not backend]
     return found
-
-
-def _wraps(method, hook) -> bool:
-    """Whether ``method`` is ``hook`` or a wrapper chain that closes over it."""
-    while method is not None:
-        if method is hook:
-            return True
-        for cell in getattr(method, "__closure__", None) or ():
-            try:
-                if cell.cell_contents is hook:
-                    return True
-            except ValueError:  # an empty cell
-                continue
-        method = getattr(method, "__wrapped__", None)
-    return False

@@ -91,48 +91,131 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     # any "pool if <type test> else None" as the SWA pool, whatever class it tests
     # (kv_shard_hooks.get_kv_shard_pool tests a page-interleaved pool). No store calling such
     # a helper: the package cannot add anything held, and is not analysed.
-    refreshed, choices = _refreshed(classes), _choices(classes)
+    refreshed = _refreshed(classes)
     if not any(map(_vouched, local.stores.values())):
         return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed,
-                      choices, _verdicts(classes, local.flags | local.state))
+                      _choices(classes, local.flags), _verdicts(classes, local.flags | local.state))
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
-    return Proven(frozenset(flags), frozenset(state - flags), refreshed, choices,
-                  _verdicts(classes, flags | state))
+    return Proven(frozenset(flags), frozenset(state - flags), refreshed,
+                  _choices(classes, flags), _verdicts(classes, flags | state))
 
 
 def _verdicts(classes: list, flags: set) -> tuple:
-    """``self.x = A if <test> else B`` for each flag or SWA state ``x`` the analysis proved (the
-    test is an SWA pool test, whatever it calls) whose branches are constants or dotted names
-    (an enum member, a module constant): the verdict kept as a value, ``"swa"``, ``KV.PAGED``.
-    (attr, module, (kind, value) if SWA, (kind, value) if not), kind ``const`` or ``name``;
-    an attribute stored with two different pairs of values is left out."""
+    """A value chosen by an SWA pool test for each flag or SWA state ``x`` the analysis proved
+    (``_two_way``: ``A if <test> else B``, both branches of an ``if``, ``(B, A)[<test>]``,
+    ``{True: A, False: B}[<test>]``, ``MODES[<test>]``; the test is an SWA pool test, whatever
+    it calls, also through a local bound to it) whose values are constants, dotted names (an
+    enum member, a module constant) or items of a named container: the verdict kept as a value,
+    ``"swa"``, ``KV.PAGED``. (attr, module, (kind, value) if SWA, (kind, value) if not), kind
+    ``const``, ``name`` or ``item``; an attribute stored with two different pairs is left out."""
     found: dict = {}
     for klass in classes:
-        node = _class_node(klass) if flags else None
-        for stmt in ast.walk(node) if node is not None else ():
-            for attr, test, branches in _two_way_stores(stmt):
-                polarity = _swa_polarity(test)
-                if attr in flags and None not in branches and polarity is not None:
-                    found.setdefault(attr, set()).add(
-                        (klass.__module__, *(branches if polarity else branches[::-1])))
+        for method in _methods(_class_node(klass)):
+            local = _single_locals(method)
+            for stmt in ast.walk(method):
+                for attr, test, branches in _two_way_stores(stmt):
+                    polarity = _swa_polarity(test, local)
+                    values = tuple(map(_value_of, branches))
+                    # Proven by the lint, or a pool type test itself (``int(not isinstance(
+                    # pool, SWAKVPool))``, where the lint's taint stops at the conversion).
+                    decided = attr in flags or _is_swa_type_test(_unwrapped(test, local))
+                    if decided and None not in values and polarity is not None:
+                        found.setdefault(attr, set()).add(
+                            (klass.__module__, *(values if polarity else values[::-1])))
     return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
 
 
+def _unwrapped(test: ast.AST, local: dict) -> ast.AST:
+    """``test`` read through ``not`` and locals bound once (``_single_locals``)."""
+    for _ in range(8):
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        elif isinstance(test, ast.Name) and test.id in local:
+            test = local[test.id]
+        else:
+            break
+    return test
+
+
+def _methods(node: Optional[ast.ClassDef]) -> list:
+    return [m for m in (node.body if node is not None else ())
+            if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _single_locals(method: ast.AST) -> dict:
+    """name -> value for the locals ``method`` binds exactly once, by a plain ``name = value``
+    (``is_swa = isinstance(pool, SWAKVPool)``): a test read through one is that test."""
+    bound: dict = {}
+    for node in ast.walk(method):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For,
+                                               ast.NamedExpr)) else [])
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    plain = isinstance(node, ast.Assign) and target is name and len(
+                        node.targets) == 1
+                    bound.setdefault(name.id, []).append(node.value if plain else None)
+    return {name: values[0] for name, values in bound.items()
+            if len(values) == 1 and values[0] is not None}
+
+
 def _two_way_stores(stmt: ast.AST):
-    """(attr, test, (value if true, value if false)) for ``self.x = A if test else B`` and for
-    ``if test: self.x = A`` / ``else: self.x = B`` (each branch's own top-level stores)."""
-    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and isinstance(stmt.value, ast.IfExp)):
+    """(attr, test, (value if true, value if false)) for ``self.x = <two-way value>``
+    (``_two_way``) and for ``if test: self.x = A`` / ``else: self.x = B`` (each branch's own
+    top-level stores)."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         attr = next(_self_attr(stmt.targets[0]), None)
-        if attr is not None:
-            yield attr, stmt.value.test, (_value_of(stmt.value.body),
-                                          _value_of(stmt.value.orelse))
+        chosen = _two_way(stmt.value) if attr is not None else None
+        if chosen is not None:
+            yield attr, chosen[0], chosen[1:]
     elif isinstance(stmt, ast.If) and stmt.orelse:
         then, other = _constant_stores(stmt.body), _constant_stores(stmt.orelse)
         for attr in then.keys() & other.keys():
             yield attr, stmt.test, (then[attr], other[attr])
+
+
+class _Item(NamedTuple):
+    """The item of a named container (a module constant, a class attribute) at ``key``."""
+
+    container: str
+    key: bool
+
+
+def _two_way(value: ast.AST) -> Optional[tuple]:
+    """(test, value if true, value if false) of a value picked by a test: ``A if test else
+    B``, or a container indexed by the test (``int()``/``bool()`` of it too): a two-item tuple
+    or list display (``(B, A)[test]``), a dict display keyed ``True``/``False``, or a named one
+    (``MODES[test]``, ``self.MODES[test]``: its items are ``_Item``s, read at launch)."""
+    if isinstance(value, ast.IfExp):
+        return value.test, value.body, value.orelse
+    if not isinstance(value, ast.Subscript):
+        return None
+    test, container = value.slice, value.value
+    if (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and len(test.args) == 1
+            and test.func.id in ("int", "bool")):
+        test = test.args[0]
+    if isinstance(container, (ast.Tuple, ast.List)) and len(container.elts) == 2:
+        return test, container.elts[1], container.elts[0]
+    if isinstance(container, ast.Dict):
+        keyed = {key.value: item for key, item in zip(container.keys, container.values)
+                 if isinstance(key, ast.Constant) and key.value in (True, False)}
+        return (test, keyed[True], keyed[False]) if len(keyed) == 2 else None
+    named = _value_of(container)
+    if named is not None and named[0] == "name" or _self_attr_path(container):
+        path = named[1] if named is not None else _self_attr_path(container)
+        return test, _Item(path, True), _Item(path, False)
+    return None
+
+
+def _self_attr_path(node: ast.AST) -> Optional[str]:
+    """``self.X`` / ``type(self).X`` as ``"self.X"`` (a class attribute read through self)."""
+    if isinstance(node, ast.Attribute) and (
+            _is_self(node.value) or ast.unparse(node.value) == "type(self)"):
+        return f"self.{node.attr}"
+    return None
 
 
 def _constant_stores(body: list) -> dict:
@@ -141,7 +224,7 @@ def _constant_stores(body: list) -> dict:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             attr = next(_self_attr(stmt.targets[0]), None)
             if attr is not None:
-                found[attr] = _value_of(stmt.value)
+                found[attr] = stmt.value
     return found
 
 
@@ -149,16 +232,23 @@ def _constant_stores(body: list) -> dict:
 _NEGATING = re.compile(r"disable|skip|without|(^|_)(not?|non|full)(_|$)")
 
 
-def _swa_polarity(test: ast.AST) -> Optional[bool]:
+def _swa_polarity(test: ast.AST, local: Optional[dict] = None) -> Optional[bool]:
     """True when ``test`` is True for an SWA pool, False when it is True for any other, None
     when its words do not say (the branch that means SWA is then not known): ``isinstance(p,
     SWAKVPool)``, ``is_swa(p)``, ``hasattr(p, "swa_kv_pool")``, ``type(p).__name__ ==
-    "SWAKVPool"``, each under any number of ``not``."""
+    "SWAKVPool"``, each under any number of ``not``, directly or through a local bound once to
+    one (``local``: ``_single_locals``)."""
     from lint_rules.rules._vocab import is_swa_word
 
-    polarity = True
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, polarity = test.operand, not polarity
+    polarity, hops = True, 0
+    while hops < 8:
+        hops += 1
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, polarity = test.operand, not polarity
+        elif isinstance(test, ast.Name) and local and test.id in local:
+            test = local[test.id]
+        else:
+            break
     if isinstance(test, ast.Call) and len(test.args) == 2 and isinstance(
             test.func, ast.Name) and test.func.id in ("isinstance", "hasattr"):
         words = [ast.unparse(kind).rpartition(".")[2] for kind in (
@@ -178,6 +268,8 @@ def _value_of(node: ast.AST):
     """("const", value) for a literal, ("name", "a.b") for a name or dotted name (a module
     constant, an enum member: resolved in the module, so a local name resolves to nothing);
     None otherwise."""
+    if isinstance(node, _Item):
+        return ("item", (node.container, node.key))
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and (
             not isinstance(node.value, bool)):
         return ("const", node.value)
@@ -239,40 +331,117 @@ def registry_lookup(getter) -> Optional[Lookup]:
     return Lookup(tuple(reversed(path)), by_id)
 
 
+# Calls a lookup may make: builtins that compute a key or read an attribute, and dict.get.
+_KEY_CALLS = frozenset({"id", "hash", "str", "int", "bool", "tuple", "frozenset", "len", "type",
+                        "getattr", "isinstance", "repr", "format"})
+_IMPURE = (ast.Global, ast.Nonlocal, ast.Delete, ast.Yield, ast.YieldFrom, ast.Await, ast.For,
+           ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.AugAssign, ast.Lambda)
+_computed: dict = {}  # function -> whether it is a computed lookup
+
+
+def computed_lookup(function) -> bool:
+    """Whether ``function`` (a property's getter, or a method taking only ``self``) computes a
+    lookup and does nothing else, so the guard may call it per launch: it subscripts or
+    ``.get``s something, binds only locals, calls only key builtins (``id``, ``str``, ``tuple``,
+    ``getattr``, ...), ``.get`` and module functions of the same kind (two calls deep), never
+    reads the active pool (a live read needs no check) and has no loop, ``with``, ``global`` or
+    store outside its locals. ``REG[(id(self), "kv")]``, ``REG.get(id(self), {}).get("kv")``,
+    ``_lookup(self)``, ``type(self).pools[self.name]``. The single-lookup property
+    (``registry_lookup``) is one; its source says so without a call."""
+    if function not in _computed:
+        _computed[function] = _pure_lookup(function, 2) == (True, True)
+    return _computed[function]
+
+
+def _pure_lookup(function, depth: int) -> tuple:
+    """(pure, looks something up) for ``function``'s code, calls followed ``depth`` deep."""
+    from lint_rules.rules._vocab import ACTIVE_POOL
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except Exception:  # noqa: BLE001 - no source: never called
+        return False, False
+    body = tree.body[0] if tree.body else None
+    if not isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(
+            body, ast.AsyncFunctionDef):
+        return False, False
+    looks_up = False
+    for node in ast.walk(body):
+        if node is body:
+            continue
+        if isinstance(node, _IMPURE) or (isinstance(node, ast.FunctionDef)):
+            return False, False
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)):
+            targets = getattr(node, "targets", None) or [node.target]
+            if not all(isinstance(t, (ast.Name, ast.Tuple)) for t in targets):
+                return False, False
+        elif isinstance(node, ast.Attribute) and node.attr == ACTIVE_POOL:
+            return False, False
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            looks_up = True
+        elif isinstance(node, ast.Call):
+            pure, inner = _pure_call(node, function, depth)
+            if not pure:
+                return False, False
+            looks_up = looks_up or inner
+    return True, looks_up
+
+
+def _pure_call(call: ast.Call, function, depth: int) -> tuple:
+    """(pure, looks up) for one call in ``function``'s code."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "get":
+        return True, True
+    if not isinstance(func, ast.Name):
+        return False, False
+    if func.id in _KEY_CALLS and func.id not in getattr(function, "__globals__", {}):
+        return True, False
+    helper = getattr(function, "__globals__", {}).get(func.id)
+    if depth > 1 and isinstance(helper, types.FunctionType):
+        return _pure_lookup(helper, depth - 1)
+    return False, False
+
+
 def _is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
-def _choices(classes: list) -> tuple:
-    """``self.x = self.a if isinstance(pool, <an SWA class>) else self.b`` (or ``not``) stored
-    where ``x`` is assigned in no other method: which of the class's own methods a launch calls
-    was decided once from a pool's type. (attr, method chosen for an SWA pool, the other)."""
+def _choices(classes: list, flags) -> tuple:
+    """``self.x = self.a if isinstance(pool, <an SWA class>) else self.b`` (or ``not``; or any
+    two-way pick of ``_two_way`` by an SWA test, ``(self.b, self.a)[is_swa]``, where the
+    analysis proved ``x`` a flag) stored where ``x`` is assigned in no other method: which of
+    the class's own methods a launch calls was decided once from a pool's type. (attr, method
+    chosen for an SWA pool, the other)."""
     found, assigned = {}, {}
     for klass in classes:
-        node = _class_node(klass)
-        for method in node.body if node is not None else ():
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
+        for method in _methods(_class_node(klass)):
+            local = _single_locals(method)
             for stmt in ast.walk(method):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     attr = next(_self_attr(stmt.targets[0]), None)
                     if attr is None:
                         continue
                     assigned.setdefault(attr, set()).add(method.name)
-                    picked = _picked_by_swa_test(stmt.value)
+                    picked = _picked_by_swa_test(stmt.value, local, attr in flags)
                     if picked is not None:
                         found.setdefault(attr, picked)
     return tuple((attr, *picked) for attr, picked in found.items() if len(assigned[attr]) == 1)
 
 
-def _picked_by_swa_test(value: ast.AST):
-    if not (isinstance(value, ast.IfExp) and _is_swa_type_test(value.test)):
+def _picked_by_swa_test(value: ast.AST, local: dict, proven_flag: bool):
+    chosen = _two_way(value)
+    if chosen is None:
         return None
-    branches = [next(_self_attr(branch), None) for branch in (value.body, value.orelse)]
-    if None in branches:
+    test, *branches = chosen
+    if _is_swa_type_test(test):
+        polarity = not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
+    else:  # any other SWA test only where the lint proved the attribute an SWA decision
+        polarity = _swa_polarity(test, local) if proven_flag else None
+    branches = [next(_self_attr(branch), None) for branch in branches
+                if isinstance(branch, ast.AST)]
+    if polarity is None or len(branches) != 2 or None in branches:
         return None
-    negated = isinstance(value.test, ast.UnaryOp) and isinstance(value.test.op, ast.Not)
-    return tuple(reversed(branches)) if negated else tuple(branches)
+    return tuple(branches) if polarity else tuple(reversed(branches))
 
 
 def _is_swa_type_test(test: ast.AST) -> bool:

@@ -18,6 +18,10 @@ launch naming its state, each correct one launches, with the helpers of
   11 of 20 stale cases refused, 0 false alarms.
 - ``guard_forms8``: guard5's further stale forms and correct twins of each class guard_forms7
   found missed.
+- ``guard_forms9``: guard6's verdicts indexed by the SWA test (a module tuple, a pair or dict
+  display, a class table, a negated index, a pair of the class's own methods) and registries
+  behind getters that compute the lookup (a tuple key, chained ``.get``s, a module helper called
+  by a method, a name key); before guard6: 0 of 10 stale refused.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -40,7 +44,8 @@ from test_guard_generic_forms import (  # noqa: E402
     stale_params,
 )
 
-MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6}
+MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
+           "guard_forms9": 5}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
