@@ -593,6 +593,7 @@ class MethodFlow(ast.NodeVisitor):
         self.local_results: Dict[tuple, Taint] = {}  # (def, argument taints) -> what it returns
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
+        self.unpacked: set = set()  # locals bound to an element unpacked from a container
         self.globals: set = set()
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
         self.global_stores: List[StoreEvent] = []  # each of those stores (made where it stands)
@@ -923,6 +924,9 @@ class MethodFlow(ast.NodeVisitor):
         called = last_name(func)
         if called == "cast" and isinstance(func, ast.Attribute) and args:
             return values[len(args) - 1]
+        source = _copied_record(func, args)
+        if source is not None:  # replace(rec, x=v), copy.copy(rec), rec._replace(x=v)
+            return self.record_copy(node, source, values)
         if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
         if called in COUNTING and name not in self.env:
@@ -948,6 +952,20 @@ class MethodFlow(ast.NodeVisitor):
             return self.method_call(node, func, values)
         self.visit(func)
         return CLEAN
+
+    def record_copy(self, node: ast.Call, source: ast.AST, values: Tuple[Taint, ...]) -> Taint:
+        """A copy of a record with fields replaced: what the source holds and what is given
+        (made under a pool decision, a value given is that decision: ``flag=True`` under
+        ``isinstance``); each field holds its own, for a store of the copy to keep."""
+        given = len(node.args)
+        held = values[0] if given else self.visit(source)
+        nodes = [k.value for k in node.keywords if k.arg]
+        changes = [(name, self.controlled(n, v)) for n, (name, v) in zip(
+            nodes, self.keyword_values(node, values[given:]))]
+        fields = {**self.fields_of(source), **dict(changes)}
+        if any(fields.values()):
+            self.fields[id(node)] = fields
+        return container(held | union(v for _, v in changes)) or held
 
     def made_record(self, node: ast.Call, record: ast.AST, fields: list) -> Taint:
         """``Rec._make((a, b))``: what ``Rec(a, b)`` holds, its fields kept for ``node``."""
@@ -1345,6 +1363,8 @@ class MethodFlow(ast.NodeVisitor):
         state a helper returned (``mapping = self._kept_mapping()``) tested itself is a gate
         on it (a read off it, ``idx.numel() == 0``, tests data, not it)."""
         for node, use in _tested(test):
+            if use == "whole" and type(node) is ast.Name and node.id in self.unpacked:
+                use = "element"  # full, swa = self.handles: `swa is None` tests what it holds
             self.uses[id(node)] = use
             if type(node) is ast.Name and node.id in self.tests and use == "whole":
                 self.replay(node, self.tests[node.id])
@@ -1520,6 +1540,7 @@ class MethodFlow(ast.NodeVisitor):
         _keep(self.getters, name, getter)
         _keep(self.namespaces, name, namespace)
         self.instances.discard(name)
+        self.unpacked.discard(name)
         if getter is None and namespace is None and isinstance(value_node, ast.Call) and (
                 last_name(value_node.func) == "cls" or (
                 isinstance(value_node.func, ast.Name)
@@ -1971,6 +1992,7 @@ class MethodFlow(ast.NodeVisitor):
             held = element(value) if value & RECORD else value  # unpacked: what it holds
             for name in target.elts:
                 self.bind(name, value_node, held, None)
+            self.unpacked.update(n.id for n in target.elts if type(n) is ast.Name)
             return
         self.bind(target, value_node, value, statement)
 
@@ -2171,6 +2193,18 @@ def _made_from(func: ast.AST, args: list, owner: FlowOwner) -> Optional[list]:
     if isinstance(shown, (ast.Tuple, ast.List)) and not any(
             isinstance(el, ast.Starred) for el in shown.elts):
         return list(shown.elts)
+    return None
+
+
+def _copied_record(func: ast.AST, args: list) -> Optional[ast.AST]:
+    """The record a call copies, with fields replaced by its keywords: ``replace(rec, ...)``
+    and ``copy.copy(rec)`` (of ``dataclasses``/``copy`` or imported bare), ``rec._replace(...)``."""
+    if last_name(func) in RECORD_COPIERS and len(args) == 1 and (
+            type(func) is ast.Name or last_name(getattr(func, "value", None)) in (
+                "dataclasses", "copy")):
+        return args[0]
+    if type(func) is ast.Attribute and func.attr in RECORD_COPY_METHODS and not args:
+        return func.value
     return None
 
 
