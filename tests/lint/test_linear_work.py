@@ -3,10 +3,10 @@
 For each path of ``work_counts`` (one file linted, one file fixed, a package linted), eight
 times the input may cost at most eight times the work above the fixed cost, with a quarter to
 spare (``SLACK``): what every linear pass pays. A pass that is quadratic in the gates, stores or
-modules costs up to 64 times as much instead. Measured: 8.2 x (lint), 8.5 x (fix), 8.8 x
-(package: each leaf's result records every heir of the mixin as read, for the cache); with the
-tests_around walk per store of 3e08780 put back, 48.3 x (lint) and 18.2 x (fix); with a scan of
-every module per module lookup, 12.8 x (package). Counts come from one child process with a
+modules costs up to 64 times as much instead. Measured on main 4db531e: 8.2 x (lint), 8.5 x
+(fix), 7.8 x (package, its dependency record left out: see ``work_counts``); with the
+tests_around walk per store of 3e08780 put back, 42.6 x (lint) and 14.6 x (fix); with a scan of
+every module per module lookup, 12.4 x (package). Counts come from one child process with a
 fixed hash seed, the same on every run: 3.5 s CPU."""
 from __future__ import annotations
 
