@@ -163,7 +163,12 @@ GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("guard_forms7", "RegistryEntryAttnBackend"),
                  ("guard_forms7", "PartialIndexSelectAttnBackend"),
                  ("guard_forms7", "SlotTranslatorAttnBackend"),
-                 ("guard_forms7", "KernelTableExtendAttnBackend"))
+                 ("guard_forms7", "KernelTableExtendAttnBackend"),
+                 # State outside the instance: a module ContextVar read through helpers, a
+                 # pool set with global; a weak proxy in a record.
+                 ("guard_forms10", "HelperContextVarPerForwardAttnBackend"),
+                 ("guard_forms10", "ModuleGlobalPoolPerForwardAttnBackend"),
+                 ("guard_forms10", "ProxyPerForwardAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -222,7 +227,7 @@ def _generic_label(name: str, backend) -> str:
 
     layout = generic.layout_of(backend, backend.__dict__.get("token_to_kv_pool"))
     slots = (len(layout.direct) + len(layout.nested) + len(layout.class_nested)
-             + len(getattr(layout, "registries", ())))
+             + len(getattr(layout, "registries", ())) + len(getattr(layout, "outside", ())))
     flags = (len(layout.flags) + len(layout.soft) + len(layout.class_flags)
              + len(getattr(layout, "verdicts", ())))
     return f"{name} ({slots} pool slots, {flags} flags, {len(layout.inner)} inner)"

@@ -13,6 +13,10 @@ the forward batch's on releases whose backends hold none):
   property looks up by ``id(self)``, and of its inner backends; one named for an SWA pool or
   mapping, or inside state the code derives from SWA state, is not None while the launch
   reads an SWA pool;
+* so do the module globals the class's code reads (a pool set with ``global``, a context
+  variable's value, what it reads off a module ``threading.local``) and the frames of the
+  generators it keeps (what they were started with), and a bool it sets with ``global`` from
+  an SWA pool test says what the active pool is;
 * every boolean the class's own code decides from an SWA pool or allocator type, whatever it
   is called (the lint's analysis of the class, ``runtime_guard.provenance``), says what the
   active pool is, and so does a verdict kept as a string, number or enum member; any other
@@ -33,12 +37,14 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import contextvars
 import enum
 import functools
 import inspect
 import operator
 import re
 import sys
+import threading
 import types
 import weakref
 from typing import Any, NamedTuple, Optional
@@ -80,11 +86,23 @@ class Layout(NamedTuple):
     choices: tuple  # (attribute, method if SWA, method if not): its code chose one by pool type
     verdicts: tuple  # (attribute, value if SWA, value if not): a flag kept as a string or enum
     registries: tuple  # (steps, path, swa-named): pools a property reads off a registry entry
-    rest: bool  # any of the fields from slots to registries
+    rest: bool  # any of the fields from slots to registries, or outside
     trivial: bool  # nothing but the pool the launch reads: an inner backend checked inline
+    # (steps from the backend, path, swa-named, negated or None): module globals the class's
+    # code reads holding a pool (None) or set from an SWA pool test (a flag: negated or not)
+    outside: tuple = ()
 
 
 _POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER, _CACHED = range(9)
+# State kept where a backend's ``__dict__`` does not show it: a ``weakref.proxy`` (its type is
+# ``weakproxy``, yet every read reaches the object), a suspended generator or coroutine (its
+# frame holds what it was started with), a context variable (its value in this context), a
+# builtin method bound to one of these (``reader.send``).
+_PROXY, _FRAME, _CONTEXT, _BUILTIN = range(9, 13)
+_PROXIES = (weakref.ProxyType, weakref.CallableProxyType)
+_FRAMES = {types.GeneratorType: ("gi_frame", "gi_code"),
+           types.CoroutineType: ("cr_frame", "cr_code"),
+           types.AsyncGeneratorType: ("ag_frame", "ag_code")}
 # functools.lru_cache's wrapper type, taken from one (functools names it only privately); its
 # ``__wrapped__`` is the function or bound method it caches.
 _LRU_WRAPPER = type(functools.lru_cache(maxsize=1)(len))
@@ -115,6 +133,10 @@ def _kind(value: Any) -> int:
                 else _PARTIAL if issubclass(cls, functools.partial)
                 else _CACHED if cls is _LRU_WRAPPER
                 else _TENSOR if "Tensor" in names and cls.__module__.startswith("torch")
+                else _PROXY if cls in _PROXIES
+                else _FRAME if cls in _FRAMES
+                else _CONTEXT if cls is contextvars.ContextVar
+                else _BUILTIN if cls in (types.BuiltinMethodType, types.MethodWrapperType)
                 else _OTHER)
         _kinds[cls] = kind
     return kind
@@ -143,7 +165,18 @@ def pool_of(value: Any) -> Any:
         return _captured_pool(value())
     if kind == _CACHED:  # a cached pool method, or a cached closure over a pool
         return pool_of(value.__wrapped__)
+    if kind == _PROXY:
+        return _captured_pool(_referent(value))
     return None
+
+
+def _referent(proxy: Any) -> Any:
+    """The object a ``weakref.proxy`` stands for (None once it is gone): every attribute read
+    is forwarded, so a bound method read through it is bound to the object itself."""
+    try:
+        return proxy.__getattribute__.__self__
+    except ReferenceError:
+        return None
 
 
 def _captured(function) -> tuple:
@@ -152,7 +185,8 @@ def _captured(function) -> tuple:
 
 
 def _captured_pool(value: Any) -> Any:
-    return pool_of(value) if _kind(value) not in (_FUNCTION, _WEAKREF) else None  # no cycles
+    # (no cycles: a function's, a weak reference's own captures are not followed)
+    return pool_of(value) if _kind(value) not in (_FUNCTION, _WEAKREF, _PROXY) else None
 
 
 def is_generic(cls: type) -> bool:
@@ -227,13 +261,14 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     choices = tuple(choice for choice in (code.choices if code is not None else ())
                     if _kind(state.get(choice[0])) == _METHOD)
     registries = _registry_entries(cls, state, backend)
+    outside = _outside_state(cls) if cls is not None else ()
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
-                or tensors or choices or verdicts or registries)
+                or tensors or choices or verdicts or registries or outside)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
                   tuple(found.soft), class_nested, class_flags, tensors, inner, slots,
-                  choices, tuple(verdicts), registries, rest, trivial)
+                  choices, tuple(verdicts), registries, rest, trivial, outside)
 
 
 def _verdict_values(code, cls: Optional[type] = None) -> dict:
@@ -338,6 +373,55 @@ def _registry_holder(lookup, getter, cls: type):
     start = cls if head == "self" else getattr(getter, "__globals__", {}).get(head)
     holder = _follow(start, [operator.attrgetter(part) for part in rest])
     return holder if isinstance(holder, collections.abc.Mapping) else None
+
+
+_GLOBAL = "global "  # how a path into a module global starts (messages name no backend)
+
+
+def _outside_state(cls: type) -> tuple:
+    """``Layout.outside`` of ``cls``: the module globals its code reads (``provenance.
+    globals_read``) that hold a pool, a method, partial, closure or weak reference of one, or
+    None under a pool's name; a context variable's or ``threading.local``'s value there (a
+    pool, or pools in what it holds); a bool the code sets with ``global`` from an SWA pool
+    test. Other globals (a module's dicts and records) may serve every backend of the module,
+    the target's and the draft's alike, and are not judged."""
+    from runtime_guard.provenance import globals_read
+
+    read = globals_read(cls, _base_of(cls))
+    found, entries = _Found([], [], [], [], []), []
+    for module, namespace, name, attrs in read.reads:
+        value, steps = namespace.get(name), (_Global(namespace, name),)
+        label = f"{_GLOBAL}{module}.{name}"
+        if _kind(value) == _CONTEXT:
+            steps, label, value = steps + (_CONTEXT_VALUE,), label + ".get()", value.get(None)
+            if value is not None and pool_of(value) is None:
+                _search(None, value, steps, label, 1, found)
+                continue
+        elif isinstance(value, threading.local):  # what the code reads off it, and only that:
+            for attr in sorted(attrs):  # other attributes may be another backend class's
+                item = getattr(value, attr, None)
+                where, path = steps + (operator.attrgetter(attr),), f"{label}.{attr}"
+                if (item is None and _may_hold_pool(attr)) or pool_of(item) is not None:
+                    entries.append((where, path, _swa_slot_name(attr), None))
+                elif item is not None:
+                    _search(None, item, where, path, 2, found)
+            continue
+        if (value is None and _may_hold_pool(name)) or pool_of(value) is not None:
+            entries.append((steps, label, _swa_slot_name(name), None))
+    entries += [(steps, path, swa, None) for _, steps, path, swa in found.nested]
+    entries += [((_Global(namespace, name),), f"{_GLOBAL}{module}.{name}", False, not polarity)
+                for module, namespace, name, polarity in read.verdicts]
+    return tuple(entries)
+
+
+class _Global(NamedTuple):
+    """A module global's current value (whatever it is asked of: a step from the backend)."""
+
+    namespace: dict
+    name: str
+
+    def __call__(self, _backend):
+        return self.namespace.get(self.name)
 
 
 class _Entry(NamedTuple):
@@ -481,11 +565,12 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
             found.inner.append((root, where, label))
         elif kind == _TENSOR:
             found.tensors.append((root, where, label, item))
-        elif kind == _METHOD:  # the object it is bound to, at this level: a handle of it
+        elif kind in (_METHOD, _BUILTIN):  # the object it is bound to: a handle of it
             _search(root, item, where, label, depth, found, nest)
         elif kind == _OTHER and nest < _NEST_DEPTH and _is_container(item):
             _search(root, item, where, label, depth, found, nest + 1)
-        elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION, _PARTIAL):
+        elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION, _PARTIAL, _PROXY, _FRAME,
+                                                _CONTEXT):
             _search(root, item, where, label, depth + 1, found, nest)
 
 
@@ -506,6 +591,13 @@ def _items(value: Any) -> list:
     if kind == _METHOD:
         owner = value.__self__
         return [("", owner, _SELF)] if _kind(owner) == _OTHER else []
+    if kind == _BUILTIN:  # ``reader.send``, ``reader.__next__``: its generator or context var
+        owner = value.__self__
+        return [(".__self__", owner, _SELF)] if _kind(owner) in (_FRAME, _CONTEXT) else []
+    if kind == _FRAME:
+        return _frame_items(value)
+    if kind == _CONTEXT:  # its value in the context the launch runs in
+        return [(".get()", value.get(None), _CONTEXT_VALUE)]
     if kind == _PARTIAL:  # what it was given when it was made: its function and arguments
         return ([(".func", value.func, _FUNC)]
                 + [(f".args[{i}]", item, _Arg(i)) for i, item in enumerate(value.args)]
@@ -535,6 +627,49 @@ def _items(value: Any) -> list:
             break
         found.append((suffix, item, getter))
     return found
+
+
+def _frame_items(value: Any) -> list:
+    """(path suffix, item, getter) for the locals of a suspended generator's (or coroutine's)
+    frame that hold what it was started with: its parameters and closure cells that its code
+    never rebinds (a local the code rebinds per ``send`` is what the caller gave it last)."""
+    frame_attr, code_attr = _FRAMES[type(value)]
+    frame = getattr(value, frame_attr)
+    if frame is None:  # finished: it reads nothing any more
+        return []
+    local = frame.f_locals
+    return [(f".{frame_attr}.f_locals[{name!r}]", local[name], _FrameLocal(frame_attr, name))
+            for name in _fixed_locals(getattr(value, code_attr)) if name in local]
+
+
+_fixed: dict = {}  # code object -> the names its frame keeps as they were at the start
+
+
+def _fixed_locals(code: types.CodeType) -> tuple:
+    names = _fixed.get(code)
+    if names is None:
+        import dis
+
+        given = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount] + code.co_freevars
+        rebound = {ins.argval for ins in dis.get_instructions(code) if ins.opname in (
+            "STORE_FAST", "STORE_DEREF", "DELETE_FAST", "DELETE_DEREF")}
+        names = _fixed[code] = tuple(name for name in dict.fromkeys(given)
+                                     if name not in rebound)
+    return names
+
+
+class _FrameLocal(NamedTuple):
+    """The local ``name`` of a generator's suspended frame (None once it finished)."""
+
+    frame: str
+    name: str
+
+    def __call__(self, value):
+        frame = getattr(value, self.frame, None)
+        return None if frame is None else frame.f_locals.get(self.name)
+
+
+_CONTEXT_VALUE = operator.methodcaller("get", None)
 
 
 class _CellGetter(NamedTuple):
@@ -787,6 +922,10 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
                                 layer_id)
         if problem is not None:
             return problem
+    if layout.outside:
+        problem = _outside_problem(outer, backend, layout.outside, active, layer_id)
+        if problem is not None:
+            return problem
     problem = _tensor_problem(outer, state, layout.tensors, prefix, active, layer_id) if (
         layout.tensors) else None
     if problem is None and (layout.choices or layout.verdicts):
@@ -796,6 +935,26 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
     if layout.flags or layout.soft or layout.class_flags:
         return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
     return None
+
+
+def _outside_problem(outer, backend, entries, active, layer_id) -> Optional[Problem]:
+    """A module global the class's code reads holding another pool, or set from an SWA pool
+    test on another pool than the one the launch reads."""
+    for steps, path, swa, negated in entries:
+        value = _follow(backend, steps)
+        if negated is None:
+            problem = _slot_problem(outer, value, swa, path, active, layer_id)
+            if problem is not None:
+                return problem
+        elif type(value) is bool and _disagrees(value, negated, active):
+            return Problem("flag", _flag_message(outer, layer_id, active, path, value))
+    return None
+
+
+def _disagrees(flag: bool, negated: bool, active: Any) -> bool:
+    """A flag decided from a pool's type that says another thing than the active pool is."""
+    facts = active_facts(active)
+    return (flag != negated) != facts.is_swa and (flag != negated or facts.expects_swa)
 
 
 def _tensor_problem(outer, state, tensors, prefix, active, layer_id) -> Optional[Problem]:
@@ -900,9 +1059,41 @@ def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth
                 continue  # the common inner backend (a live one): no call needed
             # No path text on the happy path: a child with a problem is checked again with it.
             if _problem(outer, child, "", active, layer_id, depth + 1) is not None:
+                delegated = _delegated_problem(outer, backend, name, steps, child, prefix,
+                                               active, layer_id)
+                if delegated is not None:
+                    return delegated
                 suffix = next((key for key, item in _members_of(value) or () if item is child), "")
                 return _problem(outer, child, f"{prefix}{path}{suffix}.", active, layer_id,
                                 depth + 1)
+    return None
+
+
+def _delegated_problem(outer, holder, name, steps, child, prefix, active, layer_id):
+    """Where ``holder``'s ``__getattr__`` forwards the attributes it lacks to the inner backend
+    ``holder.<name>``, the stale state it reads as its own: the child's pool slots and flags
+    the holder does not have itself, named as the holder reads them (``backend._swa_kv_pool``,
+    delegated to ``backend._inner._swa_kv_pool``). None when it delegates nothing stale."""
+    getter = getattr(type(holder), "__getattr__", None)
+    if steps or not isinstance(getter, types.FunctionType) or (
+            name not in getter.__code__.co_names):
+        return None
+    layout, state = layout_of(child, active), child.__dict__
+    for attr in (*layout.direct, *(flag for flag, _ in layout.flags)):
+        if attr in holder.__dict__ or hasattr(type(holder), attr) or attr not in state:
+            continue
+        problem = (_slot_problem(outer, state[attr], attr in layout.swa_named, prefix + attr,
+                                 active, layer_id) if attr in layout.direct
+                   else _flag_problem(outer, child, state, layout._replace(
+                       flags=tuple(f for f in layout.flags if f[0] == attr), soft=(),
+                       class_flags=()), prefix, active, layer_id))
+        if problem is not None:
+            own = state.get(ACTIVE_POOL, active)
+            note = (f" ({type(holder).__name__}.__getattr__ delegates it to "
+                    f"{_shown(f'{prefix}{name}.{attr}')}"
+                    + (f", an inner backend still on {describe_pool(own)}: the pool swap does "
+                       f"not reach it)" if own is not active else ")"))
+            return problem._replace(message=problem.message + note)
     return None
 
 
@@ -928,15 +1119,20 @@ def _expects_swa_pool(active: Any) -> bool:
     return active_facts(active).expects_swa
 
 
+def _shown(path: str) -> str:
+    return path if path.startswith(_GLOBAL) else f"backend.{path}"
+
+
 _WHY = ("poolguard's table does not describe this class, so whether its launches read the "
         "attribute is not known: treated as live")
 
 
 def _pool_message(backend, layer_id, active, path, value, pool) -> str:
-    what = describe_pool(pool) if value is pool else f"a method of {describe_pool(pool)}"
+    what = describe_pool(pool) if value is pool else (
+        f"{'a weak proxy to' if _kind(value) == _PROXY else 'a method of'} {describe_pool(pool)}")
     return (
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"backend.{path} holds {what}, not the active pool {describe_pool(active)} or one of "
+        f"{_shown(path)} holds {what}, not the active pool {describe_pool(active)} or one of "
         f"its sub-pools: it was cached from another pool (e.g. before a FROZEN_KV MTP pool "
         f"swap). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
@@ -945,7 +1141,7 @@ def _pool_message(backend, layer_id, active, path, value, pool) -> str:
 def _none_message(backend, layer_id, active, path) -> str:
     return (
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"backend.{path} is None but the launch reads the SWA pool {describe_pool(active)}: it "
+        f"{_shown(path)} is None but the launch reads the SWA pool {describe_pool(active)}: it "
         f"was resolved from a non-SWA pool (e.g. a FROZEN_KV MTP draft's own pool). Resolve "
         f"it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
@@ -954,7 +1150,7 @@ def _none_message(backend, layer_id, active, path) -> str:
 def _tensor_message(backend, layer_id, active, path, tensor) -> str:
     return (
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"backend.{path} is a {tuple(tensor.shape)} {tensor.dtype} tensor like the active pool "
+        f"{_shown(path)} is a {tuple(tensor.shape)} {tensor.dtype} tensor like the active pool "
         f"{describe_pool(active)}'s own but not one of them nor a view of one: it was read off "
         f"another pool (e.g. before a FROZEN_KV MTP pool swap) or copied (a copy misses the "
         f"pool's in-place updates). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
@@ -972,7 +1168,7 @@ def _flag_message(backend, layer_id, active, path, flag) -> str:
 def _choice_message(backend, layer_id, active, path, chosen) -> str:
     return (
         f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"backend.{path} is self.{chosen}, chosen by a pool type test on another pool than the "
+        f"{_shown(path)} is self.{chosen}, chosen by a pool type test on another pool than the "
         f"one the launch reads, {describe_pool(active)}. Choose it from self.{ACTIVE_POOL} per "
         f"launch ({_WHY})."
     )

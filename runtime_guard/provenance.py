@@ -722,3 +722,113 @@ def _library(name: str, tops: set) -> bool:
         return True  # nothing to read: a built-in or compiled module
     top = name.partition(".")[0]
     return top not in tops and top != _SGLANG and path.startswith(_LIBRARY_DIRS)
+
+
+class GlobalsRead(NamedTuple):
+    """Module globals a class's code reads: state kept outside its instances (a context
+    variable, a pool set with ``global``), which no attribute of the backend shows."""
+
+    reads: tuple  # (module name, namespace, name, attributes the code reads off it)
+    verdicts: tuple  # (module name, namespace, name, polarity): set from an SWA pool test
+
+
+_globals_by_class: dict = {}  # class -> GlobalsRead
+_CALL_DEPTH = 2  # module functions the methods call, and the ones those call
+
+
+def globals_read(cls: type, stop: type) -> GlobalsRead:
+    """The module globals the code of ``cls`` and its bases below ``stop`` reads or sets (its
+    methods, properties and the functions nested in them, and the module functions of its own
+    package that code calls, two calls deep); and, among those it reads, the ones that code
+    sets with ``global`` from an SWA pool test alone (``_W = isinstance(pool, SWAKVPool)``,
+    ``not is_swa(pool)``: one polarity, no other store), with the test's polarity. Read once
+    per class; nothing when the code cannot be read."""
+    if cls not in _globals_by_class:
+        try:
+            _globals_by_class[cls] = _read_globals(cls, stop)
+        except Exception:  # noqa: BLE001 - code that cannot be read: no globals followed
+            _globals_by_class[cls] = GlobalsRead((), ())
+    return _globals_by_class[cls]
+
+
+def _read_globals(cls: type, stop: type) -> GlobalsRead:
+    top = cls.__module__.partition(".")[0]
+    todo = [(function, 0) for klass in _below(cls, stop) for value in vars(klass).values()
+            for function in _functions_in(value)]
+    reads, loaded, setters, seen = {}, set(), [], set()
+    while todo:
+        function, depth = todo.pop()
+        if function.__code__ in seen:
+            continue
+        seen.add(function.__code__)
+        namespace = function.__globals__
+        for op, name, attr in _global_names(function.__code__):
+            value = namespace.get(name)
+            if isinstance(value, types.FunctionType):
+                if depth < _CALL_DEPTH and str(value.__module__).partition(".")[0] == top:
+                    todo.append((value, depth + 1))
+            elif name in namespace:
+                key = (id(namespace), name)
+                reads.setdefault(key, (namespace.get("__name__", "?"), namespace, name, set()))
+                if attr is not None:
+                    reads[key][3].add(attr)
+                if op == "STORE_GLOBAL":
+                    setters.append(function)
+                else:
+                    loaded.add(key)
+    verdicts = [(*reads[key][:3], polarity) for key, polarity in _global_verdicts(setters).items()
+                if key in loaded]
+    return GlobalsRead(tuple((module, namespace, name, frozenset(attrs))
+                             for module, namespace, name, attrs in reads.values()),
+                       tuple(verdicts))
+
+
+def _functions_in(value) -> list:
+    """The plain functions a class attribute holds: a method, a static or class method's
+    function, a property's accessors."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        return [f for f in (value.fget, value.fset, value.fdel)
+                if isinstance(f, types.FunctionType)]
+    return [value] if isinstance(value, types.FunctionType) else []
+
+
+def _global_names(code: types.CodeType):
+    """(opcode name, global name, attribute read off it or None) for each global the code (and
+    the code nested in it: comprehensions, lambdas, inner functions) loads or stores."""
+    import dis
+
+    instructions = list(dis.get_instructions(code))
+    for instruction, after in zip(instructions, instructions[1:] + [None]):
+        if instruction.opname in ("LOAD_GLOBAL", "STORE_GLOBAL"):
+            attr = after.argval if after is not None and after.opname in (
+                "LOAD_ATTR", "LOAD_METHOD") else None
+            yield instruction.opname, instruction.argval, attr
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _global_names(const)
+
+
+def _global_verdicts(setters: list) -> dict:
+    """(id(namespace), name) -> polarity for the globals ``setters`` set with ``global`` only
+    from an SWA pool test of one polarity (any other store, or both polarities: left out)."""
+    found: dict = {}
+    for function in dict.fromkeys(setters):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+        except Exception:  # noqa: BLE001 - no source: its stores prove nothing
+            continue
+        declared = {name for node in ast.walk(tree) if isinstance(node, ast.Global)
+                    for name in node.names}
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [
+                node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in targets:
+                plain = isinstance(target, ast.Name) and isinstance(node, ast.Assign)
+                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
+                    if name in declared:  # unpacked or augmented: not a test's verdict alone
+                        polarity = _swa_polarity(node.value) if plain else None
+                        found.setdefault((id(function.__globals__), name), set()).add(polarity)
+    return {key: next(iter(kinds)) for key, kinds in found.items()
+            if len(kinds) == 1 and None not in kinds}

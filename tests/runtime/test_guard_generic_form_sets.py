@@ -22,6 +22,9 @@ launch naming its state, each correct one launches, with the helpers of
   display, a class table, a negated index, a pair of the class's own methods) and registries
   behind getters that compute the lookup (a tuple key, chained ``.get``s, a module helper called
   by a method, a name key); before guard6: 0 of 10 stale refused.
+- ``guard_forms10``: guard7's forms of state kept where no attribute shows it (module globals
+  the class's code reads, generator frames, context variables, weak proxies), the places the
+  held-out guard_forms9 used, each with a correct twin.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -45,7 +48,7 @@ from test_guard_generic_forms import (  # noqa: E402
 )
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
-           "guard_forms9": 5}
+           "guard_forms9": 5, "guard_forms10": 7}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
