@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 import time
 
 import pytest
-from clirun import poolguard, write
+from clirun import fix_while_edited, poolguard, write
 from samples import GATED
 
 FIXED_MARK = "self._swa_kv_pool is not None"
@@ -68,20 +66,7 @@ def test_an_edit_made_during_the_run_is_never_overwritten(tmp_path):
     big = GATED + "".join(f"\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(3000))
     tree = write(tmp_path / "tree", {"big.py": big, "small.py": GATED})
     edited = GATED.replace("return 1", "return 'edited by a person'")
-    watcher = subprocess.Popen([sys.executable, "-c", (
-        "import os, sys, time\n"
-        "path, text = sys.argv[1], sys.argv[2]\n"
-        "start = os.stat(path).st_atime_ns\n"
-        "deadline = time.time() + 60\n"
-        "while os.stat(path).st_atime_ns == start and time.time() < deadline:\n"
-        "    time.sleep(0.001)\n"
-        "open(path, 'w').write(text)\n"), str(tree / "small.py"), edited])
-    try:
-        os.utime(tree / "small.py", ns=(0, time.time_ns()))  # atime 0: any read changes it
-        done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--jobs", "1", ".",
-                         cwd=tree)
-    finally:
-        watcher.wait(timeout=90)
+    done = fix_while_edited(tree, "small.py", edited)
     assert (tree / "small.py").read_text() == edited
     if done.returncode == 2:  # the usual case: the edit came after the read
         assert "small.py: cannot write the fix: changed since poolguard read it" in done.stderr

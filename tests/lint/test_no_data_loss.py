@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
-from clirun import poolguard, write
+from clirun import fix_while_edited, poolguard, write
 
 from lint_rules.rules import RULES_BY_CODE
 
@@ -92,21 +91,7 @@ def test_an_edit_during_the_run_is_never_overwritten(tmp_path, linked):
     if linked:
         os.link(tree / "small.py", tmp_path / "small_link.py")
     edited = GROWS.source.replace("def table", "def table_edited_by_a_person")
-    watcher = subprocess.Popen([sys.executable, "-c", (
-        "import os, sys, time\n"
-        "path, text = sys.argv[1], sys.argv[2]\n"
-        "start = os.stat(path).st_atime_ns\n"
-        "deadline = time.time() + 60\n"
-        "while os.stat(path).st_atime_ns == start and time.time() < deadline:\n"
-        "    time.sleep(0.001)\n"
-        "with open(path, 'r+') as f:\n"  # in place: a hard link stays one file
-        "    f.write(text)\n    f.truncate()\n"), str(tree / "small.py"), edited])
-    try:
-        os.utime(tree / "small.py", ns=(0, time.time_ns()))  # atime 0: any read changes it
-        done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--jobs", "1", ".",
-                         cwd=tree)
-    finally:
-        watcher.wait(timeout=90)
+    done = fix_while_edited(tree, "small.py", edited)
     assert (tree / "small.py").read_text() == edited
     if linked:
         assert (tmp_path / "small_link.py").read_text() == edited
