@@ -13,3 +13,23 @@ GATED = dedent("""\
                 return 1
             return 0
 """)
+
+# A backend that resolves its pool and still keeps a pool type test as its flag: the flag's
+# finding has both a safe fix (a property over the resolved pool) and the unsafe rewrite.
+RESOLVED_AND_FLAGGED = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class BothAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        @staticmethod
+        def _resolve_swa_kv_pool(model_runner):
+            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+            return pool if isinstance(pool, SWAKVPool) else None
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            return "swa" if self.use_swa else "full"
+""")

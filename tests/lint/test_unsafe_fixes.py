@@ -16,6 +16,7 @@ from textwrap import dedent
 
 import pytest
 from clirun import poolguard, write
+from samples import RESOLVED_AND_FLAGGED
 
 from lint_rules.engine import lint_source
 from lint_rules.fixes import RESOLVER_TITLE
@@ -40,21 +41,6 @@ CACHED = dedent("""\
         def __init__(self, model_runner):
             self.kv_pool = model_runner.token_to_kv_pool
 """)
-# a safe fix (the property) and the unsafe rewrite for the same finding
-BOTH = dedent("""\
-    class BothAttnBackend(AttentionBackend):
-        def __init__(self, model_runner):
-            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
-
-        @staticmethod
-        def _resolve_swa_kv_pool(model_runner):
-            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
-            return pool if isinstance(pool, SWAKVPool) else None
-
-        def forward_decode(self, q, k, v, layer, forward_batch):
-            return "swa" if self.use_swa else "full"
-""")
 MIXED = IMPORT + FLAGGED + "\n\n" + QUIET + "\n\n" + CACHED
 SAFE_MARK = "code that still assigns the flag is ignored"  # the safe property's setter
 
@@ -66,7 +52,7 @@ def _class_source(source: str, name: str) -> str:
 
 @pytest.fixture()
 def tree(tmp_path):
-    return write(tmp_path / "tree", {"mixed.py": MIXED, "both.py": IMPORT + BOTH})
+    return write(tmp_path / "tree", {"mixed.py": MIXED, "both.py": RESOLVED_AND_FLAGGED})
 
 
 def test_lint_counts_hidden_fixes_and_lists_their_applicability(tree):

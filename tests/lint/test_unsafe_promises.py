@@ -11,6 +11,7 @@ from textwrap import dedent
 
 import pytest
 from clirun import poolguard, write
+from samples import RESOLVED_AND_FLAGGED
 
 # a try/except import for older releases, a tuple test, and a second condition on the flag
 GUARDED = dedent("""\
@@ -34,24 +35,6 @@ GUARDED = dedent("""\
             return "fp8-window" if self.fp8_swa else "full"
 """)
 PLAIN = GUARDED.replace(" and self.fp8\n", "\n")
-# the class already resolves its pool: the flag has a safe fix (a property over it)
-SAFE = dedent("""\
-    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
-
-
-    class OwnResolverAttnBackend(AttentionBackend):
-        def __init__(self, model_runner):
-            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-            self.use_swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
-
-        @staticmethod
-        def _resolve_swa_kv_pool(model_runner):
-            pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
-            return pool if isinstance(pool, SWAKVPool) else None
-
-        def forward_decode(self, q, k, v, layer, forward_batch):
-            return "swa" if self.use_swa else "full"
-""")
 LINT = ("lint", "--isolated", "--no-cache")
 
 
@@ -85,7 +68,7 @@ def test_a_rewrite_keeps_the_class_test_and_the_import_contract(tree):
 
 
 def test_unsafe_fixes_without_fix_credits_safe_fixes_to_fix(tmp_path):
-    tree = write(tmp_path / "tree", {"own.py": SAFE})
+    tree = write(tmp_path / "tree", {"own.py": RESOLVED_AND_FLAGGED})
     done = poolguard(*LINT, "--unsafe-fixes", "own.py", cwd=tree, expect=1)
     assert "(1 fixable with `poolguard lint --fix`; 1 may be fixed with `poolguard lint --fix " \
         "--unsafe-fixes`)" in done.stderr  # the safe one is credited to --fix alone
