@@ -72,10 +72,10 @@ def gated_file(gates: int) -> str:
     return module.gated_file(gates)
 
 
-def gated_package(leaves: int) -> Path:
+def gated_package(leaves: int, folder: Path) -> Path:
     """A package of ``leaves`` backend modules inheriting a flag from a base module and a
     mixin module that gates on it; each leaf keeps a copy of the flag and gates on that."""
-    root = Path(tempfile.mkdtemp(prefix="poolguard-linear-")) / "pkg"
+    root = Path(tempfile.mkdtemp(dir=folder)) / "pkg"  # a fresh package per call
     root.mkdir()
     (root / "__init__.py").write_text("")
     (root / "base.py").write_text(_BASE)
@@ -122,7 +122,7 @@ def _fix(gates: int):
     return lambda: len(fix_source(source, unsafe=True)[1])
 
 
-def _package(leaves: int):
+def _package(leaves: int, folder: Path):
     from lint_rules import runner
     from lint_rules.config import RunConfig
     from lint_rules.engine import DEFAULT_CODES
@@ -133,20 +133,22 @@ def _package(leaves: int):
             state.complete(job, *runner.analyse(mode, options, job))
 
     runner._analyse_all = in_this_process
-    root = gated_package(leaves)
+    root = gated_package(leaves, folder)
     config = RunConfig(codes=frozenset(DEFAULT_CODES), options=Options(), root=root.parent)
     return lambda: sum(len(f.findings) for f in runner.run([str(root)], config, jobs=1).files)
 
 
 def measure() -> dict:
     """``{path: [counts at each size]}``, after one warm-up run per path (imports, libcst)."""
-    makers = {"lint": _lint, "fix": _fix, "package": _package}
     skip = {"package": frozenset({"_touch"})}  # the dependency record, see above
     found = {}
-    for name, sizes in SIZES.items():
-        makers[name](sizes[0])()
-        found[name] = [counted(makers[name](size), skip.get(name, frozenset()))
-                       for size in sizes]
+    with tempfile.TemporaryDirectory(prefix="poolguard-linear-") as folder:
+        makers = {"lint": _lint, "fix": _fix,
+                  "package": lambda leaves: _package(leaves, Path(folder))}
+        for name, sizes in SIZES.items():
+            makers[name](sizes[0])()
+            found[name] = [counted(makers[name](size), skip.get(name, frozenset()))
+                           for size in sizes]
     return found
 
 
