@@ -81,12 +81,16 @@ class Taint(enum.Flag):
     def __or__(self, other):
         if type(other) is not Taint:
             return enum.Flag.__or__(self, other)
-        return _member(self._value_ | other._value_)
+        value = self._value_ | other._value_
+        found = _MEMBERS.get(value)
+        return found if found is not None else _member(value)
 
     def __and__(self, other):
         if type(other) is not Taint:
             return enum.Flag.__and__(self, other)
-        return _member(self._value_ & other._value_)
+        value = self._value_ & other._value_
+        found = _MEMBERS.get(value)
+        return found if found is not None else _member(value)
 
     def __invert__(self):
         return _member(_ALL_BITS & ~self._value_)
@@ -109,6 +113,12 @@ for _flag in Taint:
     _ALL_BITS |= _flag._value_
 
 
+def carries(value: Taint, mask: Taint) -> bool:
+    """``bool(value & mask)`` on the members' ints: the flow's hottest tests (a Flag operator
+    and its truth are two or three Python calls each)."""
+    return value._value_ & mask._value_ != 0
+
+
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
@@ -121,6 +131,7 @@ DECISIVE = TYPE | RUNNER | CHOICE | KIND | GATED
 # Masks computed once (a Flag operation is a Python call: the flow runs them per node).
 # what a container keeps (an object in a tuple stays an object: its type is not the pool's)
 HELD = STATE | STALE | TYPE | KIND | RUNNER | CHOICE | GATED | INNER | OBJECT | PICKED
+CONTAINED = STATE | RUNNER | CHOICE | GATED  # what makes a container more than a shell
 TYPE_TESTS, DECIDERS, CHOOSERS = TYPE | KIND, TYPE | KIND | RUNNER, TYPE | KIND | CHOICE
 PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
 FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
@@ -291,13 +302,16 @@ def constant_strings(node: ast.AST) -> tuple:
 def self_path(node: ast.AST) -> Optional[str]:
     """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
     ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
-    alias = attribute_alias(node)
-    if alias is None:
-        return None
-    holder, name = alias
-    if is_self(holder):
-        return name
-    inner = self_path(holder) if isinstance(holder, ast.Attribute) else None
+    if type(node) is ast.Attribute:  # (the common spelling, without attribute_alias's tests)
+        holder, name = node.value, node.attr
+    else:
+        alias = attribute_alias(node)
+        if alias is None:
+            return None
+        holder, name = alias
+    if type(holder) is ast.Name:
+        return name if holder.id == "self" else None
+    inner = self_path(holder) if type(holder) is ast.Attribute else None
     return f"{inner}.{name}" if inner is not None else None
 
 
@@ -352,9 +366,9 @@ def container(value: Taint) -> Taint:
     and the decisions inside it (``{"swa": isinstance(...)}``), which an element read gives
     back (``element``); the ``RECORD`` shell itself is neither."""
     held = value & HELD
-    if value & TYPE_TESTS:
+    if carries(value, TYPE_TESTS):
         held |= SWA
-    return held | RECORD if held & (STATE | RUNNER | CHOICE | GATED) else CLEAN
+    return held | RECORD if carries(held, CONTAINED) else CLEAN
 
 
 def element(value: Taint) -> Taint:
@@ -371,7 +385,7 @@ def keyed_by_pool(arguments: Iterable[Taint]) -> bool:
 
 def sized(value: Taint) -> Taint:
     """What a number computed from ``value`` holds: the pool capacity it carries, if any."""
-    return SIZE | (value & STALE) if value & SIZE else CLEAN
+    return SIZE | (value & STALE) if carries(value, SIZE) else CLEAN
 
 
 def union(values: Iterable[Taint]) -> Taint:
@@ -663,10 +677,12 @@ class MethodFlow(ast.NodeVisitor):
         """A module global the class stored (``global NAME``, ``_FLAGS[...]``, ``globals()``):
         persisted, and a decision reading it is a gate on it."""
         value = self.owner.global_value(name)
-        if value and self.deciding and value & STALE and untrusted(value):
+        if not value or not self.deciding:
+            return value
+        if value & STALE and untrusted(value):
             self.gate(node, node, False, "global", value, name=name)
             self.read_flag = True
-        elif value and self.deciding and value & STATE:  # kept pool state: rules judge the use
+        elif value & STATE:  # kept pool state: rules judge the use
             self.gate(node, node, False, "global", value, name=name)
         return value
 
@@ -802,7 +818,7 @@ class MethodFlow(ast.NodeVisitor):
         ``.get_pool(r)``) is a pool, anything else but geometry and shapes is its state (a
         mapping, a buffer, a bound method). Off other state, or off a record (a container
         around state), only SWA-named data is."""
-        if not base & STATE or attr in SHARED_POOLS:
+        if not carries(base, STATE) or attr in SHARED_POOLS:
             return CLEAN
         stale = base & STALE
         if attr in TYPE_PROBES and not base & RECORD:  # its class or class name: a choice
@@ -1126,6 +1142,8 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
+        if not base:
+            return CLEAN  # nothing read off it
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
@@ -2055,7 +2073,8 @@ def _container_copied(node: ast.AST) -> Optional[ast.AST]:
 def _kept_read(value_node: Optional[ast.AST], value: Taint) -> bool:
     """``value_node`` reads pool state kept on ``self`` (not the runner's pool read anew, nor
     an inner backend's, which per forward is the one handed to it)."""
-    if value_node is None or not value & STATE or not value & STALE or value & RECORD:
+    if value_node is None or not carries(value, STATE) or not carries(value, STALE) or \
+            carries(value, RECORD):
         return False
     paths = {self_path(n) for n in nodes_under(value_node) if type(n) is ast.Attribute} - {None}
     inner = {q.rsplit(".", 1)[0] for q in paths if "." in q}  # self.a of self.a.b: not the read
