@@ -110,9 +110,9 @@ class PackageIndex:
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
         self._computing: List[tuple] = []  # keys of the summaries being computed, outermost first
         self._unfinished: set = set()  # of those, the ones that read another still computing
-        # one per computation under way (summaries, flows, what a module scope remembers),
-        # outermost first: False once it used a value a later computation may not repeat
-        self._repeatable: List[bool] = []
+        # [what, repeatable] per computation under way (summaries, flows, what a module scope
+        # remembers), outermost first: False once it used a value a later one may not repeat
+        self._frames: List[list] = []
         self._flows: Dict[ast.ClassDef, tuple] = {}  # class -> (inputs, facts, deps): ``run_flow``
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
@@ -219,7 +219,7 @@ class PackageIndex:
         """Drop every summary (one interrupted half-way must not be inherited as final)."""
         self._memo.clear()
         self._open = [{}]
-        self._computing, self._flows, self._repeatable = [], {}, []
+        self._computing, self._flows, self._frames = [], {}, []
         self._unfinished.clear()
 
     # -- the file being linted ------------------------------------------------------------------
@@ -361,7 +361,7 @@ class PackageIndex:
             value, deps = self._memo[key]
             if self._computing and key in self._computing:  # a cycle: what it sees depends on
                 self._unfinished.add(self._computing[-1])  # the order summaries are built in
-                self._not_repeatable()
+                self._not_repeatable(key)
             for path, digest in deps.items():
                 self._touch(path, digest)
             return value
@@ -378,44 +378,52 @@ class PackageIndex:
         being computed, whether a later computation repeats it)`` (``_tracked``)."""
         self._computing.append(key)
         try:
-            value, deps, repeatable = self._tracked(compute)
+            value, deps, repeatable = self._tracked(compute, key)
         finally:
             self._computing.pop()
             unfinished = key in self._unfinished
             self._unfinished.discard(key)
         return value, deps, unfinished, repeatable
 
-    def _tracked(self, compute) -> tuple:
+    def _tracked(self, compute, what) -> tuple:
         """``(compute(), {path: digest} of what it read, whether it is repeatable)``; the reads
         are also recorded as the open analyses' (``_touch``). Repeatable: it used no summary
-        still being computed (nor a value computed from one: the asker is under way then too),
-        so whatever asks the same later, here or in a forked worker, computes the same value
-        from the same remembered summaries and reads the same files."""
+        that was under way before it began (nor a value computed from one: the asker is under
+        way then too), so whatever asks the same later, here or in a forked worker, computes
+        the same value from the same remembered summaries and reads the same files. (One it
+        began itself and reads again is a recursion of its own: any later run repeats it.)"""
         self._open.append({})
-        self._repeatable.append(True)
+        self._frames.append([what, True])
         try:
             value = compute()
         finally:
             deps = self._open.pop()
-            repeatable = self._repeatable.pop()
+            repeatable = self._frames.pop()[1]
         for path, digest in deps.items():
             self._touch(path, digest)
         return value, deps, repeatable
 
-    def _not_repeatable(self) -> None:
-        """A value that depends on what is under way was read: nothing under way repeats."""
-        self._repeatable[:] = [False] * len(self._repeatable)
+    def _not_repeatable(self, what=None) -> None:
+        """The value of computation ``what``, still under way, was read: what it began since
+        does not repeat (None: a value that depends on something under way: nothing does)."""
+        begun = next((i for i in range(len(self._frames) - 1, -1, -1)
+                      if what is not None and self._frames[i][0] == what), -1)
+        for frame in self._frames[begun + 1:]:
+            frame[1] = False
 
-    def scope_computed(self, compute) -> tuple:
-        """``(compute(), record)`` for what a module scope remembers (an object of one of its
-        classes, a runner attribute): ``record`` is what ``scope_reused`` needs."""
-        value, deps, repeatable = self._tracked(compute)
+    def scope_computed(self, compute, what) -> tuple:
+        """``(compute(), record)`` for what a module scope remembers (``what``: an object of
+        one of its classes, a runner attribute): ``record`` is what ``scope_reused`` needs."""
+        value, deps, repeatable = self._tracked(compute, what)
         return value, (deps, repeatable)
 
-    def scope_reused(self, record: Optional[tuple]) -> None:
-        """A module scope's remembered value is used again (``record``: None while it is still
-        being computed): its reads count as this use's, and so does what made it unrepeatable."""
-        if record is None or not record[1]:
+    def scope_reused(self, record: Optional[tuple], what) -> None:
+        """A module scope's remembered value ``what`` is used again (``record``: None while it
+        is still being computed): its reads count as this use's, and so does what made it
+        unrepeatable."""
+        if record is None:
+            self._not_repeatable(what)
+        elif not record[1]:
             self._not_repeatable()
         for path, digest in (record[0] if record is not None else {}).items():
             self._touch(path, digest)

@@ -299,15 +299,16 @@ class ModuleScope:
         """``table[key]``, computed once (``guard`` while it is: a cycle sees that). With a
         package index, every later use records again what the computation read, and whether
         it is repeatable (``PackageIndex.scope_reused``)."""
+        what = (id(table), key)
         if key in table:
             if self.package is not None:
-                self.package.scope_reused(self._records.get((id(table), key)))
+                self.package.scope_reused(self._records.get(what), what)
             return table[key]
         table[key] = guard
         if self.package is None:
             table[key] = compute()
         else:
-            table[key], self._records[(id(table), key)] = self.package.scope_computed(compute)
+            table[key], self._records[what] = self.package.scope_computed(compute, what)
         return table[key]
 
     @cached_property
