@@ -524,14 +524,15 @@ class ClassFlow:
     def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
         """``params``: what ``__init__``'s parameters hold (an object built with them)."""
         env = AttrEnv(params={"__init__": dict(params)}) if params else AttrEnv()
+        turns: Dict[str, _Turn] = {}  # the reuse record: the previous pass's method turns
         for _ in range(MAX_PASSES):
-            current = _Pass(self, env)
+            current = _Pass(self, env, turns)
             result = current.run()
             # a pass that read only what it leaves behind would be repeated exactly by the next
             # one (same reads, same stores, same gates): its result is already the fixed point
             if result.env == env or current.settled(result.env):
                 break
-            env = result.env
+            env, turns = result.env, current.turns
         facts = self.facts
         facts.per_forward = frozenset(self.per_forward)
         facts.stores, facts.gates = result.stores, result.gates
@@ -539,30 +540,124 @@ class ClassFlow:
         facts.fields = result.fields
 
 
-class _Pass:
-    """One pass over every method of a class: the ``FlowOwner`` its method flows query."""
+_ABSENT = object()  # what a memo holds for a key it has no entry for (``_Turn.saw``)
+_ENV_TABLES = frozenset(f.name for f in dataclasses.fields(AttrEnv))
 
-    def __init__(self, flow: ClassFlow, env: AttrEnv) -> None:
+
+def _fresh(value):
+    """``value``, a container copied: a memo entry a turn saw or filled is kept as it was."""
+    return copy.copy(value) if isinstance(value, (dict, list)) else value
+
+
+@dataclass
+class _Turn:
+    """One method's turn in a pass (``_Pass.run``: its flow, its stores remembered, its return):
+    what it saw of the pass's state, what it did to it, and what it found.
+
+    A turn is deterministic given what it reads: the attribute env (``_Pass._read``) and the
+    pass's memos of helper evaluations (``_Memo``); the class's facts, the module scope and the
+    package index answer the same all through a class's run. So when every entry of ``saw``
+    holds the same at a method's turn in the next pass, running it again would read the same,
+    do the same and find the same: that pass replays ``effects`` (the writes, in their order)
+    and takes its findings instead. ``saw`` holds what the turn first read of each entry,
+    unless it had set the entry itself (a recursion guard of its own is no input); an entry it
+    or-ed into before (a store remembered, a call's arguments) stays one: whatever it held
+    first, the turn reads it or-ed with the same, so the value read is compared. The turns are
+    the one thing a pass hands the next besides its env, and none changes once recorded."""
+
+    saw: Dict[tuple, object] = field(default_factory=dict)  # (table, key) -> value first read
+    wrote: set = field(default_factory=set)  # (table, key) it set (not or-ed into)
+    reads: Dict[tuple, list] = field(default_factory=dict)  # env reads, for ``settled``
+    effects: list = field(default_factory=list)  # (``_Pass`` function, arguments), in order
+    opaque: bool = False  # it read in a way ``saw`` cannot hold (a wildcard): never reused
+    stores: List[Store] = field(default_factory=list)
+    field_sinks: List[Store] = field(default_factory=list)  # kept fields of stored records
+    gates: List[Gate] = field(default_factory=list)
+    runner_reads: List[ast.Attribute] = field(default_factory=list)
+    returned: Optional[Taint] = None  # None: a resolver (no return recorded)
+
+    def read(self, table: str, key, value) -> None:
+        if (table, key) not in self.wrote and (table, key) not in self.saw:
+            self.saw[(table, key)] = _fresh(value)
+
+    def did(self, function, *arguments, table: str = "", key=None) -> None:
+        self.effects.append((function, arguments))
+        if table:
+            self.wrote.add((table, key))
+
+
+class _Memo(dict):
+    """A memo of one pass (helper evaluations and what they left): a dict that tells the turn
+    under way (``_Pass.turn``) what it looked up and filled. Only these operations are used."""
+
+    def __init__(self, owner: "_Pass", table: str) -> None:
+        super().__init__()
+        self.owner, self.table = owner, table
+
+    def __contains__(self, key) -> bool:
+        return self.get(key, _ABSENT) is not _ABSENT
+
+    def __getitem__(self, key):
+        value = self.get(key, _ABSENT)
+        if value is _ABSENT:
+            raise KeyError(key)
+        return value
+
+    def get(self, key, default=None):
+        value = dict.get(self, key, _ABSENT)
+        turn = self.owner.turn
+        if turn is not None:
+            turn.read(self.table, key, value)
+        return default if value is _ABSENT else value
+
+    def __setitem__(self, key, value) -> None:
+        turn = self.owner.turn
+        if turn is not None:
+            turn.did(_Pass.fill, self.table, key, _fresh(value), table=self.table, key=key)
+        dict.__setitem__(self, key, value)
+
+
+class _Pass:
+    """One pass over every method of a class: the ``FlowOwner`` its method flows query.
+    ``kept``: the previous pass's turns, reused where what they read is unchanged (``_Turn``)."""
+
+    def __init__(self, flow: ClassFlow, env: AttrEnv, kept: Optional[Dict[str, "_Turn"]] = None
+                 ) -> None:
         self.flow, self.facts, self.scope = flow, flow.facts, flow.scope
         self.pool_attr = flow.options.pool_attr
         self.class_names = frozenset(c.name for c in self.facts.family)
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
-        self.memo: Dict[tuple, Taint] = {}
-        self.memo_fields: Dict[tuple, Dict[str, Taint]] = {}  # the record a factory returns
-        self.memo_globals: Dict[tuple, list] = {}  # the module-global stores a function makes
-        self.memo_gates: Dict[tuple, list] = {}  # its decisions on module globals
-        self.delegations: Dict[str, Taint] = {}  # names __getattr__ answered -> what it gave
+        self.memo: Dict[tuple, Taint] = _Memo(self, "memo")
+        self.memo_fields: Dict[tuple, Dict[str, Taint]] = _Memo(self, "memo_fields")  # the
+        # record a factory returns
+        self.memo_globals: Dict[tuple, list] = _Memo(self, "memo_globals")  # the module-global
+        # stores a function makes
+        self.memo_gates: Dict[tuple, list] = _Memo(self, "memo_gates")  # its decisions on
+        # module globals
+        self.delegations: Dict[str, Taint] = _Memo(self, "delegations")  # names __getattr__
+        # answered -> what it gave
         self.depth = 0
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
         self.unsettled = False  # one key read with two different values
+        self.kept = kept or {}
+        self.turns: Dict[str, _Turn] = {}  # this pass's, for the next one
+        self.turn: Optional[_Turn] = None  # the method turn under way, recorded
 
     def _read(self, table: str, key: str):
-        """``self.env``'s entry, noted for ``settled``."""
+        """``self.env``'s entry, noted for ``settled`` and for the turn under way."""
         value = self.env.get(table, key)
         kept = dict(value) if table == "params" else value  # (a params dict fills in place)
-        if self.seen.setdefault((table, key), kept) != kept:
-            self.unsettled = True
+        self._note(table, key, kept)
+        if self.turn is not None:
+            self.turn.read(table, key, kept)
+            values = self.turn.reads.setdefault((table, key), [])
+            if kept not in values:
+                values.append(kept)
         return value
+
+    def _note(self, table: str, key: str, value) -> None:
+        if self.seen.setdefault((table, key), value) != value:
+            self.unsettled = True
 
     def settled(self, final: AttrEnv) -> bool:
         """Every read of the pass saw what ``final`` (its own result) holds: the pass is
@@ -573,34 +668,14 @@ class _Pass:
     def run(self) -> PassResult:
         stores, gates, reads, returns, fields = [], [], [], {}, {}
         for name in self.flow.order:
-            function = self.facts.methods[name]
-            passed = dict(self._read("params", name))  # what its callers in the class pass
-            if name == "__init__" and self.flow.swap_point and not self.flow.hands_pool_on:
-                for param in _handed_backends(function, self.facts):  # a wrapper's inners
-                    passed.setdefault(param, HANDED_INNER)
-            flow = MethodFlow(self, function, name, env=passed).run(function.body)
-            for wrapper in self.facts.wrappers.get(name, ()):  # (a wrapper runs as the method)
-                extra = MethodFlow(self, wrapper, name).run(wrapper.body)
-                flow.stores.extend(extra.stores)
-                flow.closures.append(extra)
-                flow.runner_reads.extend(extra.runner_reads)
-            method_stores = [self._store(event, flow) for event in flow.stores]
-            for store in [s for s in method_stores if s.scope == "field"]:
-                method_stores.remove(store)  # a field of a stored record: a fact, no finding
-                if store.sink:
-                    fields[store.attr] = fields.get(store.attr, CLEAN) | store.bits
-                    self._remember(store)
-            stores.extend(method_stores)
-            for store in method_stores:
-                self._remember(store)
-            gates.extend(_gates_of(flow, name))
-            reads.extend(flow.runner_reads)
-            if name not in self.flow.resolvers:
-                returned = self.method_returns(name, ()) if name in self.facts.properties \
-                    else flow.returned
-                if name in self.facts.cached_methods and returned:
-                    returned |= STALE  # functools.cache keeps the first call's answer
-                returns[name] = self.env.returns[name] = returned
+            turn = self.turns[name] = self._reused(name) or self._turn(name)
+            for store in turn.field_sinks:  # a field of a stored record: a fact, no finding
+                fields[store.attr] = fields.get(store.attr, CLEAN) | store.bits
+            stores.extend(turn.stores)
+            gates.extend(turn.gates)
+            reads.extend(turn.runner_reads)
+            if turn.returned is not None:
+                returns[name] = turn.returned
         cached = [n for n, kind in self.facts.properties.items() if kind]
         for name in cached:
             stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
@@ -613,6 +688,68 @@ class _Pass:
         fields.update((k, v) for k, v in self.delegations.items() if v & STALE)  # (as fields)
         return PassResult(self.env, stores, gates, reads, returns, fields)
 
+    def _reused(self, name: str) -> Optional[_Turn]:
+        """The previous pass's turn of ``name``, replayed, when what it read holds the same."""
+        turn = self.kept.get(name)
+        if turn is None or turn.opaque or any(
+                self._now(table, key) != value for (table, key), value in turn.saw.items()):
+            return None
+        for (table, key), values in turn.reads.items():
+            for value in values:
+                self._note(table, key, value)
+        for function, arguments in turn.effects:
+            function(self, *arguments)
+        return turn
+
+    def _now(self, table: str, key):
+        if table in _ENV_TABLES:
+            return self.env.get(table, key)
+        return dict.get(getattr(self, table), key, _ABSENT)
+
+    def fill(self, table: str, key, value) -> None:
+        """A memo entry a reused turn filled (``_Turn.effects``)."""
+        dict.__setitem__(getattr(self, table), key, _fresh(value))
+
+    def _turn(self, name: str) -> _Turn:
+        """Method ``name``'s turn, run and recorded."""
+        self.turn = turn = _Turn()
+        try:
+            self._play(name, turn)
+        finally:
+            self.turn = None
+        return turn
+
+    def _play(self, name: str, turn: _Turn) -> None:
+        function = self.facts.methods[name]
+        passed = dict(self._read("params", name))  # what its callers in the class pass
+        if name == "__init__" and self.flow.swap_point and not self.flow.hands_pool_on:
+            for param in _handed_backends(function, self.facts):  # a wrapper's inners
+                passed.setdefault(param, HANDED_INNER)
+        flow = MethodFlow(self, function, name, env=passed).run(function.body)
+        for wrapper in self.facts.wrappers.get(name, ()):  # (a wrapper runs as the method)
+            extra = MethodFlow(self, wrapper, name).run(wrapper.body)
+            flow.stores.extend(extra.stores)
+            flow.closures.append(extra)
+            flow.runner_reads.extend(extra.runner_reads)
+        method_stores = [self._store(event, flow) for event in flow.stores]
+        for store in [s for s in method_stores if s.scope == "field"]:
+            method_stores.remove(store)  # a field of a stored record: a fact, no finding
+            if store.sink:
+                turn.field_sinks.append(store)
+                self._remember(store)
+        turn.stores = method_stores
+        for store in method_stores:
+            self._remember(store)
+        turn.gates = list(_gates_of(flow, name))
+        turn.runner_reads = flow.runner_reads
+        if name not in self.flow.resolvers:
+            returned = self.method_returns(name, ()) if name in self.facts.properties \
+                else flow.returned
+            if name in self.facts.cached_methods and returned:
+                returned |= STALE  # functools.cache keeps the first call's answer
+            self._returned(name, returned)
+            turn.returned = returned
+
     def _store(self, event, flow: MethodFlow) -> Store:
         sink = event.scope == "cache" or not flow.per_forward or (
             event.lazy and event.memo not in self.flow.resets)
@@ -620,11 +757,16 @@ class _Pass:
                      flow.name, sink, event.alone, flow.resolver, event.scope, event.under)
 
     def _remember(self, store: Store) -> None:
-        if store.scope == "module":
-            table = self.env.globals
-        else:
-            table = self.env.sinks if store.sink else self.env.forward
+        name = "globals" if store.scope == "module" else "sinks" if store.sink else "forward"
+        if self.turn is not None:
+            self.turn.did(_Pass._remember, store)  # (or-ed in: a later read of it is an input)
+        table = getattr(self.env, name)
         table[store.attr] = table.get(store.attr, CLEAN) | store.bits
+
+    def _returned(self, name: str, returned: Taint) -> None:
+        if self.turn is not None:
+            self.turn.did(_Pass._returned, name, returned, table="returns", key=name)
+        self.env.returns[name] = returned
 
     # -- FlowOwner ------------------------------------------------------------------------------
     def is_per_forward(self, name: str) -> bool:
@@ -660,6 +802,8 @@ class _Pass:
             if fnmatchcase(path, pattern) and pattern != path:
                 bits |= self._read("sinks", pattern)
         if "*" in path:  # getattr(self, f"_{mode}_map"): any stored name it may be
+            if self.turn is not None:
+                self.turn.opaque = True  # (which names are stored: no entry of ``saw``)
             for attr in [a for a in self.env.sinks if a != path and fnmatchcase(a, path)]:
                 bits |= self._read("sinks", attr)
         stale_forward = self._read("forward", path)
@@ -898,6 +1042,8 @@ class _Pass:
         function = self.facts.methods.get(name)
         if function is None:
             return
+        if self.turn is not None:
+            self.turn.did(_Pass.note_call, name, arguments, dict(keywords))  # (or-ed in)
         params = params_of(function)
         passed = self.env.params.setdefault(name, {})
         for param, value in [*zip(params, arguments), *keywords.items()]:
