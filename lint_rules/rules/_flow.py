@@ -2340,10 +2340,21 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
         return _choice_kind(node.operand, owner) and CHOICE
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
-    if isinstance(node, ast.Attribute) and (_is_class_name(node.value) or isinstance(
-            node.value, ast.Name) and node.value.id == "cls"):
-        return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA in a classmethod
+    if isinstance(node, ast.Attribute) and _names_class(node.value):
+        return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA, type(self).SWA
+    if isinstance(node, ast.Subscript) and const_str(node.slice) and _names_class(node.value):
+        return CHOICE  # an enum member by name: KVMode["SWA"]
     return CLEAN
+
+
+def _names_class(node: ast.AST) -> bool:
+    """``KVMode`` (CapWords), ``cls`` (a classmethod's class), ``type(self)``, ``self.__class__``:
+    what a member or constant read off it is one of the class's own."""
+    if isinstance(node, ast.Name):
+        return node.id == "cls" or _is_class_name(node)
+    if isinstance(node, ast.Call):
+        return last_name(node.func) == "type" and len(node.args) == 1 and is_self(node.args[0])
+    return isinstance(node, ast.Attribute) and node.attr == "__class__" and is_self(node.value)
 
 
 def _pattern_tests_type(pattern: ast.AST, owner: FlowOwner) -> bool:
