@@ -382,9 +382,11 @@ def _outside_state(cls: type) -> tuple:
     """``Layout.outside`` of ``cls``: the module globals its code reads (``provenance.
     globals_read``) that hold a pool, a method, partial, closure or weak reference of one, or
     None under a pool's name; a context variable's or ``threading.local``'s value there (a
-    pool, or pools in what it holds); a bool the code sets with ``global`` from an SWA pool
-    test. Other globals (a module's dicts and records) may serve every backend of the module,
-    the target's and the draft's alike, and are not judged."""
+    pool, or pools in what it holds); the same for the attributes it reads off a module or
+    class of its package held as a global (``_State.kv_pool``); a bool the code sets with
+    ``global`` (or on such a namespace) from an SWA pool test. Other globals (a module's dicts
+    and records) may serve every backend of the module, the target's and the draft's alike,
+    and are not judged."""
     from runtime_guard.provenance import globals_read
 
     read = globals_read(cls, _base_of(cls))
@@ -392,26 +394,51 @@ def _outside_state(cls: type) -> tuple:
     for module, namespace, name, attrs in read.reads:
         value, steps = namespace.get(name), (_Global(namespace, name),)
         label = f"{_GLOBAL}{module}.{name}"
-        if _kind(value) == _CONTEXT:
-            steps, label, value = steps + (_CONTEXT_VALUE,), label + ".get()", value.get(None)
-            if value is not None and pool_of(value) is None:
-                _search(None, value, steps, label, 1, found)
-                continue
-        elif isinstance(value, threading.local):  # what the code reads off it, and only that:
-            for attr in sorted(attrs):  # other attributes may be another backend class's
-                item = getattr(value, attr, None)
-                where, path = steps + (operator.attrgetter(attr),), f"{label}.{attr}"
-                if (item is None and _may_hold_pool(attr)) or pool_of(item) is not None:
-                    entries.append((where, path, _swa_slot_name(attr), None))
-                elif item is not None:
-                    _search(None, item, where, path, 2, found)
-            continue
-        if (value is None and _may_hold_pool(name)) or pool_of(value) is not None:
-            entries.append((steps, label, _swa_slot_name(name), None))
+        if _namespace_of(value, cls):  # ``_State.kv_pool``, ``kv_state.CURRENT``: one level
+            for attr in sorted(attrs):
+                _judge_global(getattr(value, attr, None), steps + (operator.attrgetter(attr),),
+                              f"{label}.{attr}", attr, (), entries, found)
+        else:
+            _judge_global(value, steps, label, name, attrs, entries, found)
     entries += [(steps, path, swa, None) for _, steps, path, swa in found.nested]
-    entries += [((_Global(namespace, name),), f"{_GLOBAL}{module}.{name}", False, not polarity)
-                for module, namespace, name, polarity in read.verdicts]
+    for module, namespace, name, attr, polarity in read.verdicts:
+        steps = (_Global(namespace, name),) + ((operator.attrgetter(attr),) if attr else ())
+        path = f"{_GLOBAL}{module}.{name}" + (f".{attr}" if attr else "")
+        entries.append((steps, path, False, not polarity))
     return tuple(entries)
+
+
+def _judge_global(value, steps, label, name, attrs, entries: list, found: "_Found") -> None:
+    """The entries for one global (or a namespace's attribute) the code reads: a pool-bound
+    value or None under a pool's name, a context variable's value, what the code reads off a
+    ``threading.local`` (``attrs``) and only that: its other attributes may be another
+    backend class's."""
+    if _kind(value) == _CONTEXT:
+        steps, label, value = steps + (_CONTEXT_VALUE,), label + ".get()", value.get(None)
+        if value is not None and pool_of(value) is None:
+            _search(None, value, steps, label, 1, found)
+            return
+    elif isinstance(value, threading.local):
+        for attr in sorted(attrs):
+            item = getattr(value, attr, None)
+            where, path = steps + (operator.attrgetter(attr),), f"{label}.{attr}"
+            if (item is None and _may_hold_pool(attr)) or pool_of(item) is not None:
+                entries.append((where, path, _swa_slot_name(attr), None))
+            elif item is not None:
+                _search(None, item, where, path, 2, found)
+        return
+    if (value is None and _may_hold_pool(name)) or pool_of(value) is not None:
+        entries.append((steps, label, _swa_slot_name(name), None))
+
+
+def _namespace_of(value: Any, cls: type) -> bool:
+    """A module or a class of ``cls``'s own package used as a namespace of state (not a backend
+    class: its state is checked as an inner backend's or its own)."""
+    top = cls.__module__.partition(".")[0]
+    if isinstance(value, types.ModuleType):
+        return value.__name__.partition(".")[0] == top
+    return (isinstance(value, type) and value.__module__.partition(".")[0] == top
+            and _BACKEND_BASE not in {klass.__name__ for klass in value.__mro__})
 
 
 class _Global(NamedTuple):
@@ -756,7 +783,7 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
             elif value is None and _swa_slot_name(name) or (
                     value is not None and pool_of(value) is not None):
                 found.append((name, (), name + where, _swa_slot_name(name)))
-            elif _kind(value) == _OTHER:  # an object or a container
+            elif _kind(value) in (_OTHER, _CONTEXT, _FRAME):  # an object, container, ContextVar
                 _search(name, value, (), name, 1, inside)
     found += [(name, steps, path + where, swa) for name, steps, path, swa in inside.nested]
     return tuple(found), tuple(flags)

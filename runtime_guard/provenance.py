@@ -729,7 +729,9 @@ class GlobalsRead(NamedTuple):
     variable, a pool set with ``global``), which no attribute of the backend shows."""
 
     reads: tuple  # (module name, namespace, name, attributes the code reads off it)
-    verdicts: tuple  # (module name, namespace, name, polarity): set from an SWA pool test
+    # (module name, namespace, name, attribute or None, polarity): a global, or an attribute of
+    # a module or class the code holds as a global, set from an SWA pool test
+    verdicts: tuple
 
 
 _globals_by_class: dict = {}  # class -> GlobalsRead
@@ -741,8 +743,9 @@ def globals_read(cls: type, stop: type) -> GlobalsRead:
     methods, properties and the functions nested in them, and the module functions of its own
     package that code calls, two calls deep); and, among those it reads, the ones that code
     sets with ``global`` from an SWA pool test alone (``_W = isinstance(pool, SWAKVPool)``,
-    ``not is_swa(pool)``: one polarity, no other store), with the test's polarity. Read once
-    per class; nothing when the code cannot be read."""
+    ``not is_swa(pool)``: one polarity, no other store), with the test's polarity, and so for
+    an attribute of a module or class of its package held as a global (``_State.w = ...``).
+    Read once per class; nothing when the code cannot be read."""
     if cls not in _globals_by_class:
         try:
             _globals_by_class[cls] = _read_globals(cls, stop)
@@ -762,22 +765,26 @@ def _read_globals(cls: type, stop: type) -> GlobalsRead:
             continue
         seen.add(function.__code__)
         namespace = function.__globals__
-        for op, name, attr in _global_names(function.__code__):
+        for op, name, attr, stored in _global_names(function.__code__):
             value = namespace.get(name)
+            if isinstance(value, types.ModuleType) and isinstance(
+                    getattr(value, str(attr), None), types.FunctionType):
+                value = getattr(value, attr)  # module.helper(...): a function of that module
             if isinstance(value, types.FunctionType):
                 if depth < _CALL_DEPTH and str(value.__module__).partition(".")[0] == top:
                     todo.append((value, depth + 1))
             elif name in namespace:
                 key = (id(namespace), name)
                 reads.setdefault(key, (namespace.get("__name__", "?"), namespace, name, set()))
-                if attr is not None:
-                    reads[key][3].add(attr)
-                if op == "STORE_GLOBAL":
+                if op == "STORE_GLOBAL" or stored:
                     setters.append(function)
                 else:
                     loaded.add(key)
-    verdicts = [(*reads[key][:3], polarity) for key, polarity in _global_verdicts(setters).items()
-                if key in loaded]
+                    if attr is not None:
+                        reads[key][3].add(attr)
+    verdicts = [(*reads[key[:2]][:3], key[2], polarity)
+                for key, polarity in _global_verdicts(setters).items() if key[:2] in reads
+                and (key[:2] in loaded if key[2] is None else key[2] in reads[key[:2]][3])]
     return GlobalsRead(tuple((module, namespace, name, frozenset(attrs))
                              for module, namespace, name, attrs in reads.values()),
                        tuple(verdicts))
@@ -795,24 +802,26 @@ def _functions_in(value) -> list:
 
 
 def _global_names(code: types.CodeType):
-    """(opcode name, global name, attribute read off it or None) for each global the code (and
-    the code nested in it: comprehensions, lambdas, inner functions) loads or stores."""
+    """(opcode name, global name, attribute read or set on it or None, whether it is set) for
+    each global the code (and the code nested in it: comprehensions, lambdas, inner
+    functions) loads or stores."""
     import dis
 
     instructions = list(dis.get_instructions(code))
     for instruction, after in zip(instructions, instructions[1:] + [None]):
         if instruction.opname in ("LOAD_GLOBAL", "STORE_GLOBAL"):
-            attr = after.argval if after is not None and after.opname in (
-                "LOAD_ATTR", "LOAD_METHOD") else None
-            yield instruction.opname, instruction.argval, attr
+            op = after.opname if after is not None else ""
+            attr = after.argval if op in ("LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR") else None
+            yield instruction.opname, instruction.argval, attr, op == "STORE_ATTR"
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             yield from _global_names(const)
 
 
 def _global_verdicts(setters: list) -> dict:
-    """(id(namespace), name) -> polarity for the globals ``setters`` set with ``global`` only
-    from an SWA pool test of one polarity (any other store, or both polarities: left out)."""
+    """(id(namespace), name, attribute or None) -> polarity for the globals ``setters`` set with
+    ``global``, and the attributes they set on a global module or class (``_State.w = ...``),
+    only from an SWA pool test of one polarity (any other store, or both polarities: out)."""
     found: dict = {}
     for function in dict.fromkeys(setters):
         try:
@@ -821,14 +830,29 @@ def _global_verdicts(setters: list) -> dict:
             continue
         declared = {name for node in ast.walk(tree) if isinstance(node, ast.Global)
                     for name in node.names}
+        ours = id(function.__globals__)
         for node in ast.walk(tree):
             targets = node.targets if isinstance(node, ast.Assign) else [
                 node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             for target in targets:
-                plain = isinstance(target, ast.Name) and isinstance(node, ast.Assign)
-                for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-                    if name in declared:  # unpacked or augmented: not a test's verdict alone
-                        polarity = _swa_polarity(node.value) if plain else None
-                        found.setdefault((id(function.__globals__), name), set()).add(polarity)
+                plain = isinstance(target, (ast.Name, ast.Attribute)) and isinstance(
+                    node, ast.Assign)  # unpacked or augmented: not a test's verdict alone
+                polarity = _swa_polarity(node.value) if plain else None
+                for key in _global_targets(target, declared, function):
+                    found.setdefault((ours, *key), set()).add(polarity)
     return {key: next(iter(kinds)) for key, kinds in found.items()
             if len(kinds) == 1 and None not in kinds}
+
+
+def _global_targets(target: ast.AST, declared: set, function) -> list:
+    """(name, None) for a global the store binds, (name, attribute) for ``Name.attr = ...`` on a
+    module or class the function holds as a global (not a local of its own)."""
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        name = target.value.id
+        held = function.__globals__.get(name)
+        if name not in function.__code__.co_varnames and isinstance(held, (type,
+                                                                           types.ModuleType)):
+            return [(name, target.attr)]
+        return []
+    return [(n.id, None) for n in ast.walk(target)
+            if isinstance(n, ast.Name) and n.id in declared]

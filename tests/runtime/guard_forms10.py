@@ -19,7 +19,11 @@ Classes of places and their forms here:
   twin: a primed coroutine sent the live pool on every launch (its local is rebound per send,
   so it holds the pool the caller gave it last);
 * context variables and weak proxies held by the instance: a per-instance ``ContextVar``; a
-  ``weakref.proxy`` to the pool inside a record; twin: the proxy made again per forward.
+  ``weakref.proxy`` to the pool inside a record; twin: the proxy made again per forward;
+* a class of the module used as a namespace of state (``_LaunchState.kv_pool = pool``,
+  ``_LaunchState.windowed = isinstance(...)``) and a ``ContextVar`` as a class attribute of the
+  backend; twins: the namespace and the class's variable set per forward, a namespace holding
+  the model's geometry (a window size and a bool saying the model has one).
 """
 
 from __future__ import annotations
@@ -216,6 +220,60 @@ class ProxyInRecordAttnBackend(_Base10):
         return q
 
 
+class _LaunchState:
+    """A namespace of module state, assigned through its class attributes."""
+
+    kv_pool = None
+    windowed = False
+
+
+class NamespacePoolAttnBackend(_Base10):
+    """``_LaunchState.kv_pool = pool`` in ``__init__`` (a class of the module as a namespace):
+    the launch reads it."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", SWAPPED, "_LaunchState.kv_pool"
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        _LaunchState.kv_pool = model_runner.token_to_kv_pool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        _windowed_read(_LaunchState.kv_pool, layer, forward_batch)
+        return q
+
+
+class NamespaceVerdictAttnBackend(_Base10):
+    """``_LaunchState.windowed = isinstance(pool, SWAKVPool)`` in ``__init__``: False for a
+    FROZEN_KV draft's own pool, so the launch skips the translation on the target's pool."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", (FROZEN_KV,), "_LaunchState.windowed"
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        _LaunchState.windowed = isinstance(model_runner.token_to_kv_pool, bb.SWAKVPool)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        bb._read_kv(pool, layer, forward_batch, _translate(pool) if _LaunchState.windowed else None)
+        return q
+
+
+class ClassContextVarAttnBackend(_Base10):
+    """A ``ContextVar`` as a class attribute (``_POOL_VAR``), set from ``__init__``: every
+    instance's launch reads the pool the last one was built with."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", SWAPPED, "_POOL_VAR"
+    _POOL_VAR: contextvars.ContextVar = contextvars.ContextVar("class_pool")
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._POOL_VAR.set(model_runner.token_to_kv_pool)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        _windowed_read(self._POOL_VAR.get(), layer, forward_batch)
+        return q
+
+
 # =========================================================================== correct
 
 
@@ -329,13 +387,71 @@ class ProxyPerForwardAttnBackend(ProxyInRecordAttnBackend):
         self.plan.kv = weakref.proxy(self.token_to_kv_pool)
 
 
+class NamespacePerForwardAttnBackend(NamespacePoolAttnBackend):
+    """The same namespace, its pool set again from the live pool before every launch."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        _LaunchState.kv_pool = self.token_to_kv_pool
+
+
+class NamespaceVerdictPerForwardAttnBackend(NamespaceVerdictAttnBackend):
+    """The same namespace verdict, decided again from the live pool before every launch."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        _LaunchState.windowed = isinstance(self.token_to_kv_pool, bb.SWAKVPool)
+
+
+class _ModelGeometry:
+    """A namespace of the model's geometry: the same for the target and its draft."""
+
+    window = 0
+    has_window = False
+
+
+class NamespaceGeometryAttnBackend(_Base10):
+    """Keeps the model's window size and a bool saying it has one in a module namespace (not
+    decided from a pool); the pool is read live."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        _ModelGeometry.window = getattr(model_runner, "sliding_window_size", None) or 4
+        _ModelGeometry.has_window = _ModelGeometry.window > 0
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        bb._read_kv(pool, layer, forward_batch,
+                    _translate(pool) if _ModelGeometry.has_window else None)
+        return q
+
+
+class ClassContextVarPerForwardAttnBackend(ClassContextVarAttnBackend):
+    """The same class-level ``ContextVar``, set from the live pool before every launch."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        self._POOL_VAR.set(self.token_to_kv_pool)
+
+
 STALE = (
     ModuleGlobalPoolAttnBackend, ModuleThreadLocalAttnBackend, HelperContextVarAttnBackend,
     HelperGlobalVerdictAttnBackend, BoundSendAttnBackend, ClosureGeneratorAttnBackend,
-    InstanceContextVarAttnBackend, ProxyInRecordAttnBackend,
+    InstanceContextVarAttnBackend, ProxyInRecordAttnBackend, NamespacePoolAttnBackend,
+    NamespaceVerdictAttnBackend, ClassContextVarAttnBackend,
 )
 CORRECT = (
     ModuleGlobalPoolPerForwardAttnBackend, ModuleThreadLocalWorkspaceAttnBackend,
     HelperContextVarPerForwardAttnBackend, HelperGlobalVerdictPerForwardAttnBackend,
     SentPoolCoroutineAttnBackend, PoolRegistryStatsAttnBackend, ProxyPerForwardAttnBackend,
+    NamespacePerForwardAttnBackend, NamespaceVerdictPerForwardAttnBackend,
+    NamespaceGeometryAttnBackend, ClassContextVarPerForwardAttnBackend,
 )
