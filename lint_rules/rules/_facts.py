@@ -67,6 +67,7 @@ from lint_rules.rules._flow import (
     is_type_probe,
     keyed_by_pool,
     last_name,
+    method_caller,
     name_pattern,
     nodes_under,
     params_of,
@@ -282,6 +283,7 @@ class ModuleScope:
         self.fields: Dict[str, tuple] = {}  # record type -> its fields, in order
         self.type_aliases: Dict[str, bool] = {}
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
+        self.callers: Dict[str, ast.Call] = {}  # NAME = operator.methodcaller("get_key_buffer", 0)
         self.globals: set = set()
         self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
         self.imports: Dict[str, str] = {}
@@ -340,6 +342,8 @@ class ModuleScope:
             value = statement.value
             if getter_path(value) is not None:
                 self.getters.update((name, getter_path(value)) for name in names)
+            elif method_caller(value) is not None:
+                self.callers.update((name, value) for name in names)
             elif isinstance(value, ast.Call) and last_name(value.func) in (
                 "namedtuple", "make_dataclass"
             ):
@@ -913,9 +917,11 @@ class _Pass:
             if name in summary.returns:
                 return Taint(summary.returns[name])
         # no method of that name: a stored callable (a closure, a bound method, a partial)
-        # returns what it holds
+        # returns what it holds; a pool called is a reference to it (weakref.ref(pool)())
         stored = self.attr_value(name)
-        return stored & ~RECORD if stored & RECORD else CLEAN
+        if stored & RECORD:
+            return stored & ~RECORD
+        return stored if stored & POOL and not stored & BUILT else CLEAN
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          follow: bool = True, keywords: tuple = ()) -> Optional[Taint]:
@@ -1024,6 +1030,9 @@ class _Pass:
 
     def getter(self, func: ast.AST) -> Optional[str]:
         return self.scope.getters.get(func.id) if isinstance(func, ast.Name) else None
+
+    def caller(self, func: ast.AST) -> Optional[ast.Call]:
+        return self.scope.callers.get(func.id) if isinstance(func, ast.Name) else None
 
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
@@ -1241,7 +1250,12 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
 
 def _names_runner(value: ast.AST) -> bool:
     """``model_runner`` / ``self.model_runner``: the runner itself, whose ``token_to_kv_pool``
-    a FROZEN_KV swap rebinds (an attribute of ours holding it reaches the active pool)."""
+    a FROZEN_KV swap rebinds (an attribute of ours holding it reaches the active pool); also
+    as one operand of ``or`` or one side of a ternary (``owner or model_runner``)."""
+    if isinstance(value, ast.BoolOp):
+        return any(map(_names_runner, value.values))
+    if isinstance(value, ast.IfExp):
+        return _names_runner(value.body) or _names_runner(value.orelse)
     if isinstance(value, ast.Attribute) and is_self(value.value):
         return value.attr.endswith("runner")
     return isinstance(value, ast.Name) and value.id.endswith("runner")

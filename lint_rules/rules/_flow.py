@@ -41,6 +41,7 @@ from lint_rules.rules._vocab import (
     RECORD_COPIERS,
     RECORD_COPY_METHODS,
     REDUCERS,
+    REFERENCES,
     SHARED_POOLS,
     TYPE_PROBES,
     is_flag_like,
@@ -238,6 +239,24 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
         if holder is not None:
             return holder, const_str(node.slice)
     return None
+
+
+def method_caller(node: ast.AST) -> Optional[ast.Call]:
+    """``operator.methodcaller("name", *args, **kw)`` (its call node), which calls
+    ``obj.name(*args, **kw)`` on the object it is given."""
+    if isinstance(node, ast.Call) and last_name(node.func) == "methodcaller" and node.args:
+        name = const_str(node.args[0])
+        if name and name.isidentifier():
+            return node
+    return None
+
+
+def called_method(caller: ast.Call, obj: ast.AST, at: ast.AST) -> ast.Call:
+    """``obj.name(*args, **kw)``, placed at ``at``: what ``methodcaller(...)(obj)`` calls."""
+    method = ast.copy_location(ast.Attribute(value=obj, attr=const_str(caller.args[0]),
+                                             ctx=ast.Load()), at)
+    return ast.copy_location(ast.Call(func=method, args=list(caller.args[1:]),
+                                      keywords=list(caller.keywords)), at)
 
 
 def getter_path(node: ast.AST) -> Optional[str]:
@@ -551,6 +570,8 @@ class FlowOwner(Protocol):
 
     def getter(self, func: ast.AST) -> Optional[str]: ...
 
+    def caller(self, func: ast.AST) -> Optional[ast.Call]: ...
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
     def runner_attr(self, attr: str) -> Taint: ...
@@ -593,6 +614,10 @@ class MethodFlow(ast.NodeVisitor):
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
         self.getters: Dict[str, str] = {}  # local -> the path of the attrgetter it holds
+        # type test -> (the local class it names, what its subject holds): ``narrowed``
+        self.narrowing: Dict[int, Tuple[str, Taint]] = {}
+        self.siblings: Dict[str, tuple] = {}  # loop variable -> the names its target binds
+        self.callers: Dict[str, ast.Call] = {}  # local -> the methodcaller it holds
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
@@ -895,6 +920,9 @@ class MethodFlow(ast.NodeVisitor):
             value = self.attribute(node, *alias)
             return value | self.visit(fallback) if fallback is not None else value
         func, args = node.func, node.args
+        caller = self.caller_of(func) if type(func) is not ast.Attribute else None
+        if caller is not None and len(args) == 1 and not node.keywords:  # methodcaller(m)(x)
+            return self.visit(called_method(caller, args[0], node))
         if type(func) is ast.Call and last_name(func.func) == "partial" and func.args:
             return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
                 func=func.args[0], args=[*func.args[1:], *args],
@@ -924,6 +952,8 @@ class MethodFlow(ast.NodeVisitor):
         ``name``: the local or global name called (``""`` for ``obj.method(...)``)."""
         func, args = node.func, node.args
         if name in ("isinstance", "issubclass") and len(args) == 2:
+            if type(args[1]) is ast.Name and args[1].id in self.env:  # for cls in TYPES: ...
+                self.narrowing[id(node)] = (args[1].id, values[0])
             swa = self.owner.type_names_swa(args[1]) or self.local_types_swa(args[1])
             if swa and not values[0] & STATE and _names_other_classes(args[1]):
                 swa = False  # isinstance(layer, SWAAttention): SWA, but not a pool's type
@@ -943,6 +973,8 @@ class MethodFlow(ast.NodeVisitor):
         source = _copied_record(func, args)
         if source is not None:  # replace(rec, x=v), copy.copy(rec), rec._replace(x=v)
             return self.record_copy(node, source, values)
+        if called in REFERENCES and name not in self.env:
+            return values[0] if args else CLEAN  # weakref.proxy(pool) is the pool, its ref too
         if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
         if called in COUNTING and name not in self.env:
@@ -982,6 +1014,14 @@ class MethodFlow(ast.NodeVisitor):
         if any(fields.values()):
             self.fields[id(node)] = fields
         return container(held | union(v for _, v in changes)) or held
+
+    def caller_of(self, func: ast.AST) -> Optional[ast.Call]:
+        """The ``methodcaller`` ``func`` is: spelled there, or a local or module global bound
+        to one."""
+        kind = type(func)
+        if kind is ast.Name:
+            return self.callers.get(func.id) if func.id in self.env else self.owner.caller(func)
+        return method_caller(func) if kind is ast.Call else None
 
     def made_record(self, node: ast.Call, record: ast.AST, fields: list) -> Taint:
         """``Rec._make((a, b))``: what ``Rec(a, b)`` holds, its fields kept for ``node``."""
@@ -1557,6 +1597,12 @@ class MethodFlow(ast.NodeVisitor):
         namespace = _namespace_of(value_node) if getter is None else None
         _keep(self.getters, name, getter)
         _keep(self.namespaces, name, namespace)
+        if type(value_node) is ast.Call and method_caller(value_node) is not None:
+            self.callers[name] = value_node
+        elif self.callers:
+            self.callers.pop(name, None)
+        if self.siblings:
+            self.siblings.pop(name, None)
         self.instances.discard(name)
         self.unpacked.discard(name)
         if getter is None and namespace is None and isinstance(value_node, ast.Call) and (
@@ -1773,6 +1819,8 @@ class MethodFlow(ast.NodeVisitor):
             memo = self.memo_of(node)
             tested = self.decided(node.test)
             decided |= CLEAN if memo and memo[1] else tested  # (a memo's key: no pool decision)
+            if self.narrowing:  # (a type test naming a local class was seen)
+                self.env.update(self.narrowed(node.test))
             with self.memoising(memo, True):
                 self.under(decided, [node.body],
                            guarded_attr(node.test, self.owner.class_names) or "")
@@ -1788,6 +1836,21 @@ class MethodFlow(ast.NodeVisitor):
         self.env = merged
         if ends:  # after an early return, the rest of the block runs only when it was not taken
             self.control[-1] |= decided
+
+    def narrowed(self, test: ast.AST) -> Dict[str, Taint]:
+        """``isinstance(pool, cls)`` (or a conjunct of the test) with ``cls`` a local, a loop
+        over pool classes: where it passed, ``cls`` is the pool's class as ``type(pool)`` is,
+        picked by what the pool is (``self.kind = cls.__name__`` keeps that choice), and so
+        is what the loop bound beside it (``for kind, cls in KINDS.items()``: ``kind``)."""
+        tests = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else (test,)
+        found = {}
+        for part in tests:
+            name, subject = self.narrowing.get(id(part), ("", CLEAN))
+            if name and subject & STATE and not subject & BUILT:
+                for sibling in self.siblings.get(name, ()):  # the key beside it: a choice
+                    found[sibling] = self.env.get(sibling, CLEAN) | CHOICE | (subject & STALE)
+                found[name] = self.env.get(name, CLEAN) | subject | CHOICE
+        return found
 
     def memo_of(self, node: ast.If) -> Optional[Tuple[str, bool, bool]]:
         """``(attr, live, refills)`` for an ``if`` testing a memo against a key (``memo_key``)
@@ -1855,6 +1918,9 @@ class MethodFlow(ast.NodeVisitor):
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
             self.bind(node.target, node.iter, iterated & ~RECORD, None)
+        if type(node.target) is ast.Tuple:  # for kind, cls in KINDS.items(): one row's names
+            names = tuple(t.id for t in node.target.elts if type(t) is ast.Name)
+            self.siblings.update((name, names) for name in names)
         runs = TYPE | (iterated & STALE) if iterated & STATE else CLEAN  # whether the body runs
         self.under(runs, [node.body, node.orelse])
 
@@ -2182,13 +2248,15 @@ def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
                 yield from _whole(part)
         elif isinstance(test.ops[0], (ast.In, ast.NotIn)):
             yield test.comparators[0], "element"
-    elif kind is ast.Call and last_name(test.func) in ("isinstance", "callable", "bool"):
+    elif kind is ast.Call and last_name(test.func) in _WHOLE_TESTS:
         for arg in test.args[:1]:
             yield from _whole(arg)
     else:
         yield from _whole(test)
 
 
+# calls testing their first argument itself: its type, presence of a name, callability, truth
+_WHOLE_TESTS = ("isinstance", "callable", "bool", "hasattr")
 # comparisons whose operands a decision tests as quantities (``"compared"``: a capacity kept
 # past the swap decides wrongly there, as it does tested whole)
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)

@@ -85,7 +85,9 @@ COUNTING = frozenset({"int", "max", "min", "abs", "round", "ceil", "floor", "cdi
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
                         "partial", "OrderedDict", "MappingProxyType", "deque", "defaultdict",
                         "ChainMap", "namedtuple", "map", "filter", "zip", "sorted", "reversed",
-                        "enumerate", "iter", "ref", "proxy", "WeakMethod", "chain"})
+                        "enumerate", "iter", "chain"})
+# weakref.ref(x) / proxy(x) / WeakMethod(x.m): a reference to x (called, or read through: x)
+REFERENCES = frozenset({"ref", "proxy", "WeakMethod"})
 FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault",
                      "appendleft", "__setitem__"})
 ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",

@@ -29,3 +29,19 @@ class LateHolderAttnBackend(AttentionBackend):
 
     def init_cuda_graph_state(self, max_bs, max_num_tokens):
         self.keys = self.engine.token_to_kv_pool.get_key_buffer(0)  # expect: KVP001
+
+
+class ChosenHolderAttnBackend(AttentionBackend):
+    """The holder is one operand of ``or``, or one side of a ternary: either may be the runner."""
+
+    def __init__(self, model_runner, owner=None, draft=None):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.holder = owner or model_runner
+        self.source = draft.model_runner if draft is not None else model_runner
+        self.kv = self.holder.token_to_kv_pool  # expect: KVP001
+        self.swa = isinstance(self.source.token_to_kv_pool, SWAKVPool)  # expect: KVP002
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.swa:  # expect: KVP003
+            return self.kv.get_key_buffer(layer.layer_id)
+        return q

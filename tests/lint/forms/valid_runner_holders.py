@@ -20,3 +20,18 @@ class HeldRunnerLookalikeAttnBackend(AttentionBackend):
         if isinstance(pool, SWAKVPool):
             loc = pool.translate_loc_from_full_to_swa(loc)
         forward_batch.swa_loc = loc
+
+
+class ChosenHolderLookalikeAttnBackend(AttentionBackend):
+    """The holder chosen by ``or`` gives the swap point itself and geometry only."""
+
+    def __init__(self, model_runner, owner=None):
+        self.holder = owner or model_runner
+        self.token_to_kv_pool = self.holder.token_to_kv_pool
+        self.page_size = self.holder.page_size
+        self.device = self.holder.device
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if isinstance(self.token_to_kv_pool, SWAKVPool):
+            return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
+        return q
