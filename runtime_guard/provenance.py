@@ -15,11 +15,18 @@ module (``paged = helpers.swa_or_none(pool) is not None``) is followed into that
 source, and a base class of another module is read as its subclasses see it. A class defined in
 a function is analysed from its own source beside its module's names. ``None`` means no source
 could be read (a compiled or generated class): the caller falls back to names.
+
+A helper is followed however the module binds its name: by ``def`` or import, as the lint reads
+them, and by assignment too (``_is_swa = helpers.is_swa``, an alias of that alias,
+``staticmethod(f)``, ``functools.partial(f, strict=True)``, a name bound in one arm of an
+``if``), which the text alone cannot resolve: the live module says which function the name
+holds (``_bind_assigned``), and the analysis then reads it as a def or an import of it.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import inspect
 import os
@@ -112,11 +119,12 @@ def _verdicts(classes: list, flags: set) -> tuple:
     ``const``, ``name`` or ``item``; an attribute stored with two different pairs is left out."""
     found: dict = {}
     for klass in classes:
+        namespace = vars(sys.modules.get(klass.__module__, types))
         for method in _methods(_class_node(klass)):
             local = _single_locals(method)
             for stmt in ast.walk(method):
                 for attr, test, branches in _two_way_stores(stmt):
-                    polarity = _swa_polarity(test, local)
+                    polarity = _swa_polarity(test, local, namespace)
                     values = tuple(map(_value_of, branches))
                     # Proven by the lint, or a pool type test itself (``int(not isinstance(
                     # pool, SWAKVPool))``, where the lint's taint stops at the conversion).
@@ -232,12 +240,14 @@ def _constant_stores(body: list) -> dict:
 _NEGATING = re.compile(r"disable|skip|without|(^|_)(not?|non|full)(_|$)")
 
 
-def _swa_polarity(test: ast.AST, local: Optional[dict] = None) -> Optional[bool]:
+def _swa_polarity(test: ast.AST, local: Optional[dict] = None,
+                  namespace: Optional[dict] = None) -> Optional[bool]:
     """True when ``test`` is True for an SWA pool, False when it is True for any other, None
     when its words do not say (the branch that means SWA is then not known): ``isinstance(p,
     SWAKVPool)``, ``is_swa(p)``, ``hasattr(p, "swa_kv_pool")``, ``type(p).__name__ ==
     "SWAKVPool"``, each under any number of ``not``, directly or through a local bound once to
-    one (``local``: ``_single_locals``)."""
+    one (``local``: ``_single_locals``). A called name whose words say nothing is read by the
+    name of the function it holds in ``namespace`` (``_probe = helpers.is_swa``)."""
     from lint_rules.rules._vocab import is_swa_word
 
     polarity, hops = True, 0
@@ -256,6 +266,9 @@ def _swa_polarity(test: ast.AST, local: Optional[dict] = None) -> Optional[bool]
         return polarity if all(map(is_swa_word, words)) else None
     if isinstance(test, ast.Call):
         name = ast.unparse(test.func).rpartition(".")[2]
+        held = _function_behind(namespace.get(name)) if namespace and isinstance(
+            test.func, ast.Name) and not is_swa_word(name) else None
+        name = held.__name__ if held is not None else name
         return polarity if is_swa_word(name) and not _NEGATING.search(name.lower()) else None
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
             and isinstance(test.comparators[0], ast.Constant)
@@ -414,6 +427,7 @@ def _choices(classes: list, flags) -> tuple:
     chosen for an SWA pool, the other)."""
     found, assigned = {}, {}
     for klass in classes:
+        namespace = vars(sys.modules.get(klass.__module__, types))
         for method in _methods(_class_node(klass)):
             local = _single_locals(method)
             for stmt in ast.walk(method):
@@ -422,13 +436,13 @@ def _choices(classes: list, flags) -> tuple:
                     if attr is None:
                         continue
                     assigned.setdefault(attr, set()).add(method.name)
-                    picked = _picked_by_swa_test(stmt.value, local, attr in flags)
+                    picked = _picked_by_swa_test(stmt.value, local, attr in flags, namespace)
                     if picked is not None:
                         found.setdefault(attr, picked)
     return tuple((attr, *picked) for attr, picked in found.items() if len(assigned[attr]) == 1)
 
 
-def _picked_by_swa_test(value: ast.AST, local: dict, proven_flag: bool):
+def _picked_by_swa_test(value: ast.AST, local: dict, proven_flag: bool, namespace: dict):
     chosen = _two_way(value)
     if chosen is None:
         return None
@@ -436,7 +450,7 @@ def _picked_by_swa_test(value: ast.AST, local: dict, proven_flag: bool):
     if _is_swa_type_test(test):
         polarity = not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
     else:  # any other SWA test only where the lint proved the attribute an SWA decision
-        polarity = _swa_polarity(test, local) if proven_flag else None
+        polarity = _swa_polarity(test, local, namespace) if proven_flag else None
     branches = [next(_self_attr(branch), None) for branch in branches
                 if isinstance(branch, ast.AST)]
     if polarity is None or len(branches) != 2 or None in branches:
@@ -568,8 +582,9 @@ def _callees(qualified: str, tree: ast.AST) -> list:
             target = getattr(getattr(module, func.value.id, None), func.attr, None)
         else:
             continue
-        if isinstance(target, types.FunctionType):
-            found.append(f"{target.__module__}.{target.__name__}")
+        target = _function_behind(target)
+        if target is not None:
+            found.append(f"{target.__module__}.{target.__qualname__}")
     return [name for name in dict.fromkeys(found) if name != qualified]
 
 
@@ -599,9 +614,12 @@ def _function_tree(qualified: str) -> Optional[ast.AST]:
 
 def _parse_function(qualified: str) -> Optional[ast.AST]:
     module, _, name = qualified.rpartition(".")
+    owner, _, method = module.rpartition(".")  # pkg.mod.C.of: a static or class method
     try:
-        function = getattr(sys.modules.get(module), name, None)
-        if isinstance(function, types.FunctionType):
+        function = _function_behind(getattr(sys.modules.get(module), name, None) if (
+            module in sys.modules) else getattr(getattr(sys.modules.get(owner), method, None),
+                                                name, None))
+        if function is not None:
             return ast.parse(textwrap.dedent(inspect.getsource(function)))
     except Exception:  # noqa: BLE001 - no source, or a module whose attribute reads raise
         pass
@@ -676,9 +694,49 @@ def _parsed(name: str) -> Optional[_Parsed]:
             tree = ast.parse(source) if source else None
         except Exception:  # noqa: BLE001 - no source (compiled, generated) or unreadable
             tree = None
-        _modules[name] = _Parsed(tree, source, ModuleScope(tree, None, name, path or ""),
-                                 path) if tree else None
+        _modules[name] = _Parsed(tree, source, _bind_assigned(
+            ModuleScope(tree, None, name, path or ""), module), path) if tree else None
     return _modules[name]
+
+
+def _function_behind(value) -> Optional[types.FunctionType]:
+    """The function of the package a call of ``value`` runs with the caller's arguments in
+    place: ``value`` itself, a ``staticmethod``'s or a class's bound classmethod's function, a
+    ``functools.partial`` binding keywords only (one binding positions would shift them), through
+    any number of those; None for anything else (a builtin, a closure made in a function)."""
+    for _ in range(8):
+        if isinstance(value, staticmethod) or (
+                isinstance(value, types.MethodType) and isinstance(value.__self__, type)):
+            value = value.__func__
+        elif isinstance(value, functools.partial) and not value.args:
+            value = value.func
+        else:
+            break
+    if isinstance(value, types.FunctionType) and "<" not in value.__qualname__:
+        return value
+    return None
+
+
+def _bind_assigned(scope, module):
+    """``scope`` (a ModuleScope of ``module``'s text) told which function each module-level name
+    the text binds by assignment holds in the live ``module``: this module's function is that
+    def (``x = f``, ``x = staticmethod(f)``), another module's an import of it (``x =
+    helpers.is_swa``, an alias of that alias). A def the live name no longer holds (an ``if``
+    arm assigning it, the other defining a fallback) gives way; imports stay as the text says."""
+    namespace = vars(module) if module is not None else {}
+    for name in sorted(scope.globals - scope.imports.keys() - scope.classes.keys()):
+        function = _function_behind(namespace.get(name))
+        if function is None or (function.__module__, function.__qualname__) == (
+                module.__name__, name):
+            continue  # not a function, or the def of that very name
+        scope.functions.pop(name, None)
+        if function.__module__ == module.__name__ and function.__qualname__ in scope.functions:
+            scope.functions[name] = scope.functions[function.__qualname__]
+            if function.__qualname__ in scope.cached:
+                scope.cached.add(name)
+        else:
+            scope.imports[name] = f"{function.__module__}.{function.__qualname__}"
+    return scope
 
 
 def _packaged(name: str, parsed: _Parsed):
@@ -704,8 +762,27 @@ def _index_with(module, path: str):
                           if not _library(name, tops)}
         files.discard(None)
         _shared["files"] = frozenset(files)
-        _shared["index"] = PackageIndex(sorted(files))
+        _shared["index"] = _live_index(PackageIndex)(sorted(files))
     return _shared["index"]
+
+
+def _live_index(base: type) -> type:
+    """A package index whose module scopes know what the live modules bind by assignment
+    (``_bind_assigned``): a helper another module's code calls by such a name is followed."""
+
+    class LiveIndex(base):
+        def __init__(self, files, *args, **kwargs):
+            self.live = {}  # path -> the loaded module, when a scope of it is first made
+            super().__init__(files, *args, **kwargs)
+
+        def _module_of(self, path, tree, text):
+            made = super()._module_of(path, tree, text)
+            if not self.live:
+                self.live = {_file_of(loaded): loaded for loaded in list(sys.modules.values())}
+            _bind_assigned(made.scope, self.live.get(path))
+            return made
+
+    return LiveIndex
 
 
 def _file_of(module) -> Optional[str]:

@@ -38,7 +38,7 @@ from typing import Optional
 import torch
 
 import guard_forms as gf
-from guard_forms import is_swa as _is_swa
+_is_swa = gf.is_swa  # bound by assignment: provenance follows it (gaps8)
 
 bb = gf.bb
 SWAKVPool = bb.SWAKVPool

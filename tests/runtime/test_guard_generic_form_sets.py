@@ -25,6 +25,9 @@ launch naming its state, each correct one launches, with the helpers of
 - ``guard_forms10``: guard7's forms of state kept where no attribute shows it (module globals
   the class's code reads, generator frames, context variables, weak proxies), the places the
   held-out guard_forms9 used, each with a correct twin.
+- ``guard_forms_bound``: gaps8's verdicts made through helpers bound by assignment (``x =
+  module.f``, an alias of an alias, ``staticmethod(f)``, ``functools.partial(f, strict=True)``,
+  a name bound in one arm of an ``if``), with correct twins; before: 0 of 5 stale refused.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -48,7 +51,7 @@ from test_guard_generic_forms import (  # noqa: E402
 )
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
-           "guard_forms9": 5, "guard_forms10": 7}
+           "guard_forms9": 5, "guard_forms10": 7, "guard_forms_bound": 5}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
