@@ -623,7 +623,7 @@ def pool_stores(data: bytes) -> frozenset:
     pool = ACTIVE_POOL.encode()
     if pool not in data:
         return frozenset()
-    words = {pool, *re.findall(rb"(\w+)\s*=[^=\n][^\n]*" + pool, data)}
+    words = {pool, *_pool_binders(data, pool)}
     lines, found = data.splitlines(), set()
     for index, line in enumerate(lines):
         names = SELF_STORE.findall(line)
@@ -637,6 +637,26 @@ def pool_stores(data: bytes) -> frozenset:
         if any(word in text for word in words):
             found.update(name.decode() for name in names)
     return frozenset(found)
+
+
+def _pool_binders(data: bytes, pool: bytes) -> list:
+    r"""The names bound from the pool, ``re.findall(rb"(\w+)\s*=[^=\n][^\n]*" + pool, data)``,
+    searched only where such a match can lie: a line naming the pool, from the last non-blank
+    line before it (a name on it may be followed by blank lines and a line starting with the
+    ``=``); a big runner file is otherwise scanned word by word. Overlapping windows are
+    searched as one, so what is found is what the search of the whole text finds."""
+    binder = re.compile(rb"(\w+)\s*=[^=\n][^\n]*" + re.escape(pool))
+    lines, spans, last = data.split(b"\n"), [], 0  # last: the last non-blank line so far
+    for index, line in enumerate(lines):
+        if pool in line:
+            if spans and last <= spans[-1][1] + 1:
+                spans[-1][1] = index
+            else:
+                spans.append([last, index])
+        if line.strip():
+            last = index
+    return [name for start, end in spans
+            for name in binder.findall(b"\n".join(lines[start:end + 1]))]
 
 
 def _binding(attrs: Iterable[str]) -> "re.Pattern":
