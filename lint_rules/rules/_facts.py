@@ -280,6 +280,7 @@ class ModuleScope:
         self._resolver: Dict[str, bool] = {}
         self.cached: set = set()
         self.records: set = set()
+        self.derived: set = set()  # records whose __post_init__ derives fields: built objects
         self.fields: Dict[str, tuple] = {}  # record type -> its fields, in order
         self.type_aliases: Dict[str, bool] = {}
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
@@ -331,6 +332,9 @@ class ModuleScope:
             marks = _decorator_names(statement) | {last_name(b) for b in statement.bases}
             if {"dataclass", "NamedTuple", "TypedDict"} & marks:
                 self.records.add(statement.name)
+                if any(isinstance(s, FUNCTIONS) and s.name == "__post_init__"
+                       for s in statement.body):
+                    self.derived.add(statement.name)
                 self.fields[statement.name] = tuple(
                     s.target.id for s in statement.body
                     if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name))
@@ -525,9 +529,11 @@ class ClassFlow:
         self.resets = _resets(facts, self.per_forward)
         self.patterns = _stored_patterns(facts)
 
-    def run(self, params: Optional[Dict[str, Taint]] = None) -> None:
-        """``params``: what ``__init__``'s parameters hold (an object built with them)."""
-        env = AttrEnv(params={"__init__": dict(params)}) if params else AttrEnv()
+    def run(self, params: Optional[Dict[str, Taint]] = None, method: str = "__init__",
+            attrs: Optional[Dict[str, Taint]] = None) -> None:
+        """``params``: what ``method``'s parameters hold (an object built with them);
+        ``attrs``: what its attributes hold before it runs (a record's fields)."""
+        env = AttrEnv(sinks=dict(attrs or {}), params={method: dict(params)} if params else {})
         turns: Dict[str, _Turn] = {}  # the reuse record: the previous pass's method turns
         for _ in range(MAX_PASSES):
             current = _Pass(self, env, turns)
@@ -996,7 +1002,10 @@ class _Pass:
         return isinstance(func, ast.Name) and func.id in self.scope.cached
 
     def is_record_type(self, func: ast.AST) -> bool:
-        return last_name(func) in self.scope.records
+        """A record class of the module whose fields are its arguments (one whose
+        ``__post_init__`` derives fields is built as an object: ``constructed``)."""
+        name = last_name(func)
+        return name in self.scope.records and name not in self.scope.derived
 
     def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
                     keywords: Tuple[Tuple[str, Taint], ...]) -> Optional[Built]:
@@ -2111,9 +2120,13 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         return Instance({}, True, _keeps_pool(target), False)
     init = next((c for c in target.family if "__init__" in c.methods), None)
     params = _bound(init.methods["__init__"], arguments, keywords) if init else {}
+    method, attrs = "__init__", {}
+    if init is None and name in scope.derived:  # a dataclass: fields, then __post_init__
+        init, method = target, "__post_init__"
+        attrs, params = _record_bound(scope.classes[name], arguments, keywords)
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
-        ClassFlow(cls, options, scope).run(params if cls is init else None)
-    fields: Dict[str, Taint] = {}
+        ClassFlow(cls, options, scope).run(*((params, method, attrs) if cls is init else ()))
+    fields: Dict[str, Taint] = dict(attrs)
     for cls in target.family:
         for store in cls.stores:
             if store.sink and store.scope in ("self", "class"):
@@ -2121,7 +2134,7 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         for summary in cls.foreign:
             for attr, bits in summary.stores.items():
                 fields[attr] = fields.get(attr, CLEAN) | Taint(bits)
-    loose = init is None or _hands_on(init.methods["__init__"])
+    loose = init is None or _hands_on(init.methods[method])
     return Instance(fields, False, False, loose)
 
 
@@ -2139,6 +2152,33 @@ def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Ta
         if key:
             bound[key] = bound.get(key, CLEAN) | value
     return {param: value for param, value in bound.items() if value}
+
+
+def _record_bound(node: ast.ClassDef, arguments: tuple,
+                  keywords: tuple) -> Tuple[Dict[str, Taint], Dict[str, Taint]]:
+    """What a dataclass built with these argument taints holds before its ``__post_init__``
+    runs: its fields (in declaration order, but ``ClassVar``s and ``field(init=False)``), and
+    what ``__post_init__``'s parameters (its ``InitVar`` fields, in order) are given."""
+    fields, passed = [], []
+    for statement in node.body:
+        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+            continue
+        marks = {last_name(n) for n in nodes_under(statement.annotation)}
+        value = statement.value
+        if "ClassVar" in marks or isinstance(value, ast.Call) and any(
+                k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in value.keywords):
+            continue
+        fields.append((statement.target.id, "InitVar" in marks))
+    given = dict(zip((f for f, _ in fields), arguments))
+    given.update((key, value) for key, value in keywords if key)
+    post = next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == "__post_init__"),
+                None)  # (None: a second class of that name defines it)
+    params = params_of(post)[1:] if post is not None else []
+    for (field_name, _), param in zip((f for f in fields if f[1]), params):
+        passed.append((param, given.pop(field_name, CLEAN)))
+    attrs = {f: given[f] for f, initvar in fields if not initvar and given.get(f)}
+    return attrs, {p: v for p, v in passed if v}
 
 
 def _hands_on(function: ast.AST) -> bool:
