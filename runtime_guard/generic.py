@@ -261,7 +261,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     choices = tuple(choice for choice in (code.choices if code is not None else ())
                     if _kind(state.get(choice[0])) == _METHOD)
     registries = _registry_entries(cls, state, backend)
-    outside = _outside_state(cls) if cls is not None else ()
+    outside = (_outside_state(cls) if cls is not None else ()) + _slot_records(slot_state)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
                 or tensors or choices or verdicts or registries or outside)
     inner = _distinct_inner(state, found.inner)
@@ -406,6 +406,18 @@ def _outside_state(cls: type) -> tuple:
         path = f"{_GLOBAL}{module}.{name}" + (f".{attr}" if attr else "")
         entries.append((steps, path, False, not polarity))
     return tuple(entries)
+
+
+def _slot_records(slot_state: Optional[dict]) -> tuple:
+    """``Layout.outside`` entries for pools inside what the backend's own ``__slots__`` hold (a
+    record, a container, a generator, a context variable): slots live outside ``__dict__``, so
+    their steps start at the backend (``Layout.slots`` has the pools they hold directly)."""
+    found = _Found([], [], [], [], [])
+    for name, value in (slot_state or {}).items():
+        if value is not None and pool_of(value) is None and _kind(value) not in (
+                _TENSOR, _BACKEND) and type(value) is not bool:
+            _search(None, value, (operator.attrgetter(name),), name, 1, found)
+    return tuple((steps, path, swa, None) for _, steps, path, swa in found.nested)
 
 
 def _judge_global(value, steps, label, name, attrs, entries: list, found: "_Found") -> None:

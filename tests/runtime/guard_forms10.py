@@ -23,7 +23,9 @@ Classes of places and their forms here:
 * a class of the module used as a namespace of state (``_LaunchState.kv_pool = pool``,
   ``_LaunchState.windowed = isinstance(...)``) and a ``ContextVar`` as a class attribute of the
   backend; twins: the namespace and the class's variable set per forward, a namespace holding
-  the model's geometry (a window size and a bool saying the model has one).
+  the model's geometry (a window size and a bool saying the model has one);
+* the backend's own ``__slots__`` (outside ``__dict__``) holding a record with the pool and a
+  primed generator over it; twin: the slotted record and generator made per forward.
 """
 
 from __future__ import annotations
@@ -274,6 +276,28 @@ class ClassContextVarAttnBackend(_Base10):
         return q
 
 
+class SlotRecordAttnBackend(_Base10):
+    """Its own ``__slots__`` hold a plan record with the init-time pool and a primed reader
+    generator over it (slots live outside ``__dict__``); the launch reads both."""
+
+    EXPECT, CONFIGS, STALE_STATE = "stale", SWAPPED, "plan"
+    __slots__ = ("plan", "reader")
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._build(model_runner.token_to_kv_pool)
+
+    def _build(self, pool):
+        self.plan = SimpleNamespace(kv=pool, page_size=self.page_size)
+        self.reader = _key_pages(pool)
+        next(self.reader)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        self.reader.send(layer.layer_id)
+        _windowed_read(self.plan.kv, layer, forward_batch)
+        return q
+
+
 # =========================================================================== correct
 
 
@@ -442,11 +466,24 @@ class ClassContextVarPerForwardAttnBackend(ClassContextVarAttnBackend):
         self._POOL_VAR.set(self.token_to_kv_pool)
 
 
+class SlotRecordPerForwardAttnBackend(SlotRecordAttnBackend):
+    """The same slotted record and generator, made again over the live pool before every
+    launch."""
+
+    EXPECT, CONFIGS = "correct", ALL
+    __slots__ = ()
+
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        self.reader.close()
+        self._build(self.token_to_kv_pool)
+
+
 STALE = (
     ModuleGlobalPoolAttnBackend, ModuleThreadLocalAttnBackend, HelperContextVarAttnBackend,
     HelperGlobalVerdictAttnBackend, BoundSendAttnBackend, ClosureGeneratorAttnBackend,
     InstanceContextVarAttnBackend, ProxyInRecordAttnBackend, NamespacePoolAttnBackend,
-    NamespaceVerdictAttnBackend, ClassContextVarAttnBackend,
+    NamespaceVerdictAttnBackend, ClassContextVarAttnBackend, SlotRecordAttnBackend,
 )
 CORRECT = (
     ModuleGlobalPoolPerForwardAttnBackend, ModuleThreadLocalWorkspaceAttnBackend,
@@ -454,4 +491,5 @@ CORRECT = (
     SentPoolCoroutineAttnBackend, PoolRegistryStatsAttnBackend, ProxyPerForwardAttnBackend,
     NamespacePerForwardAttnBackend, NamespaceVerdictPerForwardAttnBackend,
     NamespaceGeometryAttnBackend, ClassContextVarPerForwardAttnBackend,
+    SlotRecordPerForwardAttnBackend,
 )
