@@ -1273,6 +1273,8 @@ class MethodFlow(ast.NodeVisitor):
             return self.truth(parts[other], values[other])
         joined = union(values)
         decided = TYPE if joined & CHOICE else CLEAN  # layout == "swa": the choice, tested
+        if joined & SIZE and not joined & (STATE | RECORD):  # pool.size_swa > 0: a verdict on
+            decided |= KIND | SIZE | (joined & STALE)  # that pool's capacity, no SWA test
         return (SWA if joined & STATE else decided) | (joined & DECIDED)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> Taint:

@@ -33,3 +33,19 @@ class CapacityDecidingAttnBackend(CapacityBoundBaseAttnBackend):
         if not self.kv_slots:  # expect: KVP003
             return k
         return torch.empty_like(q)
+
+
+class CapacityVerdictAttnBackend(AttentionBackend):
+    """A comparison of the capacity, kept: the verdict on the pool of that moment."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pool = model_runner.token_to_kv_pool
+        self.has_window = getattr(pool, "size_swa", 0) > 0  # expect: KVP001
+        self.tight = pool.size < 4 * model_runner.page_size  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.has_window and layer.sliding_window_size > 0:  # expect: KVP003
+            return q
+        return k if self.tight else v  # expect: KVP003

@@ -48,3 +48,21 @@ class CapacityLiveAttnBackend(AttentionBackend):
         if self._swa_kv_pool is not None and self._swa_kv_pool.size_swa > 0:
             return k
         return v
+
+
+class CapacityVerdictLiveAttnBackend(AttentionBackend):
+    """Verdicts on geometry, on the shared allocator's capacity, or on the pool of this forward."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.paged = model_runner.page_size > 1
+        self.roomy = model_runner.token_to_kv_pool_allocator.size > 1 << 16
+
+    def init_forward_metadata(self, forward_batch):
+        self.has_window_now = getattr(self.token_to_kv_pool, "size_swa", 0) > 0
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.has_window_now and self.paged and self.roomy:
+            return q
+        return k
