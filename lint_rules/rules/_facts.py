@@ -1235,23 +1235,26 @@ def _scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
 def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     calls, asks, binds, handed = set(), False, set(), {}
     for node in nodes_under(function):
-        if isinstance(node, ast.Attribute):
+        kind = type(node)  # (one test per node: most are none of these)
+        if kind is ast.Attribute:
             if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
                 asks = True
             elif node.attr == ACTIVE_POOL and isinstance(node.ctx, ast.Store):
                 binds.add("own" if is_self(node.value) else "handed")
-        elif isinstance(node, ast.Call):
+        elif kind is ast.Call:
             func = node.func
             if isinstance(func, ast.Attribute) and is_self(func.value):
                 calls.add(func.attr)
             elif isinstance(func, ast.Name):
                 handed.update((func.id, i) for i, a in enumerate(node.args) if is_self(a))
-        elif isinstance(node, ast.Name) and node.id in (ALLOCATOR, ALLOCATOR_POOL):
-            asks = True
-        elif isinstance(node, ast.Assign) and _builds_backend(node.value):
+        elif kind is ast.Name:
+            asks = asks or node.id in (ALLOCATOR, ALLOCATOR_POOL)
+        elif kind is not ast.Assign:
+            continue
+        elif _builds_backend(node.value):
             binds.update(f"inner:{t.attr}" for t in node.targets  # self.x = XBackend(...)
                          if isinstance(t, ast.Attribute) and is_self(t.value))
-        elif isinstance(node, ast.Assign) and _names_runner(node.value):
+        elif _names_runner(node.value):
             binds.update(f"runner:{t.attr}" for t in node.targets  # self.holder = model_runner
                          if isinstance(t, ast.Attribute) and is_self(t.value))
     return frozenset(calls), asks, frozenset(binds), handed
