@@ -76,6 +76,7 @@ from lint_rules.rules._flow import (
     union,
     untrusted,
 )
+from lint_rules.rules._handing import handed_to, kept_in
 from lint_rules.rules._vocab import (
     ACTIVE_POOL,
     ALLOCATOR,
@@ -522,12 +523,29 @@ class ClassFlow:
         self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
         self.inner_backends = frozenset(b for c in facts.family for b in c.pool_binds)
         self.hands_pool_on = _hands_pool_on(facts)
+        self.handed_to = _handed_to(facts)  # None: the swap reaches every object it holds
         # __getattr__ answers every read of a name the class never binds
         self.delegate = next((c.methods["__getattr__"] for c in facts.family
                               if "__getattr__" in c.methods), None)
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
         self.resets = _resets(facts, self.per_forward)
         self.patterns = _stored_patterns(facts)
+
+    @cached_property
+    def kept_handed(self) -> Tuple[frozenset, frozenset]:
+        """(names ``__init__`` keeps, ``id`` of the callee of every call the class keeps) where
+        the swap hands the pool (``_handing.kept_in``); nothing when it hands it nowhere."""
+        if not self.handed_to:
+            return frozenset(), frozenset()
+        init = self.facts.methods.get("__init__")
+        names = kept_in(init, self.handed_to)[0] if init is not None else ()
+        return frozenset(names), frozenset(
+            callee for c in self.facts.family for function in c.methods.values()
+            for callee in kept_in(function, self.handed_to)[1])
+
+    def reaches(self, func: ast.AST) -> bool:
+        """The swap hands its pool to the object the call of ``func`` builds."""
+        return self.handed_to is None or id(func) in self.kept_handed[1]
 
     def run(self, params: Optional[Dict[str, Taint]] = None, method: str = "__init__",
             attrs: Optional[Dict[str, Taint]] = None) -> None:
@@ -732,9 +750,10 @@ class _Pass:
     def _play(self, name: str, turn: _Turn) -> None:
         function = self.facts.methods[name]
         passed = dict(self._read("params", name))  # what its callers in the class pass
-        if name == "__init__" and self.flow.swap_point and not self.flow.hands_pool_on:
+        if name == "__init__" and self.flow.swap_point and self.flow.handed_to is not None:
             for param in _handed_backends(function, self.facts):  # a wrapper's inners
-                passed.setdefault(param, HANDED_INNER)
+                if param not in self.flow.kept_handed[0]:  # (kept where the swap hands the
+                    passed.setdefault(param, HANDED_INNER)  # pool: it follows)
         flow = MethodFlow(self, function, name, env=passed).run(function.body)
         for wrapper in self.facts.wrappers.get(name, ()):  # (a wrapper runs as the method)
             extra = MethodFlow(self, wrapper, name).run(wrapper.body)
@@ -1017,13 +1036,14 @@ class _Pass:
         if instance is None:
             return None
         fields = dict(instance.fields)
-        if self.flow.hands_pool_on:
+        reached = self.flow.reaches(func)
+        if reached:
             fields.pop(ACTIVE_POOL, None)
         if instance.backend:  # what it holds for this class: its pool, when a swap misses it
             own_kind = last_name(func) in self.class_names | {
                 b for c in self.facts.family for b in c.bases}  # per-step copies of itself
             unreached = instance.swap_point and self.flow.swap_point and not (
-                self.flow.hands_pool_on or own_kind)
+                reached or own_kind)
             pool = POOL | STALE if unreached else CLEAN
             return Built({ACTIVE_POOL: pool}, pool | INNER if pool else CLEAN, False, bound=False)
         return Built(fields, union(fields.values()), instance.loose)
@@ -2212,6 +2232,24 @@ def _by_lineage(cls: ClassFacts, options: Options) -> bool:
     return any(b.endswith(BACKEND_SUFFIX) or b in options.backend_bases
                for c in cls.family for b in c.bases) or any(
         s.backend for c in cls.family for s in c.foreign)
+
+
+def _handed_to(cls: ClassFacts) -> Optional[frozenset]:
+    """The ``self`` attributes whose objects the swapped pool is handed to (``_handing``); None
+    when it cannot be told and every one counts: the ``token_to_kv_pool`` property is a base's
+    in another module (its setter unseen), or has no setter (the swap cannot assign it)."""
+    if any(ACTIVE_POOL in s.properties for c in cls.family for s in c.foreign):
+        return None
+    setters = [c.methods[SWAP_SETTER] for c in cls.family if SWAP_SETTER in c.methods]
+    if not setters and any(ACTIVE_POOL in c.properties for c in cls.family):
+        return None
+    binders = [function for c in cls.family for name, function in c.methods.items()
+               if name != SWAP_SETTER and "handed" in _scan(function)[2]]
+    if not setters and not binders:
+        return frozenset()
+    methods = {name: function for c in reversed(cls.family)
+               for name, function in c.methods.items()}  # (a subclass's own wins)
+    return handed_to(setters, binders, methods)
 
 
 def _hands_pool_on(cls: ClassFacts) -> bool:

@@ -1459,6 +1459,30 @@ class StalePoolState(Rule):
             expected=((4, "KVP002"), (5, "KVP003"), (7, "KVP001"), (8, "KVP001"),
                       (9, "KVP001")),
         ),
+        Invalid(
+            # a setter counts for the inners it hands the new pool to: the prefill backend is
+            # never given it (SwapAwareBackend's VALID twin hands it to its only inner)
+            dedent(
+                """\
+                class HalfHandedBackend(AttentionBackend):
+                    def __init__(self, model_runner, prefill_backend: AttentionBackend,
+                                 decode_backend: AttentionBackend):
+                        self.prefill_backend = prefill_backend
+                        self.decode_backend = decode_backend
+                        self._pool = model_runner.token_to_kv_pool
+
+                    @property
+                    def token_to_kv_pool(self):
+                        return self._pool
+
+                    @token_to_kv_pool.setter
+                    def token_to_kv_pool(self, pool):
+                        self._pool = pool
+                        self.decode_backend.token_to_kv_pool = pool
+                """
+            ),
+            expected=((4, "KVP001"),),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"
