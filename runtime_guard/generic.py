@@ -1243,12 +1243,69 @@ def register(registry) -> Optional[str]:
     if not (any(hook is guard_dispatch for _, hook, _ in pending) or wraps_dispatch(
             vars(base).get(DISPATCH))):
         registry.HookRegistry.register(target, guard_dispatch, registry.HookType.AROUND)
-    for cls in dispatch_overrides(base):
-        target = f"{cls.__module__}.{cls.__qualname__}.{DISPATCH}"
+    wanted = [(cls, DISPATCH, guard_dispatch) for cls in dispatch_overrides(base)]
+    wanted += [(definer, name, guard_graph_metadata) for cls in _loaded_subclasses(base)
+               for definer, name in graph_metadata_definers(cls)]
+    for cls, name, hook in dict.fromkeys(wanted):
+        target = f"{cls.__module__}.{cls.__qualname__}.{name}"
         pending = getattr(registry.HookRegistry, "_hooks", {}).get(target, ())
-        if "<" not in target and not any(hook is guard_dispatch for _, hook, _ in pending):
-            registry.HookRegistry.register(target, guard_dispatch, registry.HookType.AROUND)
+        if "<" not in target and not any(known is hook for _, known, _ in pending):
+            registry.HookRegistry.register(target, hook, registry.HookType.AROUND)
     return None
+
+
+def _loaded_subclasses(base: type) -> list:
+    found, todo = [], [base]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+# The metadata paths a CUDA graph's capture and replay run in Python: at replay no forward
+# dispatch runs, and the captured kernels read what these build.
+GRAPH_METADATA = ("init_forward_metadata_out_graph", "init_forward_metadata_replay_cuda_graph",
+                  "init_forward_metadata_capture_cuda_graph")
+
+
+def graph_metadata_definers(cls: type) -> list:
+    """(defining class, method) for the CUDA-graph metadata methods of ``cls`` the generic
+    check follows, not hooked yet: defined below SGLang's base by no table class, for a class
+    whose launches it checks (SGLang's own classes overriding ``forward``, the DeepSeek-V4
+    family, are left out as at their dispatch)."""
+    if not is_generic(cls) or (cls.__module__.startswith(PACKAGES) and (
+            next((k for k in cls.__mro__ if DISPATCH in vars(k)), object).__module__
+            != BASE_MODULE)):
+        return []
+    found = []
+    for name in GRAPH_METADATA:
+        definer = next((k for k in cls.__mro__ if name in vars(k)), None)
+        if definer is None or definer is object or definer.__module__ == BASE_MODULE:
+            continue
+        if not wraps(vars(definer)[name], guard_graph_metadata):
+            found.append((definer, name))
+    return found
+
+
+def guard_graph_metadata(original, *args, **kwargs):
+    """AROUND a CUDA-graph metadata method (capture, replay; eager through the base's
+    ``init_forward_metadata``) of a class the table does not name: after it built the metadata
+    and before any kernel reads it (a graph replay runs no forward dispatch), the backend's
+    pool state must agree with the pool its launches read. After, not before: a class that
+    re-derives its state there is right once it has."""
+    result = original(*args, **kwargs)
+    backend = args[0]
+    if _kind(backend) == _BACKEND and is_generic(type(backend)):
+        batch = args[1] if len(args) > 1 else kwargs.get("forward_batch")
+        problem = find_generic_problem(backend, None, batch if hasattr(
+            batch, "forward_mode") else None)
+        if problem is not None:
+            from runtime_guard import hooks
+
+            hooks.report(problem, ("generic-graph", type(backend).__name__, problem.kind))
+    return result
 
 
 # ``super().forward(``, ``AttentionBackend.forward(self, ``: an override reaching the hooked base

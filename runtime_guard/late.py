@@ -104,7 +104,9 @@ def late_hooks(cls: type) -> list:
         if not config.guarding:
             return []
         definer = generic.dispatch_definer(cls)
-        return [] if definer is None else [(definer, generic.DISPATCH, generic.guard_dispatch)]
+        found = [] if definer is None else [(definer, generic.DISPATCH, generic.guard_dispatch)]
+        return found + [(definer, name, generic.guard_graph_metadata)
+                        for definer, name in generic.graph_metadata_definers(cls)]
     wanted = [(name, hooks.guard_metadata) for name in METADATA]
     wanted += [(name, hooks.guard_graph_state) for name in GRAPH_STATE if config.fix]
     wanted += [(name, hooks.guard_write_buffers) for name in WRITE_BUFFERS]

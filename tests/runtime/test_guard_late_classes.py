@@ -68,6 +68,16 @@ start = time.perf_counter()
 outcome(FirstSeenAtDispatch, gl.FROZEN_KV, context=False)
 again = time.perf_counter() - start
 results = {{f"{{cls.__name__}}|{{config}}": outcome(cls, config) for cls, config in gl.cases()}}
+
+
+class LateGraphMetadata(gl.LiveOwnDispatchAttnBackend):
+    def init_forward_metadata_out_graph(self, forward_batch, in_capture=False):
+        self.rows = forward_batch.batch_size
+
+
+graph_launch = outcome(LateGraphMetadata, gl.FROZEN_KV)
+graph_hooked = generic.wraps(vars(LateGraphMetadata)["init_forward_metadata_out_graph"],
+                             generic.guard_graph_metadata)
 late_targets = sorted(set(sg.HookRegistry._hooks) - hooks_before)
 print(json.dumps(dict(
     results=results, no_context=no_context, late_targets=late_targets,
@@ -77,6 +87,7 @@ print(json.dumps(dict(
     mixin_wrapped=generic.wraps_dispatch(vars(gl._LateForwardMixin)["forward"]),
     super_untouched="forward" not in vars(gl.OverrideCallsSuperAttnBackend) or not hasattr(
         vars(gl.OverrideCallsSuperAttnBackend)["forward"], "__wrapped__"),
+    graph_launch=graph_launch, graph_hooked=graph_hooked,
     first_ms=first * 1e3, again_ms=again * 1e3)))
 """
 
@@ -130,8 +141,15 @@ def test_late_hooks_go_through_the_hook_registry_once():
     assert any(":_late_" in t for t in seen["late_targets"]), seen["late_targets"]  # <locals>
 
 
+def test_a_late_class_gets_its_cuda_graph_metadata_hooked_too():
+    """Its replay metadata runs no forward dispatch: hooked at first sight like its launches."""
+    seen = run_child("1")
+    assert seen["graph_launch"] == "launched" and seen["graph_hooked"], seen
+
+
 def test_with_the_guard_off_nothing_is_hooked_and_every_class_launches():
     seen = run_child("")
     assert not seen["setter_wrapped"] and not seen["late_targets"] and not seen["mixin_wrapped"]
+    assert not seen["graph_hooked"]
     assert set(seen["results"].values()) == {"launched"}
     assert seen["no_context"] == "launched"
