@@ -129,6 +129,7 @@ def measure_backends(repeats: int) -> dict:
         model_runner.page_size = PAGE
         backend = sc.any_backend(cls, model_runner)
         backend.forward_metadata = trtllm.forward_metadata
+        _as_served(backend)
         row = {}
         for mode, config in (("off", None), ("check", GuardConfig(mode="check")),
                              ("check + fix", GuardConfig(mode="check", fix=True))):
@@ -168,7 +169,10 @@ GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  # pool set with global; a weak proxy in a record.
                  ("guard_forms10", "HelperContextVarPerForwardAttnBackend"),
                  ("guard_forms10", "ModuleGlobalPoolPerForwardAttnBackend"),
-                 ("guard_forms10", "ProxyPerForwardAttnBackend"))
+                 ("guard_forms10", "ProxyPerForwardAttnBackend"),
+                 # a registry behind a getter computing its key; a verdict indexed by the test
+                 ("guard_forms9", "TupleKeyPropertyAttnBackend"),
+                 ("guard_forms9", "ModuleTupleVerdictAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -204,6 +208,7 @@ def measure_generic(repeats: int) -> dict:
 
     results = {}
     for name, backend in backends.items():
+        _as_served(backend)
         row = {}
         for mode in ("off", "generic check"):
             call = (forward if mode == "off" else
@@ -220,6 +225,43 @@ def measure_generic(repeats: int) -> dict:
             row[mode] = statistics.median(run() for _ in range(repeats)) * 1e6 / LAYERS
         results[name] = row
     return results
+
+
+def _as_served(backend) -> None:
+    """Mark the class seen, as the first forward of a server does (``runtime_guard.late``):
+    the hooks' steady state, one set lookup for late coverage."""
+    from runtime_guard import seen
+
+    seen.SEEN.add(type(backend))
+
+
+def measure_context(repeats: int) -> float:
+    """µs per forward that late coverage's hook on ``set_forward_context`` adds (a forward
+    publishes its backend and restores the previous context: two calls), class already seen."""
+    from sglang.srt.model_executor import forward_context as fc
+
+    from runtime_guard import late
+
+    backend, _, _, _ = build()
+    _as_served(backend)
+    ctx = fc.ForwardContext(attn_backend=backend)
+
+    def run(call):
+        start = time.perf_counter()
+        for _ in range(LAYERS):
+            call(fc.set_forward_context, ctx)
+            call(fc.set_forward_context, None)
+        return time.perf_counter() - start
+
+    def bare(setter, value):
+        return setter(value)
+
+    times = {}
+    for name, call in (("bare", bare), ("hooked", late.guard_context)):
+        for _ in range(5):
+            run(call)
+        times[name] = statistics.median(run(call) for _ in range(repeats)) * 1e6 / LAYERS
+    return times["hooked"] - times["bare"]
 
 
 def _generic_label(name: str, backend) -> str:
@@ -285,6 +327,7 @@ def main(argv=None) -> int:
         results = measure(args.repeats)
         per_backend = measure_backends(args.repeats)
         per_generic = measure_generic(args.repeats)
+        per_context = measure_context(args.repeats)
     except ImportError as err:
         print(f"guard_cost: needs torch and SGLang: {err}", file=sys.stderr)
         return 2
@@ -308,6 +351,9 @@ def main(argv=None) -> int:
               f"(the SWA and the full table, each checked once per forward).")
     print_backends(per_backend)
     print_generic(per_generic)
+    print()
+    print(f"late coverage (set_forward_context hook, class seen): {per_context:+.2f} µs per "
+          "forward, not per launch")
     return 0
 
 

@@ -120,19 +120,45 @@ def _verdicts(classes: list, flags: set) -> tuple:
     found: dict = {}
     for klass in classes:
         namespace = vars(sys.modules.get(klass.__module__, types))
-        for method in _methods(_class_node(klass)):
-            local = _single_locals(method)
-            for stmt in ast.walk(method):
-                for attr, test, branches in _two_way_stores(stmt):
-                    polarity = _swa_polarity(test, local, namespace)
-                    values = tuple(map(_value_of, branches))
-                    # Proven by the lint, or a pool type test itself (``int(not isinstance(
-                    # pool, SWAKVPool))``, where the lint's taint stops at the conversion).
-                    decided = attr in flags or _is_swa_type_test(_unwrapped(test, local))
-                    if decided and None not in values and polarity is not None:
-                        found.setdefault(attr, set()).add(
-                            (klass.__module__, *(values if polarity else values[::-1])))
+        for attr, test, branches, local in _stores(klass).two_way:
+            polarity = _swa_polarity(test, local, namespace)
+            values = tuple(map(_value_of, branches))
+            # Proven by the lint, or a pool type test itself (``int(not isinstance(pool,
+            # SWAKVPool))``, where the lint's taint stops at the conversion).
+            decided = attr in flags or _is_swa_type_test(_unwrapped(test, local))
+            if decided and None not in values and polarity is not None:
+                found.setdefault(attr, set()).add(
+                    (klass.__module__, *(values if polarity else values[::-1])))
     return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
+
+
+class _Stores(NamedTuple):
+    """What one class's methods store on ``self``, read in one walk of each method."""
+
+    two_way: tuple  # (attr, test, (value if true, value if false), locals bound once)
+    assigned: dict  # attr -> names of the methods assigning it
+
+
+_class_stores: dict = {}  # class -> _Stores (a base's read once for all its subclasses)
+
+
+def _stores(klass: type) -> _Stores:
+    cached = _class_stores.get(klass)
+    if cached is None:
+        two_way, assigned = [], {}
+        for method in _methods(_class_node(klass)):
+            local = None  # read only for a test through a local
+            for stmt in ast.walk(method):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    attr = next(_self_attr(stmt.targets[0]), None)
+                    if attr is not None:
+                        assigned.setdefault(attr, set()).add(method.name)
+                for attr, test, branches in _two_way_stores(stmt):
+                    if local is None and isinstance(_unwrapped(test, {}), ast.Name):
+                        local = _single_locals(method)
+                    two_way.append((attr, test, branches, local or {}))
+        cached = _class_stores[klass] = _Stores(tuple(two_way), assigned)
+    return cached
 
 
 def _unwrapped(test: ast.AST, local: dict) -> ast.AST:
@@ -428,34 +454,28 @@ def _choices(classes: list, flags) -> tuple:
     found, assigned = {}, {}
     for klass in classes:
         namespace = vars(sys.modules.get(klass.__module__, types))
-        for method in _methods(_class_node(klass)):
-            local = _single_locals(method)
-            for stmt in ast.walk(method):
-                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                    attr = next(_self_attr(stmt.targets[0]), None)
-                    if attr is None:
-                        continue
-                    assigned.setdefault(attr, set()).add(method.name)
-                    picked = _picked_by_swa_test(stmt.value, local, attr in flags, namespace)
-                    if picked is not None:
-                        found.setdefault(attr, picked)
-    return tuple((attr, *picked) for attr, picked in found.items() if len(assigned[attr]) == 1)
+        stores = _stores(klass)
+        for attr, methods in stores.assigned.items():
+            assigned.setdefault(attr, set()).update(methods)
+        for attr, test, branches, local in stores.two_way:
+            picked = _picked_by_swa_test(test, branches, local, attr in flags, namespace)
+            if picked is not None:
+                found.setdefault(attr, picked)
+    return tuple((attr, *picked) for attr, picked in found.items()
+                 if len(assigned.get(attr, ())) == 1)
 
 
-def _picked_by_swa_test(value: ast.AST, local: dict, proven_flag: bool, namespace: dict):
-    chosen = _two_way(value)
-    if chosen is None:
-        return None
-    test, *branches = chosen
+def _picked_by_swa_test(test: ast.AST, branches: tuple, local: dict, proven_flag: bool,
+                        namespace: dict):
     if _is_swa_type_test(test):
         polarity = not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
     else:  # any other SWA test only where the lint proved the attribute an SWA decision
         polarity = _swa_polarity(test, local, namespace) if proven_flag else None
-    branches = [next(_self_attr(branch), None) for branch in branches
-                if isinstance(branch, ast.AST)]
-    if polarity is None or len(branches) != 2 or None in branches:
+    methods = [next(_self_attr(branch), None) for branch in branches
+               if isinstance(branch, ast.AST)]
+    if polarity is None or len(methods) != 2 or None in methods:
         return None
-    return tuple(branches) if polarity else tuple(reversed(branches))
+    return tuple(methods) if polarity else tuple(reversed(methods))
 
 
 def _is_swa_type_test(test: ast.AST) -> bool:
