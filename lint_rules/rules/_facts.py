@@ -552,15 +552,15 @@ class ClassFlow:
         """``params``: what ``method``'s parameters hold (an object built with them);
         ``attrs``: what its attributes hold before it runs (a record's fields)."""
         env = AttrEnv(sinks=dict(attrs or {}), params={method: dict(params)} if params else {})
-        turns: Dict[str, _Turn] = {}  # the reuse record: the previous pass's method turns
+        kept = _Kept()  # the reuse record: what earlier passes' turns and evaluations did
         for _ in range(MAX_PASSES):
-            current = _Pass(self, env, turns)
+            current = _Pass(self, env, kept)
             result = current.run()
             # a pass that read only what it leaves behind would be repeated exactly by the next
             # one (same reads, same stores, same gates): its result is already the fixed point
             if result.env == env or current.settled(result.env):
                 break
-            env, turns = result.env, current.turns
+            env, kept = result.env, _Kept(current.turns, current.evaluations)
         facts = self.facts
         facts.per_forward = frozenset(self.per_forward)
         facts.stores, facts.gates = result.stores, result.gates
@@ -578,45 +578,87 @@ def _fresh(value):
 
 
 @dataclass
-class _Turn:
-    """One method's turn in a pass (``_Pass.run``: its flow, its stores remembered, its return):
-    what it saw of the pass's state, what it did to it, and what it found.
+class _Record:
+    """What one piece of a pass (a method's turn, a helper's evaluation) saw of the pass's
+    state, and what it did to it.
 
-    A turn is deterministic given what it reads: the attribute env (``_Pass._read``) and the
+    A piece is deterministic given what it reads: the attribute env (``_Pass._read``) and the
     pass's memos of helper evaluations (``_Memo``); the class's facts, the module scope and the
-    package index answer the same all through a class's run. So when every entry of ``saw``
-    holds the same at a method's turn in the next pass, running it again would read the same,
-    do the same and find the same: that pass replays ``effects`` (the writes, in their order)
-    and takes its findings instead. ``saw`` holds what the turn first read of each entry,
-    unless it had set the entry itself (a recursion guard of its own is no input); an entry it
-    or-ed into before (a store remembered, a call's arguments) stays one: whatever it held
-    first, the turn reads it or-ed with the same, so the value read is compared. The turns are
-    the one thing a pass hands the next besides its env, and none changes once recorded."""
+    package index answer the same all through a class's run (what ``_Pass.settled`` relies
+    on). So when every entry of ``saw`` holds the same where the piece starts in a later pass,
+    running it again would read the same, do the same and find the same: that pass replays
+    ``effects`` (the writes, in their order) and takes what it found instead. ``saw`` holds
+    what the piece first read of each entry, unless it had set the entry itself (a recursion
+    guard of its own is no input); an entry it or-ed into before (a store remembered, a call's
+    arguments) stays one: whatever it held first, the piece reads it or-ed with the same, so
+    the value read is compared. Records are the one thing a pass hands the next besides its
+    env (``_Kept``), and none changes once complete."""
 
     saw: Dict[tuple, object] = field(default_factory=dict)  # (table, key) -> value first read
     wrote: set = field(default_factory=set)  # (table, key) it set (not or-ed into)
     reads: Dict[tuple, list] = field(default_factory=dict)  # env reads, for ``settled``
     effects: list = field(default_factory=list)  # (``_Pass`` function, arguments), in order
     opaque: bool = False  # it read in a way ``saw`` cannot hold (a wildcard): never reused
+
+    def read(self, table: str, key, value) -> None:
+        if (table, key) not in self.wrote and (table, key) not in self.saw:
+            self.saw[(table, key)] = _fresh(value)
+
+    def heard(self, table: str, key, value) -> None:
+        values = self.reads.setdefault((table, key), [])
+        if value not in values:
+            values.append(value)
+
+    def did(self, function, arguments: tuple, table: str = "", key=None) -> None:
+        self.effects.append((function, arguments))
+        if table:
+            self.wrote.add((table, key))
+
+    def absorb(self, inner: "_Record") -> None:
+        """What ``inner``, a piece run inside this one since it last wrote, read and did."""
+        for (table, key), value in inner.saw.items():
+            self.read(table, key, value)
+        for (table, key), values in inner.reads.items():
+            for value in values:
+                self.heard(table, key, value)
+        self.effects.extend(inner.effects)
+        self.wrote |= inner.wrote
+        self.opaque = self.opaque or inner.opaque
+
+
+@dataclass
+class _Turn(_Record):
+    """A method's turn in a pass (``_Pass.run``: its flow, its stores remembered, its return)
+    and what it found."""
+
     stores: List[Store] = field(default_factory=list)
     field_sinks: List[Store] = field(default_factory=list)  # kept fields of stored records
     gates: List[Gate] = field(default_factory=list)
     runner_reads: List[ast.Attribute] = field(default_factory=list)
     returned: Optional[Taint] = None  # None: a resolver (no return recorded)
 
-    def read(self, table: str, key, value) -> None:
-        if (table, key) not in self.wrote and (table, key) not in self.saw:
-            self.saw[(table, key)] = _fresh(value)
 
-    def did(self, function, *arguments, table: str = "", key=None) -> None:
-        self.effects.append((function, arguments))
-        if table:
-            self.wrote.add((table, key))
+@dataclass
+class _Evaluation(_Record):
+    """A helper a method's turn evaluated for argument taints (``_Pass._evaluate``), with the
+    helpers it evaluated in turn, and what it returned."""
+
+    returned: Taint = CLEAN
+
+
+@dataclass
+class _Kept:
+    """The records of earlier passes of a class's run: a method's latest turn, a helper's
+    latest evaluation (by its memo key)."""
+
+    turns: Dict[str, _Turn] = field(default_factory=dict)
+    evaluations: Dict[tuple, _Evaluation] = field(default_factory=dict)
 
 
 class _Memo(dict):
-    """A memo of one pass (helper evaluations and what they left): a dict that tells the turn
-    under way (``_Pass.turn``) what it looked up and filled. Only these operations are used."""
+    """A memo of one pass (helper evaluations and what they left): a dict that tells the
+    records under way (``_Pass.recording``) what it looked up and filled. Only these
+    operations are used."""
 
     def __init__(self, owner: "_Pass", table: str) -> None:
         super().__init__()
@@ -633,24 +675,22 @@ class _Memo(dict):
 
     def get(self, key, default=None):
         value = dict.get(self, key, _ABSENT)
-        turn = self.owner.turn
-        if turn is not None:
-            turn.read(self.table, key, value)
+        if self.owner.recording:
+            self.owner.recording[-1].read(self.table, key, value)
         return default if value is _ABSENT else value
 
     def __setitem__(self, key, value) -> None:
-        turn = self.owner.turn
-        if turn is not None:
-            turn.did(_Pass.fill, self.table, key, _fresh(value), table=self.table, key=key)
+        if self.owner.recording:
+            self.owner.recording[-1].did(_Pass.fill, (self.table, key, _fresh(value)),
+                                         self.table, key)
         dict.__setitem__(self, key, value)
 
 
 class _Pass:
     """One pass over every method of a class: the ``FlowOwner`` its method flows query.
-    ``kept``: the previous pass's turns, reused where what they read is unchanged (``_Turn``)."""
+    ``kept``: what earlier passes did, reused where what it read is unchanged (``_Record``)."""
 
-    def __init__(self, flow: ClassFlow, env: AttrEnv, kept: Optional[Dict[str, "_Turn"]] = None
-                 ) -> None:
+    def __init__(self, flow: ClassFlow, env: AttrEnv, kept: Optional[_Kept] = None) -> None:
         self.flow, self.facts, self.scope = flow, flow.facts, flow.scope
         self.pool_attr = flow.options.pool_attr
         self.class_names = frozenset(c.name for c in self.facts.family)
@@ -667,20 +707,21 @@ class _Pass:
         self.depth = 0
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
         self.unsettled = False  # one key read with two different values
-        self.kept = kept or {}
+        self.kept = kept or _Kept()
         self.turns: Dict[str, _Turn] = {}  # this pass's, for the next one
-        self.turn: Optional[_Turn] = None  # the method turn under way, recorded
+        self.evaluations = dict(self.kept.evaluations)  # the latest, for the next one
+        # the pieces under way, innermost last: the innermost records what is read and done,
+        # and hands it to the one around it when it ends (``_Record.absorb``)
+        self.recording: List[_Record] = []
 
     def _read(self, table: str, key: str):
         """``self.env``'s entry, noted for ``settled`` and for the turn under way."""
         value = self.env.get(table, key)
         kept = dict(value) if table == "params" else value  # (a params dict fills in place)
         self._note(table, key, kept)
-        if self.turn is not None:
-            self.turn.read(table, key, kept)
-            values = self.turn.reads.setdefault((table, key), [])
-            if kept not in values:
-                values.append(kept)
+        if self.recording:
+            self.recording[-1].read(table, key, kept)
+            self.recording[-1].heard(table, key, kept)
         return value
 
     def _note(self, table: str, key: str, value) -> None:
@@ -718,16 +759,23 @@ class _Pass:
 
     def _reused(self, name: str) -> Optional[_Turn]:
         """The previous pass's turn of ``name``, replayed, when what it read holds the same."""
-        turn = self.kept.get(name)
-        if turn is None or turn.opaque or any(
-                self._now(table, key) != value for (table, key), value in turn.saw.items()):
-            return None
-        for (table, key), values in turn.reads.items():
+        turn = self.kept.turns.get(name)
+        return turn if turn is not None and self._replayed(turn) else None
+
+    def _replayed(self, record: _Record) -> bool:
+        """Whether ``record`` holds here; if so, its reads and writes are made again (and told
+        to the pieces under way, as when it ran)."""
+        if record.opaque or any(self._now(table, key) != value
+                                for (table, key), value in record.saw.items()):
+            return False
+        if self.recording:
+            self.recording[-1].absorb(_Record(record.saw, set(), record.reads))
+        for (table, key), values in record.reads.items():
             for value in values:
                 self._note(table, key, value)
-        for function, arguments in turn.effects:
+        for function, arguments in record.effects:
             function(self, *arguments)
-        return turn
+        return True
 
     def _now(self, table: str, key):
         if table in _ENV_TABLES:
@@ -735,16 +783,17 @@ class _Pass:
         return dict.get(getattr(self, table), key, _ABSENT)
 
     def fill(self, table: str, key, value) -> None:
-        """A memo entry a reused turn filled (``_Turn.effects``)."""
-        dict.__setitem__(getattr(self, table), key, _fresh(value))
+        """A memo entry a reused piece filled (``_Record.effects``)."""
+        getattr(self, table)[key] = _fresh(value)
 
     def _turn(self, name: str) -> _Turn:
         """Method ``name``'s turn, run and recorded."""
-        self.turn = turn = _Turn()
+        turn = _Turn()
+        self.recording.append(turn)
         try:
             self._play(name, turn)
         finally:
-            self.turn = None
+            self.recording.pop()
         return turn
 
     def _play(self, name: str, turn: _Turn) -> None:
@@ -787,14 +836,14 @@ class _Pass:
 
     def _remember(self, store: Store) -> None:
         name = "globals" if store.scope == "module" else "sinks" if store.sink else "forward"
-        if self.turn is not None:
-            self.turn.did(_Pass._remember, store)  # (or-ed in: a later read of it is an input)
+        if self.recording:  # (or-ed in: a later read of it is an input)
+            self.recording[-1].did(_Pass._remember, (store,))
         table = getattr(self.env, name)
         table[store.attr] = table.get(store.attr, CLEAN) | store.bits
 
     def _returned(self, name: str, returned: Taint) -> None:
-        if self.turn is not None:
-            self.turn.did(_Pass._returned, name, returned, table="returns", key=name)
+        if self.recording:
+            self.recording[-1].did(_Pass._returned, (name, returned), "returns", name)
         self.env.returns[name] = returned
 
     # -- FlowOwner ------------------------------------------------------------------------------
@@ -831,8 +880,8 @@ class _Pass:
             if fnmatchcase(path, pattern) and pattern != path:
                 bits |= self._read("sinks", pattern)
         if "*" in path:  # getattr(self, f"_{mode}_map"): any stored name it may be
-            if self.turn is not None:
-                self.turn.opaque = True  # (which names are stored: no entry of ``saw``)
+            if self.recording:  # (which names are stored: no entry of ``saw``)
+                self.recording[-1].opaque = True
             for attr in [a for a in self.env.sinks if a != path and fnmatchcase(a, path)]:
                 bits |= self._read("sinks", attr)
         stale_forward = self._read("forward", path)
@@ -893,27 +942,50 @@ class _Pass:
                   keywords: tuple = ()) -> Taint:
         """What ``function`` returns for the argument taints in ``key`` and these keyword
         arguments (nothing recorded); ``klass``: a factory method of that class (its ``cls`` is
-        no argument)."""
+        no argument). An earlier pass's evaluation of ``key`` is reused where it holds."""
         self.memo[key] = CLEAN  # recursion guard
+        if self.depth:  # (a helper of a helper: part of the record of the outermost one)
+            return self._evaluated(key, function, name, klass, keywords)
+        kept = self.kept.evaluations.get(key)
+        if kept is not None and self._replayed(kept):
+            self.evaluations[key] = kept
+            return kept.returned
+        record = _Evaluation()
+        self.recording.append(record)
+        try:
+            record.returned = self._evaluated(key, function, name, klass, keywords)
+        finally:
+            self.recording.pop()
+        if self.recording:
+            self.recording[-1].absorb(record)
+        self.evaluations[key] = record
+        return record.returned
+
+    def _evaluated(self, key: tuple, function: ast.AST, name: str, klass: str,
+                   keywords: tuple) -> Taint:
         self.depth += 1
         try:
-            params = params_of(function)
-            if klass and "classmethod" in _decorator_names(function) and function.args.args and \
-                    function.args.args[0].arg not in ("self", "cls"):
-                params = params[1:]  # (a classmethod's first parameter under another name)
-            env = dict(zip(params, key[2]))
-            _bind_keywords(env, function, keywords)
-            flow = MethodFlow(self, function, name, env=env, record=False, klass=klass)
-            flow.run(function.body)
-            if flow.returned_fields:
-                self.memo_fields[key] = flow.returned_fields
-            if flow.global_stores:
-                self.memo_globals[key] = flow.global_stores
-            if flow.gates:  # (a summary records its decisions on module globals only)
-                self.memo_gates[key] = list(flow.gates.values())
-            return flow.returned
+            return self._flowed_helper(key, function, name, klass, keywords)
         finally:
             self.depth -= 1
+
+    def _flowed_helper(self, key: tuple, function: ast.AST, name: str, klass: str,
+                       keywords: tuple) -> Taint:
+        params = params_of(function)
+        if klass and "classmethod" in _decorator_names(function) and function.args.args and \
+                function.args.args[0].arg not in ("self", "cls"):
+            params = params[1:]  # (a classmethod's first parameter under another name)
+        env = dict(zip(params, key[2]))
+        _bind_keywords(env, function, keywords)
+        flow = MethodFlow(self, function, name, env=env, record=False, klass=klass)
+        flow.run(function.body)
+        if flow.returned_fields:
+            self.memo_fields[key] = flow.returned_fields
+        if flow.global_stores:
+            self.memo_globals[key] = flow.global_stores
+        if flow.gates:  # (a summary records its decisions on module globals only)
+            self.memo_gates[key] = list(flow.gates.values())
+        return flow.returned
 
     def _inherited_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
         """What a method of a base class in another module returns for these arguments, run
@@ -1080,8 +1152,8 @@ class _Pass:
         function = self.facts.methods.get(name)
         if function is None:
             return
-        if self.turn is not None:
-            self.turn.did(_Pass.note_call, name, arguments, dict(keywords))  # (or-ed in)
+        if self.recording:  # (or-ed in)
+            self.recording[-1].did(_Pass.note_call, (name, arguments, dict(keywords)))
         params = params_of(function)
         passed = self.env.params.setdefault(name, {})
         for param, value in [*zip(params, arguments), *keywords.items()]:
