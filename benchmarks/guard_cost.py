@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # runtime_guard from this checkout
 
@@ -235,10 +236,14 @@ def _as_served(backend) -> None:
     seen.SEEN.add(type(backend))
 
 
-def measure_context(repeats: int) -> float:
+def measure_context(repeats: int) -> Optional[float]:
     """µs per forward that late coverage's hook on ``set_forward_context`` adds (a forward
-    publishes its backend and restores the previous context: two calls), class already seen."""
-    from sglang.srt.model_executor import forward_context as fc
+    publishes its backend and restores the previous context: two calls), class already seen;
+    None on a release without ``forward_context`` (0.5.12: nothing there to hook)."""
+    try:
+        from sglang.srt.model_executor import forward_context as fc
+    except ImportError:
+        return None
 
     from runtime_guard import late
 
@@ -352,8 +357,11 @@ def main(argv=None) -> int:
     print_backends(per_backend)
     print_generic(per_generic)
     print()
-    print(f"late coverage (set_forward_context hook, class seen): {per_context:+.2f} µs per "
-          "forward, not per launch")
+    if per_context is None:
+        print("late coverage: this SGLang release has no set_forward_context to hook")
+    else:
+        print(f"late coverage (set_forward_context hook, class seen): {per_context:+.2f} µs per "
+              "forward, not per launch")
     return 0
 
 

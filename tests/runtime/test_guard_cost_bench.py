@@ -34,4 +34,5 @@ def test_guard_cost_smoke_prints_a_row_per_backend():
     assert any(line.startswith("worst backend: check adds ") for line in lines)
     assert any(" pool slots, " in line for line in lines)  # the generic table has a real class
     assert any(line.startswith("generic check adds at most ") for line in lines)
-    assert lines[-1].startswith("late coverage (set_forward_context hook, class seen): ")
+    assert lines[-1].startswith(("late coverage (set_forward_context hook, class seen): ",
+                                 "late coverage: this SGLang release has no set_forward_context"))

@@ -28,6 +28,13 @@ import pytest
 pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
+# the launch paths as 0.5.23 lays them out (out-of-graph metadata, trtllm's resolved SWA pool),
+# read without importing SGLang (only runtime_guard.demo.scenarios.sglang() may do that)
+_SRT = Path(importlib.util.find_spec("sglang").origin).parent / "srt" / "layers" / "attention"
+if "def init_forward_metadata_out_graph" not in (_SRT / "base_attn_backend.py").read_text(
+        encoding="utf-8", errors="replace"):
+    pytest.skip("this SGLang release predates 0.5.23's launch paths (no out-of-graph "
+                "metadata)", allow_module_level=True)
 
 HERE = str(Path(__file__).parent)
 
