@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,9 +12,7 @@ import time
 from textwrap import dedent
 
 import pytest
-from clirun import STALE, json_rows, load_wheels_helper, poolguard, write
-
-sglang_wheels = load_wheels_helper()
+from clirun import STALE, chain, json_rows, poolguard, write
 
 
 def _children(pid: int) -> set:
@@ -42,12 +39,11 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory):
-    """Three copies of SGLang 0.5.23's attention backends: a cold --jobs 2 run lasts seconds."""
-    attention = sglang_wheels.source_tree("0.5.23") / "sglang" / "srt" / "layers" / "attention"
-    root = tmp_path_factory.mktemp("big")
-    for copy in range(3):
-        shutil.copytree(attention, root / f"a{copy}")
-    return root
+    """1,600 backends, each a long ``+`` chain: a cold --jobs 2 run keeps its workers busy for
+    seconds (three copies of 0.5.23's attention package, once enough, now end about as the
+    workers start, and more copies only lengthen the parent's package summaries)."""
+    return write(tmp_path_factory.mktemp("big"),
+                 {f"b{i:04d}.py": chain(2500) for i in range(1600)})
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")

@@ -21,8 +21,10 @@ STOP_WITHIN_S = 1.0
 @pytest.fixture(scope="module")
 def slow_tree(tmp_path_factory):
     """Enough slow files that a cold run takes many seconds on two workers."""
-    return write(tmp_path_factory.mktemp("slow"),  # 400 files: about 5 s on a quiet 2-core box
-                 {f"b{i:03d}.py": chain(2500) for i in range(400)})
+    # 1,600 files: about 5 s on a quiet 2-core box (400 took 5 s before this session's speed-ups,
+    # 1.6 s after them, and the clean-clone CI's runs ended before the signal)
+    return write(tmp_path_factory.mktemp("slow"),
+                 {f"b{i:04d}.py": chain(2500) for i in range(1600)})
 
 
 def _interrupt(tree, times: int, gap: float, group: bool) -> tuple:
