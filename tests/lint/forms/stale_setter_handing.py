@@ -1,7 +1,8 @@
 """Wrappers with a token_to_kv_pool setter that does not hand the swapped pool to every inner
 backend it keeps. FROZEN_KV MTP rebinds the wrapper's token_to_kv_pool per forward: the setter
 runs, and an inner it never gives the new pool keeps reading the pool it was built with. A setter
-counts for the inners it hands the pool to, not for the class."""
+counts for the inners it hands the pool to, not for the class. Two inners of which the setter
+hands the pool to one is KVP001's INVALID HalfHandedBackend (not repeated here)."""
 from __future__ import annotations
 
 from typing import Dict, List
@@ -43,28 +44,6 @@ class MetadataSetterAttnBackend(AttentionBackend):
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
         return self.inner_backend.forward_decode(q, k, v, layer, forward_batch, save_kv_cache)
-
-
-class HalfHandedPairAttnBackend(AttentionBackend):
-    def __init__(self, model_runner, prefill_backend: AttentionBackend, decode_backend: AttentionBackend):
-        self.prefill_backend = prefill_backend  # expect: KVP001
-        self.decode_backend = decode_backend
-        self._kv = model_runner.token_to_kv_pool
-
-    @property
-    def token_to_kv_pool(self):
-        return self._kv
-
-    @token_to_kv_pool.setter
-    def token_to_kv_pool(self, kv):
-        self._kv = kv
-        self.decode_backend.token_to_kv_pool = kv
-
-    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
-        return self.decode_backend.forward_decode(q, k, v, layer, forward_batch, save_kv_cache)
-
-    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
-        return self.prefill_backend.forward_extend(q, k, v, layer, forward_batch, save_kv_cache)
 
 
 class SideListSetterAttnBackend(AttentionBackend):
