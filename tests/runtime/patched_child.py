@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import kernel_shim
+from installed_sglang import package_dir
 
 
 class _Overlay(importlib.abc.MetaPathFinder):
@@ -36,7 +37,7 @@ class _Overlay(importlib.abc.MetaPathFinder):
 
 def changed_modules(tree: Path) -> dict:
     """Dotted name -> patched file, for every tree file that differs from the installed one."""
-    installed = Path(importlib.util.find_spec("sglang").origin).parent.parent
+    installed = package_dir().parent
     found = {}
     for file in sorted((tree / "sglang").rglob("*.py")):
         relative = file.relative_to(tree)

@@ -8,7 +8,6 @@ SGLang's own function."""
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import subprocess
@@ -16,13 +15,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed_sglang import package_dir
 
 pytest.importorskip("torch")
-if importlib.util.find_spec("sglang") is None:
+_SGLANG = package_dir()
+if _SGLANG is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
-# (found without importing SGLang, which only runtime_guard.demo.scenarios.sglang() may do)
-if not (Path(importlib.util.find_spec("sglang").origin).parent
-        / "srt" / "model_executor" / "forward_context.py").is_file():
+if not (_SGLANG / "srt" / "model_executor" / "forward_context.py").is_file():
     # 0.5.12 has none: its backends are reached only through the load-time hooks
     pytest.skip("this SGLang release has no forward_context, where late classes are hooked",
                 allow_module_level=True)

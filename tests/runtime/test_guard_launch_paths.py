@@ -16,7 +16,6 @@ guard: "ran" is the observation there.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 import subprocess
@@ -24,13 +23,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from installed_sglang import package_dir
 
 pytest.importorskip("torch")
-if importlib.util.find_spec("sglang") is None:
+_SGLANG = package_dir()
+if _SGLANG is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
-# the launch paths as 0.5.23 lays them out (out-of-graph metadata, trtllm's resolved SWA pool),
-# read without importing SGLang (only runtime_guard.demo.scenarios.sglang() may do that)
-_SRT = Path(importlib.util.find_spec("sglang").origin).parent / "srt" / "layers" / "attention"
+# the launch paths as 0.5.23 lays them out (out-of-graph metadata, trtllm's resolved SWA pool)
+_SRT = _SGLANG / "srt" / "layers" / "attention"
 if "def init_forward_metadata_out_graph" not in (_SRT / "base_attn_backend.py").read_text(
         encoding="utf-8", errors="replace"):
     pytest.skip("this SGLang release predates 0.5.23's launch paths (no out-of-graph "
