@@ -172,8 +172,8 @@ GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("guard_forms10", "ModuleGlobalPoolPerForwardAttnBackend"),
                  ("guard_forms10", "ProxyPerForwardAttnBackend"),
                  # a registry behind a getter computing its key; a verdict indexed by the test
-                 ("guard_forms9", "TupleKeyPropertyAttnBackend"),
-                 ("guard_forms9", "ModuleTupleVerdictAttnBackend"))
+                 ("guard_forms_indexed", "TupleKeyPropertyAttnBackend"),
+                 ("guard_forms_indexed", "ModuleTupleVerdictAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:

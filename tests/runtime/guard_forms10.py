@@ -1,8 +1,8 @@
 """Stale state kept where no attribute of the backend shows it, written by guard7 after teaching
 the generic check to look there (not blind: its author changed the check): forms nobody named
-of the places the held-out guard_forms9 used (a module ``ContextVar``, a primed generator's
-frame, a ``global`` verdict, a ``weakref.proxy``), each with a correct twin that keeps the same
-kind of place live or holds no pool in it.
+of the places the held-out set guard_forms9 (outside this repository) used (a module
+``ContextVar``, a primed generator's frame, a ``global`` verdict, a ``weakref.proxy``), each with
+a correct twin that keeps the same kind of place live or holds no pool in it.
 
 Same contract as ``guard_forms`` (whose ``scenario``/``launch``/configurations it reuses).
 Classes of places and their forms here:

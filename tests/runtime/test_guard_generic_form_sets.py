@@ -18,13 +18,13 @@ launch naming its state, each correct one launches, with the helpers of
   11 of 20 stale cases refused, 0 false alarms.
 - ``guard_forms8``: guard5's further stale forms and correct twins of each class guard_forms7
   found missed.
-- ``guard_forms9``: guard6's verdicts indexed by the SWA test (a module tuple, a pair or dict
+- ``guard_forms_indexed``: guard6's verdicts indexed by the SWA test (a module tuple, a pair or dict
   display, a class table, a negated index, a pair of the class's own methods) and registries
   behind getters that compute the lookup (a tuple key, chained ``.get``s, a module helper called
   by a method, a name key); before guard6: 0 of 10 stale refused.
 - ``guard_forms10``: guard7's forms of state kept where no attribute shows it (module globals
   the class's code reads, generator frames, context variables, weak proxies), the places the
-  held-out guard_forms9 used, each with a correct twin.
+  held-out set guard_forms9 (outside this repository) used, each with a correct twin.
 - ``guard_forms_bound``: gaps8's verdicts made through helpers bound by assignment (``x =
   module.f``, an alias of an alias, ``staticmethod(f)``, ``functools.partial(f, strict=True)``,
   a name bound in one arm of an ``if``), with correct twins; before: 0 of 5 stale refused.
@@ -51,7 +51,7 @@ from test_guard_generic_forms import (  # noqa: E402
 )
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
-           "guard_forms9": 5, "guard_forms10": 7, "guard_forms_bound": 5}
+           "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused

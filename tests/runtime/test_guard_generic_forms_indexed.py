@@ -1,4 +1,4 @@
-"""``guard_forms9``'s getters (its classes run in ``test_guard_generic_form_sets``): which
+"""``guard_forms_indexed``'s getters (its classes run in ``test_guard_generic_form_sets``): which
 getters the generic check may call per launch (a computed lookup and nothing else), and a
 getter with a side effect is never called by it."""
 
@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
     pytest.skip("SGLang is not installed", allow_module_level=True)
 
-import guard_forms9 as forms  # noqa: E402
+import guard_forms_indexed as forms  # noqa: E402
 
 from runtime_guard.provenance import computed_lookup  # noqa: E402
 
