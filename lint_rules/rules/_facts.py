@@ -30,6 +30,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
+    decorated_methods,
     descriptor_methods,
     handed_helpers,
     made_classes,
@@ -530,6 +531,14 @@ class ClassFlow:
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
         self.resets = _resets(facts, self.per_forward)
         self.patterns = _stored_patterns(facts)
+
+    @cached_property
+    def class_strings(self) -> Dict[str, str]:
+        """``NAME = "attr"`` in the class statements of the family: the constant names."""
+        return {target.id: statement.value.value for cls in reversed(self.facts.family)
+                for statement in cls.node.body if type(statement) is ast.Assign
+                and const_str(statement.value) for target in statement.targets
+                if type(target) is ast.Name}
 
     @cached_property
     def kept_handed(self) -> Tuple[frozenset, frozenset]:
@@ -1141,6 +1150,9 @@ class _Pass:
     def module_strings(self, name: str) -> tuple:
         return self.scope.strings.get(name, ())
 
+    def class_string(self, name: str) -> Optional[str]:
+        return self.flow.class_strings.get(name)
+
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends
 
@@ -1418,7 +1430,7 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
                 facts.properties[attr] = False
     for name, method in metaclass_methods(node, scope.classes):  # Meta.__call__: once-only
         facts.methods.setdefault(name, method)
-    for method in scope.patched.get(node.name, ()):  # Cls.method = fn: fn runs as it
+    for method in [*scope.patched.get(node.name, ()), *decorated_methods(node, scope.functions)]:
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)
         else:

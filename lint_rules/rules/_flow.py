@@ -43,6 +43,7 @@ from lint_rules.rules._vocab import (
     REDUCERS,
     REFERENCES,
     SHARED_POOLS,
+    TALLIES,
     TYPE_PROBES,
     is_flag_like,
     is_capacity,
@@ -138,6 +139,7 @@ PICKERS = TYPE | KIND | RUNNER | CHOICE  # what a lookup keyed by it picks by
 FLAGGING = DECISION | CHOICE | GATED  # a stored value that makes a condition a gate
 DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIND | RUNNER
 UNDER_FLAG = GATED | RUNNER
+STATE_SIZE = STATE | SIZE  # a read that is already the pool's state or its capacity
 BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is not the pool's
 
 
@@ -582,6 +584,8 @@ class FlowOwner(Protocol):
 
     def module_strings(self, name: str) -> tuple: ...
 
+    def class_string(self, name: str) -> Optional[str]: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -654,6 +658,7 @@ class MethodFlow(ast.NodeVisitor):
         self.gate_at: Optional[ast.AST] = None
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
+        self.defaulted = ""  # the name a getattr with a default is reading
         self.alone = False
         self.stores: List[StoreEvent] = []
         self.gates: Dict[int, GateEvent] = {}
@@ -718,12 +723,21 @@ class MethodFlow(ast.NodeVisitor):
         """``getattr(obj, name)`` where the local ``name`` holds a constant string."""
         args, func = node.args, node.func
         if isinstance(func, ast.Name) and func.id == "getattr" and len(args) > 1:
-            if isinstance(args[1], ast.Name):
-                name = self.strings.get(args[1].id)
-                return (args[0], name) if name else None
-            name = name_pattern(args[1], self.strings)  # getattr(self, f"_{mode}_map")
+            name = self.spelled(args[1])
             return (args[0], name) if name else None
         return None
+
+    def spelled(self, node: ast.AST) -> Optional[str]:
+        """The attribute name ``node`` gives getattr / setattr: a constant, a local holding
+        one, a name built at run time (``f"_{mode}_map"``: its pattern), or a constant string
+        of the class (``getattr(self, self.FLAG_ATTR)``, ``cls.FLAG_ATTR``)."""
+        kind = type(node)
+        if kind is ast.Name:
+            return self.strings.get(node.id)
+        if kind is ast.Attribute and (is_self(node.value) or _names_own_class(node.value) or
+                                      last_name(node.value) in self.owner.class_names):
+            return self.owner.class_string(node.attr)
+        return const_str(node) or name_pattern(node, self.strings)
 
     def attribute(self, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         """A read of ``holder.name`` in any spelling; ``node`` is what it is reported at."""
@@ -755,7 +769,7 @@ class MethodFlow(ast.NodeVisitor):
             path = self.other_self_read(node, holder, name)
         if path is not None:
             return self.self_read(path, node, holder, name)
-        return self.source(self.derived(self.probed(self.visit(holder), name), name))
+        return self.read_off(self.visit(holder), name)
 
     def inner_of(self, node: ast.AST) -> Optional[str]:
         """``x`` when ``node`` is one of the inner backends ``self.<x>`` holds: ``self.x``,
@@ -798,9 +812,19 @@ class MethodFlow(ast.NodeVisitor):
             return self.source(stored)
         deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
         try:
-            return self.source(self.derived(self.probed(self.visit(holder), name), name))
+            return self.read_off(self.visit(holder), name)
         finally:
             self.deciding = deciding
+
+    def read_off(self, base: Taint, name: str) -> Taint:
+        """``holder.name`` given what ``holder`` holds. Read with a default (``getattr(pool,
+        "swa_layer_nums", 0)``), an SWA-only name off the pool is a duck test too: the pool's
+        value or the default, picked by what the pool is."""
+        value = self.derived(self.probed(base, name), name)
+        if self.defaulted == name and base & POOL and not base & BUILT and not value & STATE_SIZE \
+                and is_swa_word(name) and not is_geometry(name):
+            value |= CHOICE | (base & STALE)
+        return self.source(value)
 
     def probed(self, base: Taint, name: str) -> Taint:
         """``try: pool.swa_layer_nums`` (an SWA-only name off the pool, whatever it holds):
@@ -917,7 +941,14 @@ class MethodFlow(ast.NodeVisitor):
         alias = attribute_alias(node) or self.named_read(node)
         if alias is not None:  # getattr(x, "name"[, default]), attrgetter("name")(x)
             fallback = _fallback(node)  # the value when x has no such attribute
-            value = self.attribute(node, *alias)
+            if fallback is None:
+                value = self.attribute(node, *alias)
+            else:
+                self.defaulted, outer = alias[1], self.defaulted
+                try:
+                    value = self.attribute(node, *alias)
+                finally:
+                    self.defaulted = outer
             return value | self.visit(fallback) if fallback is not None else value
         func, args = node.func, node.args
         caller = self.caller_of(func) if type(func) is not ast.Attribute else None
@@ -942,6 +973,8 @@ class MethodFlow(ast.NodeVisitor):
             return self.current_pool()  # get_token_to_kv_pool(): this forward's pool
         if name in REDUCERS and len(args) == 1 and not node.keywords:
             return self.reduced(args[0])
+        if type(args[0] if args else None) in _COMPREHENSIONS and last_name(func) in TALLIES:
+            return self.comprehension(args[0], [args[0].elt], reduce="tally")  # sum(p.size ...)
         values = tuple(map(self.visit, args))
         if node.keywords:
             values += tuple(self.visit(k.value) for k in node.keywords)
@@ -1210,7 +1243,7 @@ class MethodFlow(ast.NodeVisitor):
     def reduced(self, argument: ast.AST) -> Taint:
         """``any(...)`` / ``all(...)`` over tests: the tests' decision, not a container."""
         if isinstance(argument, (ast.GeneratorExp, ast.ListComp, ast.SetComp)):
-            return self.comprehension(argument, [argument.elt], reduce=True)
+            return self.comprehension(argument, [argument.elt], reduce="any")
         if isinstance(argument, (ast.Tuple, ast.List, ast.Set)):
             return union(self.visit(el) for el in argument.elts)
         return self.visit(argument) & DECIDED
@@ -1344,7 +1377,10 @@ class MethodFlow(ast.NodeVisitor):
             self.walrus.add(node.target.id)
         return value
 
-    def comprehension(self, node, results, reduce: bool = False) -> Taint:
+    def comprehension(self, node, results, reduce: str = "") -> Taint:
+        """A comprehension's container; reduced by ``any``/``all``, the decision its elements
+        are; tallied (``sum``, ``min``, ``max`` of it), the number they make: a capacity summed
+        or compared over sub-pools is still one."""
         saved, outer = dict(self.env), self.walrus
         self.walrus = set()
         iterated = filtered = CLEAN
@@ -1359,6 +1395,8 @@ class MethodFlow(ast.NodeVisitor):
         self.env = saved
         self.env.update(bound)  # a walrus in a comprehension binds in the enclosing function
         self.walrus = bound.keys() | (outer or set()) if outer is not None else None
+        if reduce == "tally":
+            return sized(value)
         if reduce:  # (whether anything was picked by a pool decision: that decision)
             return value & DECIDED | (TYPE if value & (STATE | CHOICE) else CLEAN)
         return container(value | (SWA if iterated & SWA else CLEAN))
@@ -1749,8 +1787,7 @@ class MethodFlow(ast.NodeVisitor):
         ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``."""
         func, args = call.func, call.args
         if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
-            name = const_str(args[1]) or name_pattern(args[1], self.strings) or self.strings.get(
-                last_name(args[1]) if type(args[1]) is ast.Name else "")
+            name = self.spelled(args[1])
             self.store(name or "<setattr>", args[1], None, args[2],
                        self.controlled(args[2], self.visit(args[2])))
             return True
@@ -2083,6 +2120,7 @@ class MethodFlow(ast.NodeVisitor):
         self.bind(target, value_node, value, statement)
 
 
+_COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp)
 MAX_PARTS = 16  # longer displays are unpacked as one value (what any element may hold)
 
 
@@ -2387,6 +2425,16 @@ def kept_decision(value: Taint) -> Taint:
 
 def _is_super(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and last_name(node.func) == "super"
+
+
+def _names_own_class(node: ast.AST) -> bool:
+    """``cls``, ``type(self)``, ``self.__class__``: the class of the instance at hand."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id == "cls"
+    if kind is ast.Call:
+        return last_name(node.func) == "type" and len(node.args) == 1 and is_self(node.args[0])
+    return kind is ast.Attribute and node.attr == "__class__" and is_self(node.value)
 
 
 def _is_class_name(func: ast.AST) -> bool:

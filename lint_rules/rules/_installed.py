@@ -4,6 +4,8 @@
   backend (``handed_helpers``).
 - A method wrapped by a decorator defined in the module: the wrapper the decorator returns
   runs in its place (``wrapper_bodies``: its body is analysed as that method).
+- A class decorator of the module that installs one of its nested functions on the class
+  (``cls.__init__ = wrapper``): that function runs as the method (``decorated_methods``).
 - A class made with ``type(name, bases, namespace)`` from functions of the module
   (``made_classes``), and functions assigned to a class later, ``Cls.method = fn``
   (``patched_methods``).
@@ -146,6 +148,26 @@ def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST
             if function is not None and isinstance(target, ast.Attribute) and isinstance(
                     target.value, ast.Name):
                 found.setdefault(target.value.id, []).append(_as_method(function, target.attr))
+    return found
+
+
+def decorated_methods(node: ast.ClassDef, functions: Dict[str, ast.AST]) -> list:
+    """The methods a class decorator of the module installs on the class it is given:
+    ``cls.<name> = fn`` there, ``fn`` one of its nested functions (a wrapper of ``__init__``
+    that calls the original, then keeps more state, runs as ``__init__`` does)."""
+    found = []
+    for decorator in node.decorator_list:
+        function = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
+        if function is None or not function.args.args:
+            continue
+        klass = function.args.args[0].arg
+        nested = {s.name: s for s in function.body if isinstance(s, FUNCTIONS)}
+        for statement in function.body:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) \
+                    and statement.value.id in nested:
+                found.extend(_as_method(nested[statement.value.id], target.attr)
+                             for target in statement.targets if isinstance(target, ast.Attribute)
+                             and isinstance(target.value, ast.Name) and target.value.id == klass)
     return found
 
 

@@ -80,6 +80,8 @@ ALLOCATING = frozenset({"zeros", "empty", "ones", "full", "arange", "rand", "ran
                         "new_zeros", "new_empty", "new_ones", "new_full", "empty_strided"})
 COUNTING = frozenset({"int", "max", "min", "abs", "round", "ceil", "floor", "cdiv",
                       "next_power_of_2", "ceil_div"})
+# Calls that make one number of many (``sum(p.size for p in subs)``): of capacities, a capacity.
+TALLIES = COUNTING | {"sum", "fsum"}
 # How a value flows through calls (``_flow``): containers built around it, methods that fill a
 # container in place, accessors that hand back what it holds, reductions of tests.
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
