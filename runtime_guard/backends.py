@@ -187,5 +187,18 @@ def spec_for(cls: type) -> BackendSpec:
     return described(cls) or DEFAULT_SPEC
 
 
+def loaded_subclasses(*roots: type) -> list:
+    """Every class loaded now that subclasses one of ``roots`` (transitively), each once, the
+    roots themselves left out, in the order a depth-first walk meets them."""
+    seen, todo, found = set(roots), list(roots), []
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+                found.append(sub)
+    return found
+
+
 def _target_of(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"

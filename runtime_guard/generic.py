@@ -57,7 +57,7 @@ from lint_rules.rules._vocab import (
     is_swa_word,
 )
 from runtime_guard import seen
-from runtime_guard.backends import BACKENDS
+from runtime_guard.backends import BACKENDS, loaded_subclasses
 from runtime_guard.checks import Problem, active_pool, describe_backend, describe_pool, is_swa_pool
 
 BASE_MODULE = "sglang.srt.layers.attention.base_attn_backend"
@@ -1166,50 +1166,52 @@ _WHY = ("poolguard's table does not describe this class, so whether its launches
         "attribute is not known: treated as live")
 
 
+def _lead(backend, layer_id, active) -> str:
+    """What every generic message starts with: the check, its verdict, the backend."""
+    return f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
+
+
 def _pool_message(backend, layer_id, active, path, value, pool) -> str:
     what = describe_pool(pool) if value is pool else (
         f"{'a weak proxy to' if _kind(value) == _PROXY else 'a method of'} {describe_pool(pool)}")
     return (
-        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"{_shown(path)} holds {what}, not the active pool {describe_pool(active)} or one of "
-        f"its sub-pools: it was cached from another pool (e.g. before a FROZEN_KV MTP pool "
-        f"swap). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
+        f"{_lead(backend, layer_id, active)}{_shown(path)} holds {what}, not the active pool "
+        f"{describe_pool(active)} or one of its sub-pools: it was cached from another pool (e.g. "
+        f"before a FROZEN_KV MTP pool swap). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 
 def _none_message(backend, layer_id, active, path) -> str:
     return (
-        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"{_shown(path)} is None but the launch reads the SWA pool {describe_pool(active)}: it "
-        f"was resolved from a non-SWA pool (e.g. a FROZEN_KV MTP draft's own pool). Resolve "
-        f"it from self.{ACTIVE_POOL} per launch ({_WHY})."
+        f"{_lead(backend, layer_id, active)}{_shown(path)} is None but the launch reads the SWA "
+        f"pool {describe_pool(active)}: it was resolved from a non-SWA pool (e.g. a FROZEN_KV MTP "
+        f"draft's own pool). Resolve it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 
 def _tensor_message(backend, layer_id, active, path, tensor) -> str:
     return (
-        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"{_shown(path)} is a {tuple(tensor.shape)} {tensor.dtype} tensor like the active pool "
-        f"{describe_pool(active)}'s own but not one of them nor a view of one: it was read off "
-        f"another pool (e.g. before a FROZEN_KV MTP pool swap) or copied (a copy misses the "
-        f"pool's in-place updates). Read it from self.{ACTIVE_POOL} per launch ({_WHY})."
+        f"{_lead(backend, layer_id, active)}{_shown(path)} is a {tuple(tensor.shape)} "
+        f"{tensor.dtype} tensor like the active pool {describe_pool(active)}'s own but not one of "
+        f"them nor a view of one: it was read off another pool (e.g. before a FROZEN_KV MTP pool "
+        f"swap) or copied (a copy misses the pool's in-place updates). Read it from "
+        f"self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 
 def _flag_message(backend, layer_id, active, path, flag) -> str:
     return (
-        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"{path}={flag} but the pool the launch reads is {describe_pool(active)}: the flag was "
-        f"computed from another pool. Derive it from self.{ACTIVE_POOL} per launch ({_WHY})."
+        f"{_lead(backend, layer_id, active)}{path}={flag} but the pool the launch reads is "
+        f"{describe_pool(active)}: the flag was computed from another pool. Derive it from "
+        f"self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 
 def _choice_message(backend, layer_id, active, path, chosen) -> str:
     return (
-        f"poolguard (generic check, live): {describe_backend(backend, layer_id, active)}: "
-        f"{_shown(path)} is self.{chosen}, chosen by a pool type test on another pool than the "
-        f"one the launch reads, {describe_pool(active)}. Choose it from self.{ACTIVE_POOL} per "
-        f"launch ({_WHY})."
+        f"{_lead(backend, layer_id, active)}{_shown(path)} is self.{chosen}, chosen by a pool "
+        f"type test on another pool than the one the launch reads, {describe_pool(active)}. "
+        f"Choose it from self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 
 
@@ -1244,7 +1246,7 @@ def register(registry) -> Optional[str]:
             vars(base).get(DISPATCH))):
         registry.HookRegistry.register(target, guard_dispatch, registry.HookType.AROUND)
     wanted = [(cls, DISPATCH, guard_dispatch) for cls in dispatch_overrides(base)]
-    wanted += [(definer, name, guard_graph_metadata) for cls in _loaded_subclasses(base)
+    wanted += [(definer, name, guard_graph_metadata) for cls in loaded_subclasses(base)
                for definer, name in graph_metadata_definers(cls)]
     for cls, name, hook in dict.fromkeys(wanted):
         target = f"{cls.__module__}.{cls.__qualname__}.{name}"
@@ -1252,16 +1254,6 @@ def register(registry) -> Optional[str]:
         if "<" not in target and not any(known is hook for _, known, _ in pending):
             registry.HookRegistry.register(target, hook, registry.HookType.AROUND)
     return None
-
-
-def _loaded_subclasses(base: type) -> list:
-    found, todo = [], [base]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.append(sub)
-                todo.append(sub)
-    return found
 
 
 # The metadata paths a CUDA graph's capture and replay run in Python: at replay no forward
@@ -1318,16 +1310,11 @@ def dispatch_overrides(base: type) -> list:
     (``dispatch_definer``), not hooked yet: the hook points of classes whose launches never pass
     the base ``forward``. Classes loaded later are hooked when first run
     (``runtime_guard.late``)."""
-    found, seen, todo = [], set(), [base]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub in seen:
-                continue
-            seen.add(sub)
-            todo.append(sub)
-            definer = dispatch_definer(sub)
-            if definer is not None and definer not in found:
-                found.append(definer)
+    found = []
+    for sub in loaded_subclasses(base):
+        definer = dispatch_definer(sub)
+        if definer is not None and definer not in found:
+            found.append(definer)
     return found
 
 
@@ -1399,13 +1386,7 @@ def installed_backend_classes(packages=PACKAGES) -> list:
                 importlib.import_module(module.name)
             except BaseException:  # noqa: B036 - needs a GPU runtime, torch_npu, aiter...
                 continue
-    found, todo = set(), [base]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.add(sub)
-                todo.append(sub)
-    return sorted((cls for cls in found if cls.__module__.startswith(packages)),
+    return sorted((cls for cls in loaded_subclasses(base) if cls.__module__.startswith(packages)),
                   key=lambda cls: f"{cls.__module__}.{cls.__name__}")
 
 

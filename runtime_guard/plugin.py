@@ -36,6 +36,7 @@ from runtime_guard.backends import (
     WRITE_BUFFERS,
     BackendSpec,
     described,
+    loaded_subclasses,
 )
 from runtime_guard.config import GuardConfig, read_config
 from runtime_guard.errors import PoolGuardConfigError
@@ -213,16 +214,7 @@ def _loaded_subclasses() -> list:
         cls = getattr(sys.modules.get(spec.module), spec.name, None)
         if isinstance(cls, type):
             roots.append(cls)
-    seen, stack, found = set(roots), list(roots), []
-    while stack:
-        for sub in stack.pop().__subclasses__():
-            if sub in seen:
-                continue
-            seen.add(sub)
-            stack.append(sub)
-            if sub.__module__.startswith(BACKEND_PACKAGES):
-                found.append(sub)
-    return found
+    return [sub for sub in loaded_subclasses(*roots) if sub.__module__.startswith(BACKEND_PACKAGES)]
 
 
 def _one_line(err: Exception) -> str:

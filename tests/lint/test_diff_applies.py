@@ -28,23 +28,30 @@ FORMS = {
 }
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_every_diff_applies_with_git_and_equals_the_fix(tmp_path):
+def _applied_and_fixed(tmp_path, files: dict) -> tuple:
+    """Two copies of ``files`` (name -> bytes): ``--diff`` applied to one with ``git apply``
+    (checked first), ``--fix`` run on the other; the two folders and the diff."""
     applied, fixed = tmp_path / "applied", tmp_path / "fixed"
     for tree in (applied, fixed):
         tree.mkdir()
-        for name, data in FORMS.items():
+        for name, data in files.items():
             (tree / name).write_bytes(data)
     subprocess.run(["git", "init", "-q", str(applied)], check=True)
     diff = poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=applied, expect=1,
                      text=False).stdout
-    assert diff.count(b"\n--- a/") + diff.startswith(b"--- a/") == len(FORMS)
     (tmp_path / "fix.patch").write_bytes(diff)
     check = subprocess.run(["git", "apply", "--check", "--verbose", str(tmp_path / "fix.patch")],
                            cwd=applied, capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     subprocess.run(["git", "apply", str(tmp_path / "fix.patch")], cwd=applied, check=True)
     poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=fixed)
+    return applied, fixed, diff
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_every_diff_applies_with_git_and_equals_the_fix(tmp_path):
+    applied, fixed, diff = _applied_and_fixed(tmp_path, FORMS)
+    assert diff.count(b"\n--- a/") + diff.startswith(b"--- a/") == len(FORMS)
     for name, before in FORMS.items():
         after = (fixed / name).read_bytes()
         assert after != before, f"{name}: --fix changed nothing"
@@ -61,19 +68,6 @@ NAMES = ["tab\there.py", "new\nline.py", 'q"uote.py', "back\\slash.py", "bell\x0
 def test_a_diff_of_files_with_odd_names_applies_with_git(tmp_path):
     # git reads a tab in a "--- a/name" header as the end of the name: such names (and quotes,
     # backslashes, control characters) are C-quoted as git itself writes them
-    applied, fixed = tmp_path / "applied", tmp_path / "fixed"
-    for tree in (applied, fixed):
-        tree.mkdir()
-        for name in NAMES:
-            (tree / name).write_text(GATED)
-    subprocess.run(["git", "init", "-q", str(applied)], check=True)
-    diff = poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=applied, expect=1,
-                     text=False).stdout
-    (tmp_path / "fix.patch").write_bytes(diff)
-    check = subprocess.run(["git", "apply", "--check", "--verbose", str(tmp_path / "fix.patch")],
-                           cwd=applied, capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    subprocess.run(["git", "apply", str(tmp_path / "fix.patch")], cwd=applied, check=True)
-    poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=fixed)
+    applied, fixed, _ = _applied_and_fixed(tmp_path, dict.fromkeys(NAMES, GATED.encode()))
     for name in NAMES:
         assert (applied / name).read_text() == (fixed / name).read_text() != GATED, repr(name)
