@@ -84,6 +84,22 @@ def not_a_folder(folder: Path) -> Optional[str]:
     return None
 
 
+# The first cache write this process could not make ("folder: why"): the CLI says it once.
+_unwritten: list = []
+
+
+def not_written(path: Path, exc: OSError) -> None:
+    """Note that writing the cache file ``path`` failed with ``exc`` (the first failure kept)."""
+    if not _unwritten:
+        _unwritten.append(f"{path.parent}: {exc.strerror or exc}")
+
+
+def write_failure() -> Optional[str]:
+    """Why a cache write of this process failed (its folder and the system's reason), or None:
+    a read-only or full cache folder leaves the run without a cache, never without a word."""
+    return _unwritten[0] if _unwritten else None
+
+
 def cache_file(name: str) -> Optional[Path]:
     """``name`` in ``cache_dir()``, or None when there is no cache directory."""
     directory = cache_dir()
@@ -146,8 +162,8 @@ def rule_codes(use_cache: bool) -> tuple:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, json.dumps([list(ALL_CODES), sorted(DEFAULT_CODES)]))
             prune(path.parent, "codes-*.json")
-        except OSError:
-            pass
+        except OSError as exc:
+            not_written(path, exc)
     return ALL_CODES, DEFAULT_CODES
 
 
@@ -296,7 +312,8 @@ class ResultCache:
         self.checked.add(key)
 
     def save(self) -> None:
-        """Write the cache atomically once per run; a read-only home just means no cache."""
+        """Write the cache atomically once per run; a read-only home means no cache (said
+        once: ``write_failure``)."""
         if self.path is None or not (self.changed or self.changed_stats):
             return
         try:
@@ -316,8 +333,8 @@ class ResultCache:
             write_atomically(self.path, json.dumps(
                 {"format": FORMAT_VERSION, "files": merged, "stats": stats}))
             prune(self.path.parent, "lint-*.json")
-        except OSError:
-            pass
+        except OSError as exc:
+            not_written(self.path, exc)
 
 
 def prune(folder: Path, pattern: str) -> None:

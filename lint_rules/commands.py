@@ -158,7 +158,7 @@ def _stop_cleanly() -> None:
 
 
 def lint(args: argparse.Namespace) -> int:
-    from lint_rules.cache import ResultCache, not_a_folder
+    from lint_rules.cache import ResultCache, not_a_folder, write_failure
     from lint_rules.runner import parse_timeout, run
 
     try:
@@ -198,6 +198,10 @@ def lint(args: argparse.Namespace) -> int:
         result, fixed = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
                             unsafe=args.unsafe_fixes), None
 
+    failure = not unusable and write_failure()
+    if failure:  # said once; the findings are this run's all the same
+        write_stderr(f"poolguard: warning: no cache written: {failure} "
+                     "(set POOLGUARD_CACHE_DIR to a writable folder)\n")
     for message in result.errors:
         error(message)
     found = result.findings

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_file, fingerprint,
-                              write_atomically)
+                              not_written, write_atomically)
 from lint_rules.files import digest_bytes, read_regular_file
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
@@ -739,8 +739,8 @@ class HeaderCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(self.path, json.dumps(keep))  # a full disk leaves no temp file
-        except OSError:
-            pass
+        except OSError as exc:
+            not_written(self.path, exc)
 
 
 def _well_formed(headers) -> bool:
