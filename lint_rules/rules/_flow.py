@@ -706,6 +706,8 @@ class MethodFlow(ast.NodeVisitor):
     def global_read(self, node: ast.AST, name: str) -> Taint:
         """A module global the class stored (``global NAME``, ``_FLAGS[...]``, ``globals()``):
         persisted, and a decision reading it is a gate on it."""
+        if name in self.set_globals:  # set earlier in this call: what it was set to
+            return self.set_globals[name]
         value = self.owner.global_value(name)
         if not value or not self.deciding:
             return value
@@ -769,6 +771,10 @@ class MethodFlow(ast.NodeVisitor):
             path = self.other_self_read(node, holder, name)
         if path is not None:
             return self.self_read(path, node, holder, name)
+        held = self.module_object(holder)
+        if held is not None and (f"{held}.{name}" in self.set_globals or self.owner.global_value(
+                f"{held}.{name}")):
+            return self.global_read(node, f"{held}.{name}")  # _TLS.windowed, set by the class
         return self.read_off(self.visit(holder), name)
 
     def inner_of(self, node: ast.AST) -> Optional[str]:
@@ -978,7 +984,17 @@ class MethodFlow(ast.NodeVisitor):
         values = tuple(map(self.visit, args))
         if node.keywords:
             values += tuple(self.visit(k.value) for k in node.keywords)
+        elif len(values) == 1 and values[0] and type(func) is ast.Attribute and func.attr == "set":
+            self.set_into(node, func.value, values[0])
         return self.call_value(node, name, values)
+
+    def set_into(self, node: ast.Call, holder: ast.AST, value: Taint) -> None:
+        """``_MAP_VAR.set(mapping)``: a context variable of the module (or any object it
+        keeps) holds the value now, past the call."""
+        held = self.module_object(holder)
+        if held is not None:
+            self.store(held, node, None, node.args[0],
+                       container(self.controlled(node.args[0], value)), "module")
 
     def call_value(self, node: ast.Call, name: str, values: Tuple[Taint, ...]) -> Taint:
         """What a call returns, given what its arguments (then its keywords' values) hold;
@@ -1583,7 +1599,18 @@ class MethodFlow(ast.NodeVisitor):
             self.fill(target.value, target.value, value_node, container(value))
             return
         if isinstance(target, ast.Attribute):
+            held = self.module_object(target.value)
+            if held is not None:  # _TLS.pool = ...: on an object the module keeps, it outlives
+                return self.store(f"{held}.{target.attr}", target, statement, value_node, value,
+                                  "module")
             self.visit(target.value)
+
+    def module_object(self, node: ast.AST) -> Optional[str]:
+        """The module global ``node`` names (not a local, not one of the family's classes):
+        an attribute set on it (a ``threading.local``, a namespace, a module) outlives the call."""
+        if type(node) is not ast.Name or node.id in self.env or node.id in self.owner.class_names:
+            return None
+        return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else None
 
     def bind_local(self, name: str, value_node, value: Taint, statement, target) -> None:
         if name in self.globals:
@@ -1614,6 +1641,13 @@ class MethodFlow(ast.NodeVisitor):
         if isinstance(value_node, (ast.Tuple, ast.Name, ast.Attribute)) and not value:
             self.type_locals[name] = self.owner.type_names_swa(value_node)
 
+    def global_kept(self, value_node, value: Taint) -> bool:
+        """``value_node`` reads pool state a module global the class set keeps
+        (``mapping = _MAP_VAR.get()``): a test of the local is a decision on it."""
+        return bool(value & STATE and value & STALE) and not value & RECORD and any(
+            self.module_object(n) is not None and self.owner.global_value(n.id)
+            for n in nodes_under(value_node) if type(n) is ast.Name)
+
     def bind_role(self, name: str, value_node, value: Taint, statement) -> None:
         """What the local stands for where it is used: a constant name, the live pool's
         ``id()``, a test of kept state, kept state itself, an attribute getter, a namespace,
@@ -1631,7 +1665,8 @@ class MethodFlow(ast.NodeVisitor):
             self.tests[name] = value_node
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
                 is_self(value_node.func.value)) or statement is not None and (
-                name not in self.aliases and _kept_read(value_node, value)):
+                name not in self.aliases and (_kept_read(value_node, value) or self.global_kept(
+                    value_node, value))):
             self.method_locals.add(name)
         getter = getter_path(value_node)
         namespace = _namespace_of(value_node) if getter is None else None
