@@ -198,7 +198,8 @@ def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple
     bad = [code for code in codes if not any(k.startswith(code) for k in known)]
     if bad:
         raise ConfigError(
-            f"unknown code {', '.join(bad)} in {where}; known codes: {', '.join(known)}"
+            f"unknown code {', '.join(c if c.isprintable() else repr(c) for c in bad)} in "
+            f"{where}; known codes: {', '.join(known)}"
         )
     return codes
 

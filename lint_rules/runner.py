@@ -69,7 +69,7 @@ class RunResult:
 # ---------------------------------------------------------------- discovery
 
 def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
-    """``[(path, stat)]`` for every Python file under ``paths``, plus error lines.
+    """``[(path, stat)]`` for every Python file under ``paths``, plus error lines (one per path).
 
     One file is one file: a path named twice, a symlink and its target, two hard links, a
     directory and a file inside it all come back once (by device and inode), under the first
@@ -83,20 +83,32 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
         try:
             st = os.stat(raw)
         except OSError as exc:
-            errors.append(f"{raw}: {exc.strerror or exc}")
+            errors.append((raw, exc.strerror or str(exc)))
             continue
         if stat.S_ISDIR(st.st_mode):
             _walk(raw, config, found, errors)
         elif stat.S_ISREG(st.st_mode):
             found.append((raw, st))
         else:  # a FIFO or device would block or never end
-            errors.append(f"{raw}: not a regular file, not checked")
+            errors.append((raw, "not a regular file, not checked"))
     unique: dict = {}  # (device, inode) -> (path, stat); the real file's name beats a link's
     for path, st in found:
         kept = unique.get((st.st_dev, st.st_ino))
         if kept is None or os.path.islink(kept[0]) and not os.path.islink(path):
             unique[(st.st_dev, st.st_ino)] = (os.path.normpath(path), st)
-    return list(unique.values()), errors
+    return list(unique.values()), _said_once(errors)
+
+
+def _said_once(errors: list) -> list:
+    """``path: why`` for each ``(path, why)``, once per path however often it was named or
+    walked (``x.py x.py``, ``. ./``, a folder by a relative and an absolute name)."""
+    lines, seen = [], set()
+    for path, why in errors:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            lines.append(f"{path}: {why}")
+    return lines
 
 
 def _explicitly_excluded(raw: str, config: RunConfig) -> bool:
@@ -125,7 +137,7 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as exc:
-            errors.append(f"{directory}: {exc.strerror or exc}")
+            errors.append((directory, exc.strerror or str(exc)))
             continue
         for entry in entries:
             if is_stray_temp(entry.name):
@@ -142,10 +154,10 @@ def _walk(top: str, config: RunConfig, found: list, errors: list) -> None:
                     found.append((entry.path, entry.stat()))
                 elif entry.name.endswith(".py") and not entry.is_dir():
                     # a FIFO, socket, device or dangling link: reported, never silently dropped
-                    errors.append(f"{entry.path}: {_unlintable(entry)}")
+                    errors.append((entry.path, _unlintable(entry)))
             except OSError as exc:  # vanished while walking: nothing to lint
                 if entry.name.endswith(".py") and exc.errno != errno.ENOENT:  # a link loop
-                    errors.append(f"{entry.path}: {exc.strerror or exc}, not checked")
+                    errors.append((entry.path, f"{exc.strerror or exc}, not checked"))
 
 
 def _unlintable(entry: os.DirEntry) -> str:
@@ -395,7 +407,7 @@ class _TreeRun:
                 try:
                     self.texts[path] = _decode(data)
                     found = class_headers(self.texts[path][0])
-                except (SyntaxError, UnicodeDecodeError, LookupError):
+                except (SyntaxError, UnicodeError, LookupError):
                     found = []
                 self.headers.put(digest, found)
             headers[path] = found
@@ -436,7 +448,7 @@ class _TreeRun:
         path, full = job.path, self._full(job.path)
         try:
             job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
-        except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        except (SyntaxError, UnicodeError, LookupError) as exc:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
         from lint_rules.engine import may_match
 
@@ -518,7 +530,7 @@ class _Mentions:
     def get(self, path: str) -> bool:
         try:
             text, _ = _decode(self.run.package.contents[os.path.abspath(path)])
-        except (KeyError, SyntaxError, UnicodeDecodeError, LookupError):
+        except (KeyError, SyntaxError, UnicodeError, LookupError):
             return False
         return self.mentions(text, self.run.config.options)
 

@@ -95,5 +95,5 @@ def _read(path: str, data: Optional[bytes] = None) -> Optional[str]:
             data = read_regular_file(path, MAX_SOURCE_BYTES)
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding)
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+    except (OSError, SyntaxError, UnicodeError, LookupError):
         return None  # it changed or went since the lint: no fix to show

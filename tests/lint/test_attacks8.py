@@ -34,3 +34,33 @@ def test_a_cache_dir_that_cannot_be_written_is_said_once_and_the_lint_goes_on(tm
         assert f"{cache}: " in done.stderr and "POOLGUARD_CACHE_DIR" in done.stderr
     quiet = poolguard("lint", "--no-cache", ".", cwd=root, cache_dir=cache, expect=1)
     assert "warning" not in quiet.stderr, quiet.stderr
+
+
+@pytest.mark.parametrize("codec", ["punycode", "undefined"])
+def test_a_cookie_whose_codec_fails_as_unicode_error_is_one_kvp900(tmp_path, codec):
+    # these codecs fail with UnicodeError, not its subclass UnicodeDecodeError: the run ended
+    # in "internal error, please report" (exit 2) and every other file's findings were lost
+    root = write(tmp_path / "t", {"odd.py": f"# coding: {codec}\n" + STALE, "s.py": STALE})
+    done = poolguard("lint", "--no-cache", ".", cwd=root, expect=1)
+    assert f"odd.py:1:1: KVP900 cannot parse: cannot decode the file (decoding with '{codec}'" \
+        in done.stdout, done.stdout
+    assert "s.py:3:9: KVP001" in done.stdout and "error" not in done.stderr, done.stderr
+
+
+def test_a_path_named_twice_is_one_error_line_as_it_is_one_file(tmp_path):
+    # findings were said once for a file named twice, error lines once per naming
+    root = write(tmp_path / "t", {"s.py": STALE})
+    os.mkfifo(root / "pipe.py")
+    done = poolguard("lint", "--no-cache", "pipe.py", "./pipe.py", "nope.py", "nope.py", ".",
+                     str(root), cwd=root, expect=2)
+    assert done.stderr.count("pipe.py: not a regular file") == 1, done.stderr
+    assert done.stderr.count("nope.py: No such file or directory") == 1, done.stderr
+    assert done.stderr.count("poolguard: error: ") == 2, done.stderr
+    assert done.stdout.count("KVP001") == 1
+
+
+def test_an_unknown_code_with_an_invisible_character_is_shown_quoted(tmp_path):
+    # 'select = KVP<NUL>' was refused as "unknown code KVP", a code that is known
+    root = write(tmp_path / "t", {"s.py": STALE, "setup.cfg": "[flake8]\nselect = KVP\x00\n"})
+    done = poolguard("lint", "--no-cache", "s.py", cwd=root, expect=2)
+    assert "unknown code 'KVP\\x00' in " in done.stderr, done.stderr
