@@ -113,7 +113,7 @@ class PackageIndex:
         # [what, repeatable] per computation under way (summaries, flows, what a module scope
         # remembers), outermost first: False once it used a value a later one may not repeat
         self._frames: List[list] = []
-        self._flows: Dict[ast.ClassDef, tuple] = {}  # class -> (inputs, facts, deps): ``run_flow``
+        self._flows: Dict[ast.ClassDef, list] = {}  # class -> [(inputs, facts, deps)]: ``run_flow``
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
 
     # -- the class graph, from every file's class headers ---------------------------------------
@@ -164,9 +164,11 @@ class PackageIndex:
                 continue
             for sub, bases in self.headers.get(path, ()):
                 if name in bases:
-                    summary = self.class_summary(f"{self.names.get(path, '')}.{sub}")
-                    if summary is not None:
-                        found.append(summary)
+                    view = self.heir_view(f"{self.names.get(path, '')}.{sub}")
+                    if view is not None:  # (the mixin's own state is its own flow's)
+                        own, bases = view
+                        found.append(merged([own, *(b for b in bases if b.name != name)],
+                                            own.name, own.backend))
         return tuple(found)
 
     def heirs_bind(self, names: Iterable[str], attrs: Iterable[str], path: str) -> bool:
@@ -435,14 +437,14 @@ class PackageIndex:
         (``_tracked``): any later analysis from the same inputs (the module's own, in a forked
         worker too) computes exactly this and reads the same files."""
         facts, deps, _, repeatable = self._computed(("flow", object()), run)  # (one per run)
-        if repeatable:
-            self._flows[node] = (inputs, facts, deps)
+        if repeatable:  # (a backend flows as itself and as its mixins see it: both kept)
+            self._flows.setdefault(node, []).append((inputs, facts, deps))
 
     def kept_flow(self, node: ast.ClassDef, inputs: tuple):
         """The class facts a summary's flow of ``node`` left when it ran from these very
         ``inputs`` (None: run it); what that flow read is recorded as read now."""
-        found = self._flows.get(node)
-        if found is None or found[0] != inputs:
+        found = next((kept for kept in self._flows.get(node, ()) if kept[0] == inputs), None)
+        if found is None:
             return None
         for path, digest in found[2].items():
             self._touch(path, digest)
@@ -524,6 +526,21 @@ class PackageIndex:
             lambda: instance_summary(module.scope, name, arguments, keywords, self.options))
 
     def class_summary(self, qualified: str) -> Optional[ClassSummary]:
+        """Class ``pkg.mod.C`` as its subclasses see it (None: unknown)."""
+        return self._summary(qualified, "")
+
+    def heir_view(self, qualified: str) -> Optional[tuple]:
+        """``(own, bases)``: backend ``pkg.mod.C`` as the mixins it inherits see it, its own
+        summary and its foreign bases', each mixin bare (``bare_summary``). A mixin's summary
+        asks its heirs', a heir's its mixins': bare mixins end that cycle at one step, the same
+        whichever member a run reaches first, and the heir flows once for all its mixins."""
+        return self._summary(qualified, "heir")
+
+    def bare_summary(self, qualified: str) -> Optional[ClassSummary]:
+        """Mixin ``pkg.mod.C`` as a heir's other mixins see it: its heirs not asked."""
+        return self._summary(qualified, "bare")
+
+    def _summary(self, qualified: str, view: str):
         from lint_rules.rules._facts import summarise_class
 
         found = self._split(qualified, None)
@@ -531,8 +548,8 @@ class PackageIndex:
             return None
         module, name = found
         return self._remembered(  # by the defining file, as function_returns
-            ("class", module.path, name),
-            lambda: summarise_class(module.tree, module.scope, name, self.options))
+            (view or "class", module.path, name),
+            lambda: summarise_class(module.tree, module.scope, name, self.options, view))
 
     def runner_attr(self, attr: str, near: str = "") -> Taint:
         """What ``<runner>.<attr>`` holds when a runner class of another module builds it from
@@ -578,12 +595,15 @@ class PackageIndex:
                                    if any(name.endswith(RUNNER_SUFFIX) for name, _ in rows))
         return self._runners
 
-    def foreign_bases(self, scope, node: ast.ClassDef) -> tuple:
-        """Summaries of ``node``'s bases defined in other modules of the package."""
+    def foreign_bases(self, scope, node: ast.ClassDef, bare_mixins: bool = False) -> tuple:
+        """Summaries of ``node``'s bases defined in other modules of the package (with
+        ``bare_mixins``, those of the package's mixins bare: ``bare_summary``)."""
         found = []
         for base in node.bases:
             qualified = scope.qualified(base)
-            summary = self.class_summary(qualified) if qualified else None
+            bare = bare_mixins and last_name(base) in self.mixins
+            summary = None if not qualified else (
+                self.bare_summary(qualified) if bare else self.class_summary(qualified))
             if summary is not None:
                 found.append(summary)
         return tuple(found)

@@ -2121,7 +2121,8 @@ def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:
 
 
 def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
-            only: Optional[frozenset] = None, path: str = "", scope=None) -> FileFacts:
+            only: Optional[frozenset] = None, path: str = "", scope=None,
+            view: str = "") -> FileFacts:
     """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
     (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules;
     ``only`` names the classes to analyse instead (a base another module inherits from)."""
@@ -2142,7 +2143,7 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
                       if node.name in package.mixins and node not in nodes]
     if not nodes:
         return facts
-    _prepare(facts, nodes, scope)
+    _prepare(facts, nodes, scope, view)
     _run_flows(facts, options, scope)
     return facts
 
@@ -2182,9 +2183,10 @@ def _take_flow(cls: ClassFacts, kept: ClassFacts) -> None:
             setattr(cls, name, copy.copy(value) if isinstance(value, (list, dict)) else value)
 
 
-def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
+def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope, view: str = "") -> None:
     """The facts of ``nodes`` and of the same-file classes they inherit, each with its family
-    and (with a package index) its bases and heirs in other modules; no flow run yet."""
+    and (with a package index) its bases and heirs in other modules; no flow run yet. ``view``
+    (``summarise_class``): "heir" takes the foreign mixins bare, "bare" asks no heirs too."""
     package = facts.package
     for node in _with_mixins(scope.class_nodes, nodes):
         cls = _class_facts(node, scope)
@@ -2193,8 +2195,9 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope) -> None:
     for cls in facts.classes:
         cls.family = _family(cls, facts.by_name)
         if package is not None:
-            cls.foreign = package.foreign_bases(scope, cls.node)
-            if cls.name in package.mixins:  # a mixin's self is the backend that inherits it
+            cls.foreign = package.foreign_bases(scope, cls.node, bare_mixins=bool(view))
+            # a mixin's self is the backend that inherits it
+            if view != "bare" and cls.name in package.mixins:
                 cls.heirs = package.subclass_summaries(scope, cls.name)
 
 
@@ -2430,12 +2433,16 @@ def _pool_locals(method: ast.AST) -> tuple:
     return tuple(found)
 
 
-def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Options):
-    """``package.ClassSummary`` of class ``name`` of another module, as subclasses see it."""
+def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Options,
+                    view: str = ""):
+    """``package.ClassSummary`` of class ``name`` of another module, as subclasses see it.
+    ``view`` "bare": a mixin's, as a heir's mixins see it (no heirs of its own asked); "heir":
+    ``(own, bases)``, a backend's own summary and its foreign bases' as the mixins it inherits
+    see them, each mixin bare (``PackageIndex.heir_view``)."""
     from lint_rules.package import ClassSummary, merged
 
     facts = analyse(tree, options, scope.package, scope.module, only=frozenset({name}),
-                    scope=scope)
+                    scope=scope, view=view)
     cls = facts.by_name.get(name)
     if cls is None:
         return None
@@ -2450,4 +2457,6 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
     backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
                   for c in cls.family for base in c.bases)
     own = ClassSummary(name, backend, stores, properties, returns, flags)
+    if view == "heir":
+        return own, cls.foreign
     return merged([own, *cls.foreign], name, backend)
