@@ -320,6 +320,12 @@ def constant_strings(node: ast.AST) -> tuple:
     return names if all(names) else ()
 
 
+# Deeper attribute chains hold no state a rule reads. Each read of a chain walks down to its
+# base, and the visitor asks at every level: unbounded, a 2,900-deep ``pool.a.a...`` (as deep as
+# CPython parses) took 2 s a line, quadratic in the depth.
+MAX_SELF_PATH = 64
+
+
 def self_path(node: ast.AST) -> Optional[str]:
     """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
     ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
@@ -330,10 +336,17 @@ def self_path(node: ast.AST) -> Optional[str]:
         if alias is None:
             return None
         holder, name = alias
-    if type(holder) is ast.Name:
+    if type(holder) is ast.Name:  # (one level: the common case)
         return name if holder.id == "self" else None
-    inner = self_path(holder) if type(holder) is ast.Attribute else None
-    return f"{inner}.{name}" if inner is not None else None
+    names = [name]
+    while type(holder) is ast.Attribute:  # the levels above: plain attribute reads
+        if len(names) == MAX_SELF_PATH:
+            return None
+        names.append(holder.attr)
+        holder = holder.value
+    if type(holder) is ast.Name and holder.id == "self":
+        return ".".join(reversed(names))
+    return None
 
 
 def self_attr(node: ast.AST) -> Optional[str]:

@@ -1,5 +1,6 @@
 """An eighth hostile round on the CLI (tidy8): what the earlier rounds left, through the real
-``poolguard`` subprocess on real files."""
+``poolguard`` subprocess on real files; the engine's work on deep input counted (``work_counts``),
+never timed."""
 from __future__ import annotations
 
 import os
@@ -64,3 +65,30 @@ def test_an_unknown_code_with_an_invisible_character_is_shown_quoted(tmp_path):
     root = write(tmp_path / "t", {"s.py": STALE, "setup.cfg": "[flake8]\nselect = KVP\x00\n"})
     done = poolguard("lint", "--no-cache", "s.py", cwd=root, expect=2)
     assert "unknown code 'KVP\\x00' in " in done.stderr, done.stderr
+
+
+def test_a_deep_attribute_chain_costs_work_linear_in_its_depth(monkeypatch):
+    # every level of pool.a.a... asked for the self path below it, and each ask walked (by
+    # recursion) down to the base: 2,400 levels (CPython parses about 2,900) took 2 s of one
+    # line's analysis. Counted as calls of the walk, never timed.
+    from lint_rules.engine import lint_source
+    from lint_rules.rules import _flow
+
+    calls = 0
+    walk = _flow.self_path
+
+    def counted(node):
+        nonlocal calls
+        calls += 1
+        return walk(node)
+
+    monkeypatch.setattr(_flow, "self_path", counted)
+
+    def work(depth: int) -> int:
+        nonlocal calls
+        calls = 0
+        lint_source(STALE + f"        self.x = pool{'.a' * depth}\n")
+        return calls
+
+    base, small, big = work(10), work(300), work(2400)
+    assert big - base <= 8 * 1.25 * (small - base), (base, small, big)
