@@ -93,6 +93,7 @@ from lint_rules.rules._vocab import (
     OWNED,
     PER_FORWARD_PARAMS,
     PER_FORWARD_WORDS,
+    RECORD_MARKS,
     RUNNER_SUFFIX,
     SHARED_POOLS,
     is_flag_name,
@@ -332,7 +333,7 @@ class ModuleScope:
             self.globals.add(statement.name)
             self.classes.setdefault(statement.name, statement)
             marks = _decorator_names(statement) | {last_name(b) for b in statement.bases}
-            if {"dataclass", "NamedTuple", "TypedDict"} & marks:
+            if RECORD_MARKS & marks:
                 self.records.add(statement.name)
                 if any(isinstance(s, FUNCTIONS) and s.name == "__post_init__"
                        for s in statement.body):
@@ -1152,6 +1153,9 @@ class _Pass:
 
     def class_string(self, name: str) -> Optional[str]:
         return self.flow.class_strings.get(name)
+
+    def is_module_class(self, name: str) -> bool:
+        return name in self.scope.classes
 
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends

@@ -37,6 +37,7 @@ from lint_rules.rules._vocab import (
     CONTEXT_BACKEND,
     COUNTING,
     FILLERS,
+    PARTIAL_PARTS,
     POOL_ACCESSORS,
     RECORD_COPIERS,
     RECORD_COPY_METHODS,
@@ -422,6 +423,14 @@ def sized(value: Taint) -> Taint:
     return SIZE | (value & STALE) if carries(value, SIZE) else CLEAN
 
 
+def encoded(value: Taint) -> Taint:
+    """A number or string computed from a pool decision (``int(isinstance(pool, SWAKVPool)) *
+    SWA_BIT``, ``f"{type(pool).__qualname__}"``): the decision, spelled as a value."""
+    if not carries(value, PICKERS) or carries(value, RECORD):
+        return CLEAN
+    return CHOICE | (value & PICKED_BY)
+
+
 def union(values: Iterable[Taint]) -> Taint:
     result = CLEAN
     for value in values:
@@ -598,6 +607,8 @@ class FlowOwner(Protocol):
     def module_strings(self, name: str) -> tuple: ...
 
     def class_string(self, name: str) -> Optional[str]: ...
+
+    def is_module_class(self, name: str) -> bool: ...
 
 
 # -- the flow ----------------------------------------------------------------------------------
@@ -908,6 +919,8 @@ class MethodFlow(ast.NodeVisitor):
             # backend's pool is its token_to_kv_pool alone: a *_pool flag of it is no pool)
         if base & OBJECT and reads_pool_state(attr):
             return base  # helper.update: a method bound to the object (and what it holds)
+        if base & RECORD and attr in PARTIAL_PARTS:
+            return base  # partial(f, pool).args: what the partial was built around
         if base & RECORD and not base & (OBJECT | INNER) and is_flag_like(attr) \
                 and not is_swa_word(attr):
             return KIND | stale  # translator.is_translating: its verdict on the pool it was
@@ -999,6 +1012,9 @@ class MethodFlow(ast.NodeVisitor):
             values += tuple(self.visit(k.value) for k in node.keywords)
         elif len(values) == 1 and values[0] and type(func) is ast.Attribute and func.attr == "set":
             self.set_into(node, func.value, values[0])
+        if self.tries and values:  # what a call in a try is handed, an exception it raises may
+            for opened in self.tries:  # carry out to a handler (``caught``)
+                opened[1] |= union(values) & STATE
         return self.call_value(node, name, values)
 
     def set_into(self, node: ast.Call, holder: ast.AST, value: Taint) -> None:
@@ -1035,12 +1051,17 @@ class MethodFlow(ast.NodeVisitor):
         source = _copied_record(func, args)
         if source is not None:  # replace(rec, x=v), copy.copy(rec), rec._replace(x=v)
             return self.record_copy(node, source, values)
+        if called == "fromkeys" and type(func) is ast.Attribute and last_name(func.value) in \
+                CONTAINERS:  # dict.fromkeys(layers, sub_pool): every key holds it
+            return container(union(values))
+        if name == "vars" and len(args) == 1:  # the object's namespace: what it holds
+            return container(values[0])
         if called in REFERENCES and name not in self.env:
             return values[0] if args else CLEAN  # weakref.proxy(pool) is the pool, its ref too
         if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
-        if called in COUNTING and name not in self.env:
-            return sized(union(values))  # int(size), max(size, 64), triton.cdiv(size, 8)
+        if called in COUNTING and name not in self.env:  # int(size), max(size, 64), cdiv(size,
+            return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
         follow = any(values) or any(self.is_runner(a) for a in (
@@ -1334,6 +1355,9 @@ class MethodFlow(ast.NodeVisitor):
             other = 1 - nones[0]
             return self.truth(parts[other], values[other])
         joined = union(values)
+        if len(parts) == 2 and type(node.ops[0]) in (ast.In, ast.NotIn) and is_swa_word(
+                const_str(node.left) or "") and values[1] & POOL:  # "swa_kv_pool" in vars(pool)
+            return TYPE | (values[1] & STALE)  # a duck test of what the pool is
         decided = TYPE if joined & CHOICE else CLEAN  # layout == "swa": the choice, tested
         if joined & SIZE and not joined & (STATE | RECORD):  # pool.size_swa > 0: a verdict on
             decided |= KIND | SIZE | (joined & STALE)  # that pool's capacity, no SWA test
@@ -1386,8 +1410,18 @@ class MethodFlow(ast.NodeVisitor):
         return container(held) | sized(held)  # (a shape holding the capacity)
 
     def visit_BinOp(self, node: ast.BinOp) -> Taint:
-        """Arithmetic gives numbers, not state; on a pool's capacity, still its capacity."""
-        return sized(self.visit(node.left) | self.visit(node.right))
+        """Arithmetic gives numbers, not state; on a pool's capacity, still its capacity; on a
+        pool decision (a bit-field of type tests, a label built from a type name), that decision."""
+        right = node.right
+        if type(node.op) is ast.Mod and type(right) is ast.Tuple:  # "%s/%d" % (name, page)
+            value = self.visit(node.left) | union(self.visit(e) for e in right.elts)
+        else:
+            value = self.visit(node.left) | self.visit(right)
+        return sized(value) | encoded(value)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> Taint:
+        return encoded(union(self.visit(v.value) for v in node.values
+                             if type(v) is ast.FormattedValue))
 
     visit_List = visit_Set = visit_Tuple
 
@@ -2005,6 +2039,8 @@ class MethodFlow(ast.NodeVisitor):
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
             self.bind(node.target, node.iter, iterated & ~RECORD, None)
+            if _kept_read(node.iter, element(iterated)):  # for sub in self.subs.values():
+                self.method_locals.update(_loop_values(node))  # a test of sub decides on it
         if type(node.target) is ast.Tuple:  # for kind, cls in KINDS.items(): one row's names
             names = tuple(t.id for t in node.target.elts if type(t) is ast.Name)
             self.siblings.update((name, names) for name in names)
@@ -2062,7 +2098,7 @@ class MethodFlow(ast.NodeVisitor):
     visit_AsyncWith = visit_With
 
     def visit_Try(self, node) -> None:
-        opened = [CLEAN]
+        opened = [CLEAN, CLEAN]  # what its body read off the pool; what it handed to calls
         self.tries.append(opened)
         outer = self.control[-1]
         self.control.append(outer)
@@ -2076,6 +2112,9 @@ class MethodFlow(ast.NodeVisitor):
         blocks = [h.body for h in node.handlers] + [node.orelse]
         self.env = dict(before)  # a handler runs after any statement, the else after them all
         _merge(self.env, body_env)
+        for handler in node.handlers:
+            if handler.name:
+                self.env[handler.name] = self.caught(handler, opened[0] | opened[1])
         self.blocks(blocks, extra=body_env)
         self.control.pop()
         if any(_terminates(h.body) for h in node.handlers):  # reached only when nothing raised
@@ -2083,6 +2122,15 @@ class MethodFlow(ast.NodeVisitor):
         self.run_block(node.finalbody)
 
     visit_TryStar = visit_Try
+
+    def caught(self, handler: ast.ExceptHandler, read: Taint) -> Taint:
+        """``except Found as found``: an exception class of the module may carry out of the
+        ``try`` what its body read off the pool (``raise Found(pool.swa_kv_pool)`` in a probe):
+        an object built around it. A builtin or imported one carries a message."""
+        kind = handler.type
+        if type(kind) is ast.Name and self.owner.is_module_class(kind.id):
+            return read | OBJECT if read & STATE else CLEAN
+        return CLEAN
 
     @staticmethod
     def try_decided(read: Taint) -> Taint:
@@ -2236,6 +2284,17 @@ def _kept_read(value_node: Optional[ast.AST], value: Taint) -> bool:
                and p not in inner for p in paths)
 
 
+def _loop_values(node: ast.For) -> Iterator[str]:
+    """The loop variables that hold an element itself: the target, or the value of
+    ``for key, value in x.items()`` (its key is a name, not state)."""
+    target = node.target
+    if type(target) is ast.Name:
+        yield target.id
+    elif type(target) is ast.Tuple and len(target.elts) == 2 and type(target.elts[1]) is \
+            ast.Name and type(node.iter) is ast.Call and last_name(node.iter.func) == "items":
+        yield target.elts[1].id
+
+
 def _same_leaf(one: ast.AST, other: ast.AST) -> bool:
     """The same constant or name on both sides of a choice: not chosen by it (``8`` heads)."""
     if type(one) is ast.Constant and type(other) is ast.Constant:
@@ -2376,7 +2435,7 @@ def _copied_record(func: ast.AST, args: list) -> Optional[ast.AST]:
     and ``copy.copy(rec)`` (of ``dataclasses``/``copy`` or imported bare), ``rec._replace(...)``."""
     if last_name(func) in RECORD_COPIERS and len(args) == 1 and (
             type(func) is ast.Name or last_name(getattr(func, "value", None)) in (
-                "dataclasses", "copy")):
+                "dataclasses", "copy", "attrs", "attr")):
         return args[0]
     if type(func) is ast.Attribute and func.attr in RECORD_COPY_METHODS and not args:
         return func.value

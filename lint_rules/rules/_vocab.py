@@ -88,6 +88,11 @@ CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleName
                         "partial", "OrderedDict", "MappingProxyType", "deque", "defaultdict",
                         "ChainMap", "namedtuple", "map", "filter", "zip", "sorted", "reversed",
                         "enumerate", "iter", "chain"})
+# Decorators and bases that make a class a record of its fields (dataclasses, attrs, pydantic).
+RECORD_MARKS = frozenset({"dataclass", "NamedTuple", "TypedDict", "define", "frozen", "mutable",
+                          "attrs", "BaseModel"})
+# A partial's own parts (``p.func``, ``p.args``, ``p.keywords``): what it was built around.
+PARTIAL_PARTS = frozenset({"func", "args", "keywords"})
 # weakref.ref(x) / proxy(x) / WeakMethod(x.m): a reference to x (called, or read through: x)
 REFERENCES = frozenset({"ref", "proxy", "WeakMethod"})
 FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault",
@@ -97,7 +102,7 @@ ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "
 REDUCERS = frozenset({"any", "all"})
 # functions and methods that copy a record: the copy holds the original's fields but for the
 # keywords given (dataclasses.replace(meta, kv_indices=loc), meta._replace(...), copy.copy(meta))
-RECORD_COPIERS = frozenset({"replace", "copy", "deepcopy"})
+RECORD_COPIERS = frozenset({"replace", "copy", "deepcopy", "evolve"})  # (attrs.evolve too)
 RECORD_COPY_METHODS = frozenset({"_replace", "copy", "__copy__"})
 CONTAINER_COPIERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "OrderedDict", "copy",
                                "deepcopy"})  # a whole copy of the container they are given
