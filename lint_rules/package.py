@@ -432,8 +432,8 @@ class PackageIndex:
 
     # -- a class's flow, run once for a summary and for its module's own analysis ---------------
     def run_flow(self, node: ast.ClassDef, inputs: tuple, run) -> None:
-        """``run()``: the flow of class ``node`` from ``inputs`` (its family's nodes, its
-        foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it is repeatable
+        """``run()``: the flow of class ``node`` from ``inputs`` (each of its family's nodes,
+        with its foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it is repeatable
         (``_tracked``): any later analysis from the same inputs (the module's own, in a forked
         worker too) computes exactly this and reads the same files."""
         facts, deps, _, repeatable = self._computed(("flow", object()), run)  # (one per run)

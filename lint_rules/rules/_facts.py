@@ -2161,7 +2161,8 @@ def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope) -> None:
         if package is None:
             ClassFlow(cls, options, scope).run()
             continue
-        inputs = (tuple(c.node for c in cls.family), cls.foreign, cls.heirs)
+        # (each relative's summaries: a same-file base's mixins are bare in a heir's view)
+        inputs = tuple((c.node, c.foreign, c.heirs) for c in cls.family)
         kept = package.kept_flow(cls.node, inputs) if taken.issuperset(
             c.node for c in cls.family[1:]) else None
         if kept is None:
