@@ -537,6 +537,7 @@ class ClassFlow:
     def class_strings(self) -> Dict[str, str]:
         """``NAME = "attr"`` in the class statements of the family: the constant names."""
         return {target.id: statement.value.value for cls in reversed(self.facts.family)
+                if cls.node is not None
                 for statement in cls.node.body if type(statement) is ast.Assign
                 and const_str(statement.value) for target in statement.targets
                 if type(target) is ast.Name}
@@ -1156,6 +1157,9 @@ class _Pass:
 
     def is_module_class(self, name: str) -> bool:
         return name in self.scope.classes
+
+    def is_live_view(self, name: str) -> bool:
+        return self.facts.properties.get(name) is False
 
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends

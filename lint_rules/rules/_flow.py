@@ -610,6 +610,8 @@ class FlowOwner(Protocol):
 
     def is_module_class(self, name: str) -> bool: ...
 
+    def is_live_view(self, name: str) -> bool: ...
+
 
 # -- the flow ----------------------------------------------------------------------------------
 class MethodFlow(ast.NodeVisitor):
@@ -630,6 +632,7 @@ class MethodFlow(ast.NodeVisitor):
         # a cached method or property keeps its first answer: the pool it reads is that
         # moment's, stale as any kept (a decision on it picks what stays)
         self.kept = owner.keeps_result(name)
+        self.live_view = owner.is_live_view(name)  # a property: asked anew at every read
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
@@ -1453,6 +1456,8 @@ class MethodFlow(ast.NodeVisitor):
             self.bind(generator.target, generator.iter, source & ~RECORD, None)
             for condition in generator.ifs:
                 filtered |= self.decided(condition)  # the filter picks which elements are in
+        if filtered & TYPE_TESTS and not (self.per_forward or self.deferred or self.live_view):
+            filtered |= STALE  # a filter run once: what it admitted keeps its verdict
         value = picked(union(self.visit(r) for r in results), filtered)
         bound = {name: self.env[name] for name in self.walrus if name in self.env}
         self.env = saved
