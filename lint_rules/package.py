@@ -460,8 +460,36 @@ class PackageIndex:
             return None
         if name in module.scope.functions or name in module.scope.classes:
             return module, name
-        target = module.scope.imports.get(name)
-        return self._split(target, module.scope, hops + 1) if target else None
+        scope = module.scope
+        targets = [scope.imports[name], *scope.alternatives.get(name, ())] if (
+            name in scope.imports) else [self.star_export(scope, name, hops)]
+        return next((found for target in targets if target is not None
+                     for found in [self._split(target, scope, hops + 1)] if found), None)
+
+    def first_defined(self, targets: List[str], scope) -> str:
+        """The first of a conditionally imported name's ``targets`` that the package defines
+        (else the first: the module's last binding of it)."""
+        return next((t for t in targets if self._split(t, scope) is not None), targets[0])
+
+    def star_export(self, scope, name: str, hops: int = 0) -> Optional[str]:
+        """``pkg.mod.name`` for a name module ``scope`` binds only through ``from pkg.mod import
+        *`` (the last such module exporting it wins, as at run time; ``__all__`` or, without
+        one, every public name is exported); None when none of the package's does."""
+        if hops > MAX_HOPS:
+            return None
+        for base in reversed(scope.stars):
+            module = self.module(base, near=getattr(scope, "path", ""))
+            if module is None:
+                continue
+            exports = module.scope.exports
+            if name not in exports if exports is not None else name.startswith("_"):
+                continue
+            if name in module.scope.globals:
+                return f"{base}.{name}"
+            found = self.star_export(module.scope, name, hops + 1)
+            if found is not None:
+                return found
+        return None
 
     # -- what _facts asks -------------------------------------------------------------------------
     def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:

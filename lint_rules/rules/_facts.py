@@ -291,6 +291,9 @@ class ModuleScope:
         self.globals: set = set()
         self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
         self.imports: Dict[str, str] = {}
+        self.alternatives: Dict[str, List[str]] = {}  # name -> other targets it was imported as
+        self.stars: List[str] = []  # modules ``from X import *`` names, in order
+        self.exports: Optional[tuple] = None  # __all__, when a constant list or tuple
         self.instances: Dict[tuple, Optional["Instance"]] = {}  # (class, arguments) -> object
         self.runner_attrs: Dict[str, Taint] = {}  # runner attribute -> what it holds
         self._records: Dict[tuple, tuple] = {}  # (table, key) -> what computing it read
@@ -347,6 +350,8 @@ class ModuleScope:
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             self.globals.update(names)
             value = statement.value
+            if "__all__" in names and isinstance(value, (ast.List, ast.Tuple)):
+                self.exports = tuple(filter(None, map(const_str, value.elts)))
             if getter_path(value) is not None:
                 self.getters.update((name, getter_path(value)) for name in names)
             elif method_caller(value) is not None:
@@ -365,14 +370,24 @@ class ModuleScope:
         elif isinstance(statement, ast.Import):
             for alias in statement.names:
                 local = alias.asname or alias.name.split(".")[0]
-                self.imports[local] = alias.name if alias.asname else local
-                self.globals.add(local)
+                self._import(local, alias.name if alias.asname else local)
         elif isinstance(statement, ast.ImportFrom):
             base = _absolute(self.module, statement.module or "", statement.level)
             for alias in statement.names:
+                if alias.name == "*":  # resolved only for a name nothing else binds
+                    self.stars.append(base)
+                    continue
                 local = alias.asname or alias.name
-                self.imports[local] = f"{base}.{alias.name}" if base else alias.name
-                self.globals.add(local)
+                self._import(local, f"{base}.{alias.name}" if base else alias.name)
+
+    def _import(self, local: str, target: str) -> None:
+        """Bind ``local`` to module path ``target``; a name imported twice (``try`` / ``except
+        ImportError``, ``if`` / ``else``) keeps the earlier targets as alternatives."""
+        earlier = self.imports.get(local)
+        if earlier is not None and earlier != target:
+            self.alternatives.setdefault(local, []).insert(0, earlier)
+        self.imports[local] = target
+        self.globals.add(local)
 
     def is_resolver(self, name: str) -> bool:
         """A module function that asks the allocator: the fix itself, never followed."""
@@ -435,7 +450,14 @@ class ModuleScope:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
         the package."""
         if isinstance(func, ast.Name):
-            return self.imports.get(func.id)
+            found = self.imports.get(func.id)
+            if self.package is None:
+                return found
+            if func.id in self.alternatives:  # whichever of them the package defines
+                found = self.package.first_defined([found, *self.alternatives[func.id]], self)
+            elif found is None and self.stars and func.id not in self.globals:
+                found = self.package.star_export(self, func.id)
+            return found
         if isinstance(func, ast.Attribute):
             holder = self.qualified(func.value)
             return f"{holder}.{func.attr}" if holder else None

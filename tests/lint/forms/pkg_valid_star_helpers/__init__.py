@@ -1,0 +1,1 @@
+"""Correct package: star-imported helpers applied to the live pool per forward."""
