@@ -84,8 +84,9 @@ class Rule:
         attr = self.options.pool_attr
         cls = next((c for c in self.facts.classes if c.node is scope), None) if (
             scope is not None and self.facts is not None) else None
-        if cls is None or self.facts.provides_pool(cls) or any(
-                attr in s.stores for c in cls.family for s in c.foreign):
+        if cls is None or (self.facts.provides_pool(cls) or any(
+                attr in s.stores for c in cls.family for s in c.foreign)) and not (
+                self.facts.kept_pool_attr(cls)):  # (one kept unresolved: resolve it)
             return f"test self.{attr} is not None"
         return f"resolve self.{attr} (#27491), test it"  # #27491: through the allocator
 

@@ -392,7 +392,8 @@ class ModuleScope:
     def is_resolver(self, name: str) -> bool:
         """A module function that asks the allocator: the fix itself, never followed."""
         if name not in self._resolver:
-            self._resolver[name] = _mentions(self.functions[name], (ALLOCATOR, ALLOCATOR_POOL))
+            function = self.functions[name]
+            self._resolver[name] = _mentions(function, ASKS) and asks_as_fallback(function)
         return self._resolver[name]
 
     def names_swa(self, node: ast.AST) -> bool:
@@ -496,6 +497,44 @@ def _absolute(module: str, target: str, level: int) -> str:
 
 def _decorator_names(node) -> set:
     return {last_name(getattr(d, "func", d)) for d in node.decorator_list}
+
+
+ASKS = (ALLOCATOR, ALLOCATOR_POOL)
+ENTERS = ("__enter__", "__aenter__")  # what a context manager's ``as`` target is bound to
+
+
+def asks_as_fallback(function: ast.AST) -> bool:
+    """A resolver's shape: the allocator is asked on some paths only (after a branch that
+    returned, in one branch of a decision), the active pool's answer first. A helper handing
+    back the allocator's pool whatever the active one is takes it outside any resolver."""
+    returned = False
+    for statement in getattr(function, "body", ()):
+        if _mentions(statement, ASKS):
+            if returned or _asks_in_branch(statement):
+                return True
+        elif not returned and not isinstance(statement, ast.Return):
+            returned = any(type(n) is ast.Return for n in nodes_under(statement))
+    return False
+
+
+def _asks_in_branch(statement: ast.stmt) -> bool:
+    """The allocator asked in a branch of a decision of ``statement``, not in its test."""
+    for node in nodes_under(statement):
+        kind = type(node)
+        if kind in (ast.If, ast.IfExp):
+            branches = [node.body, node.orelse]
+        elif kind is ast.BoolOp:
+            branches = node.values[1:]
+        elif kind is ast.Match:
+            branches = node.cases
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            branches = [node.handlers, node.orelse]
+        else:
+            continue
+        if any(_mentions(part, ASKS) for branch in branches for part in (
+                branch if isinstance(branch, list) else [branch])):
+            return True
+    return False
 
 
 def _mentions(node: ast.AST, names: tuple) -> bool:
@@ -1622,7 +1661,8 @@ class FileFacts:
         kinds = [c.properties[name] for c in owners]
         if kinds:  # a property: live unless it returns a decision made from stale state
             bits = owners[0].returns.get(name, CLEAN)
-            stale = (bits & DECISION or untrusted(bits)) and (kinds[0] or bits & STALE)
+            stale = (bits & DECISION or untrusted(bits)) and (kinds[0] or bits & STALE or (
+                bits & MIRROR and self.kept_pool_attr(cls)))  # a test of an unresolved pool
             return Flag(name) if stale else None
         foreign = _foreign_flag(cls, name, self._bound_by(cls, name))
         if foreign is not None:
@@ -1862,12 +1902,15 @@ class FileFacts:
             Taint(summary.stores.get(name, 0)) for c in cls.family for summary in c.foreign]
         return any(bits & SIZE and not bits & (RECORD | INNER) for bits in kept)
 
-    def _kept_pool_attr(self, cls: ClassFacts) -> bool:
+    def kept_pool_attr(self, cls: ClassFacts) -> bool:
         """The resolved pool attribute is resolved by its name only: a store of it outside a
         resolver keeps pool state (``self._swa_kv_pool = pool if isinstance(pool, SWAKVPool)
         else None``: the pool of the moment, no allocator asked), so a test of it is stale."""
+        name = self.options.pool_attr
         return any(s.sink and not s.resolver and s.bits & STATE and not s.bits & INNER
-                   for s in self.stores_of(cls, self.options.pool_attr))
+                   for s in self.stores_of(cls, name)) or any(
+            Taint(summary.stores.get(name, 0)) & STATE and not Taint(
+                summary.stores[name]) & INNER for c in cls.family for summary in c.foreign)
 
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a
@@ -1884,7 +1927,7 @@ class FileFacts:
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
         is decided by what built it, not by the pool it holds."""
-        if name == ACTIVE_POOL or name == self.options.pool_attr and not self._kept_pool_attr(
+        if name == ACTIVE_POOL or name == self.options.pool_attr and not self.kept_pool_attr(
                 cls) or any(c.properties.get(name) is False for c in cls.family):
             return False  # the resolved pool, a live property (a subclass's override too)
             # (a cached_property is a store: its first answer is kept)

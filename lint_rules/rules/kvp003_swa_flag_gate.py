@@ -291,6 +291,8 @@ class SwaFlagGate(Rule):
             dedent(
                 """\
                 def resolve_swa_kv_pool(runner):
+                    if isinstance(runner.token_to_kv_pool, SWAKVPool):
+                        return runner.token_to_kv_pool
                     pool = runner.token_to_kv_pool_allocator.get_kvcache()
                     return pool if isinstance(pool, SWAKVPool) else None
 
