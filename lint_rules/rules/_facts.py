@@ -1190,7 +1190,7 @@ class _Pass:
                 reached or own_kind)
             pool = POOL | STALE if unreached else CLEAN
             return Built({ACTIVE_POOL: pool}, pool | INNER if pool else CLEAN, False, bound=False)
-        return Built(fields, union(fields.values()), instance.loose)
+        return Built(fields, union(fields.values()), instance.loose, entered=instance.entered)
 
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]:
         return self.scope.fields.get(last_name(func), ())
@@ -2286,6 +2286,7 @@ class Instance:
     backend: bool
     swap_point: bool
     loose: bool
+    entered: Optional[Taint] = None  # what ``with obj as x`` binds (its ``__enter__``'s return)
 
 
 def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: tuple,
@@ -2319,7 +2320,20 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
             for attr, bits in summary.stores.items():
                 fields[attr] = fields.get(attr, CLEAN) | Taint(bits)
     loose = init is None or _hands_on(init.methods[method])
-    return Instance(fields, False, False, loose)
+    enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
+    # (made from its arguments: kept only where they were; one returning itself is the object)
+    entered = union(enters) & ~STALE | union(arguments) & STALE if enters and not any(
+        _returns_self(c.methods[m]) for c in target.family for m in ENTERS
+        if m in c.methods) else None
+    return Instance(fields, False, False, loose, entered)
+
+
+def _returns_self(method: ast.AST) -> bool:
+    """``return self`` somewhere in ``method`` (``__enter__`` handing out the object itself)."""
+    positional = [*method.args.posonlyargs, *method.args.args]
+    return bool(positional) and any(
+        type(n) is ast.Return and type(n.value) is ast.Name and n.value.id == positional[0].arg
+        for n in nodes_under(method))
 
 
 def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Taint]:

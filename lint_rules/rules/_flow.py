@@ -123,6 +123,7 @@ def carries(value: Taint, mask: Taint) -> bool:
 
 
 CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
+ENTERING = ("enter_context", "enter_async_context")  # an ExitStack entering a manager
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
 INNER, SIZE, PICKED = Taint.INNER, Taint.SIZE, Taint.PICKED
@@ -514,6 +515,7 @@ class Built:
     held: Taint
     loose: bool
     bound: bool = True
+    entered: Optional[Taint] = None  # what its ``__enter__`` returns (None: it has none)
 
 
 @dataclass(frozen=True)
@@ -652,6 +654,7 @@ class MethodFlow(ast.NodeVisitor):
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
+        self.entering: Dict[int, Taint] = {}  # context manager built here -> its __enter__'s
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
         self.keyed: Dict[str, Dict[str, Taint]] = {}  # local -> what each key of its dict holds
         self.inner_locals: Dict[str, str] = {}  # local -> the self.<x> inner backends it is one of
@@ -1226,6 +1229,8 @@ class MethodFlow(ast.NodeVisitor):
         else:
             if any(built.fields.values()):
                 self.fields[id(node)] = built.fields
+            if built.entered is not None:
+                self.entering[id(node)] = built.entered
             held = container(built.held | (union(values) if built.loose else CLEAN))
             if not built.bound:
                 return held
@@ -1258,6 +1263,9 @@ class MethodFlow(ast.NodeVisitor):
             return returned
         if func.attr == "partial":
             return container(union(values))
+        if func.attr in ENTERING and len(node.args) == 1:  # ExitStack().enter_context(cm)
+            self.visit(owner)
+            return self.entered(node.args[0], values[0])
         memo = self.set_default(node)
         if memo is not None:  # m = self.maps.setdefault(key, value): a fill keyed by key
             with self.memoising(memo, True):
@@ -2087,17 +2095,24 @@ class MethodFlow(ast.NodeVisitor):
         for item in node.items:
             value = self.visit(item.context_expr)
             if item.optional_vars is not None:
-                self.bind(item.optional_vars, item.context_expr, self.entered(item, value), None)
+                self.bind(item.optional_vars, item.context_expr,
+                          self.entered(item.context_expr, value), None)
         self.under(CLEAN, [node.body])
 
-    def entered(self, item: ast.withitem, value: Taint) -> Taint:
-        """What ``with cm as target`` binds: what a generator context manager yields (an
-        element of what it returns), else the manager itself; an unknown manager made from
-        the pool (``with scoped(pool) as p``) hands back that pool."""
+    def entered(self, call: ast.AST, value: Taint) -> Taint:
+        """What ``with cm as target`` (or ``stack.enter_context(cm)``) binds: what a generator
+        context manager yields (an element of what it returns), what the ``__enter__`` of an
+        object of a class the analysis read returns, else the manager itself; an unknown
+        manager made from the pool (``with scoped(pool) as p``) hands back that pool."""
+        if id(call) in self.entering:
+            return self.entering[id(call)]
         held = element(value) if value & RECORD else value
-        call = item.context_expr
         if not held and isinstance(call, ast.Call) and type(call.func) is ast.Name:
-            held = union(v for v in map(self.visit, call.args) if v & POOL and not v & RECORD)
+            values = tuple(map(self.visit, call.args))
+            held = union(v for v in values if v & POOL and not v & RECORD)
+            if held and self.owner.function_returns(call.func, values) is not None:
+                return CLEAN  # a manager the analysis read (here or in the package): what it
+                # yields holds nothing of the pool (its geometry)
         return held
 
     visit_AsyncWith = visit_With
