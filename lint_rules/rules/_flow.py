@@ -1074,6 +1074,10 @@ class MethodFlow(ast.NodeVisitor):
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
         keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(args):])
                          if v)  # make(pool=...), make(**{"pool": ...}): bound to its parameter
+        if self.klass and type(func) is ast.Attribute and type(func.value) is ast.Name and (
+                func.value.id == "cls" and "cls" not in self.env):  # cls.probe(pool) in a
+            func = ast.Attribute(value=ast.Name(id=self.klass, ctx=ast.Load()), attr=func.attr,
+                                 ctx=ast.Load())  # factory: a sibling classmethod/staticmethod
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
             return self.function_call(node, returned, values, keywords)
