@@ -32,6 +32,7 @@ MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::[^=\n]*)?=(?!=)")  # self.<name> [: T] = ...
 
 
@@ -478,6 +479,8 @@ class PackageIndex:
         if hops > MAX_HOPS:
             return None
         for base in reversed(scope.stars):
+            if not self._may_export(base, name, getattr(scope, "path", "")):
+                continue
             module = self.module(base, near=getattr(scope, "path", ""))
             if module is None:
                 continue
@@ -490,6 +493,20 @@ class PackageIndex:
             if found is not None:
                 return found
         return None
+
+    def _may_export(self, dotted: str, name: str, near: str) -> bool:
+        """Whether the text of module ``dotted`` names ``name`` or star-imports (else it cannot
+        export it, and it is not parsed); its digest is recorded either way."""
+        path = self.find(dotted, near)
+        self._touch(f"{ASKED}find:{dotted}@{near}", path)
+        if path is None:
+            return False
+        try:
+            data = self._bytes(path)
+        except OSError:
+            return False
+        self._touch(path, self.digests[path])
+        return name.encode() in data or STAR_IMPORT.search(data) is not None
 
     # -- what _facts asks -------------------------------------------------------------------------
     def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:

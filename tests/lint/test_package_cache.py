@@ -171,3 +171,22 @@ def test_an_inherited_instance_method_is_run_with_the_callers_arguments(tmp_path
     assert _warm_is_cold(tmp_path, cache) == [("pkg/child.py", 6, "KVP001")]
     write(pkg, {"base.py": HELPER_BASE.replace("pool.swa_kv_pool", "pool.page_size")})
     assert _warm_is_cold(tmp_path, cache) == []
+
+
+def test_a_star_imported_helper_follows_every_module_of_the_star_chain(tmp_path):
+    """``from pkg.shim import *`` where shim star-imports helpers: the helper is found through
+    the chain, and an edit of any module on it (the shim's ``__all__``, the helper, a module
+    starting to define the name earlier in the chain) is seen by a warm run."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    starred = HELPED.replace("from {module} import pool_is_swa", "from pkg.shim import *")
+    write(pkg, {"__init__.py": "", "helpers.py": HELPERS, "c.py": starred,
+                "shim.py": "from pkg.other import *\nfrom pkg.helpers import *\n",
+                "other.py": "def unrelated():\n    return 0\n"})
+    assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
+    write(pkg, {"helpers.py": "__all__ = ['nothing']\n" + HELPERS})  # no longer exported
+    assert _warm_is_cold(tmp_path, cache) == []
+    write(pkg, {"other.py": HELPERS})  # exported by the other star module
+    assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
+    write(pkg, {"other.py": HELPERS.replace("isinstance(", "bool(")})
+    assert _warm_is_cold(tmp_path, cache) == []
