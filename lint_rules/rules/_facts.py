@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, KeysView, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
@@ -164,7 +164,7 @@ class Flag:
         return not self.pool_type and not self.derived and not self.inner
 
 
-@dataclass
+@dataclass(eq=False)  # one object per class: ``in`` and sets test identity, not every field
 class ClassFacts:
     """One attention backend class of the file (or a mixin / base one inherits from)."""
 
@@ -1546,6 +1546,7 @@ class FileFacts:
         self.by_name: Dict[str, ClassFacts] = {}
         self._stored_names: Optional[Dict[tuple, int]] = None
         self._relatives: Dict[str, List[ClassFacts]] = {}
+        self._relative_set: Dict[str, KeysView] = {}  # the same, as a set (dict keys) to test in
         self._roots: Dict[tuple, Dict[int, int]] = {}  # (class, method) -> node id -> decision
         self._swaps: Dict[str, List[Store]] = {}  # class -> its swap points (decides_nothing)
         self._tests: Dict[ast.AST, MethodTests] = {}  # method -> ``_tests_in``
@@ -1566,11 +1567,12 @@ class FileFacts:
         """The class, its same-file bases, its same-file subclasses and what those inherit
         (a mixin's code reads what its sibling bases store)."""
         if cls.name not in self._relatives:
-            found = list(cls.family)
+            found = dict.fromkeys(cls.family)  # (ordered, each once)
             for other in self.classes:
                 if cls in other.family:
-                    found.extend(c for c in other.family if c not in found)
-            self._relatives[cls.name] = found
+                    found.update(dict.fromkeys(other.family))
+            self._relatives[cls.name] = list(found)
+            self._relative_set[cls.name] = found.keys()
         return self._relatives[cls.name]
 
     def _stored(self, name: str) -> List[tuple]:
@@ -1602,7 +1604,8 @@ class FileFacts:
             s.value, self.options.pool_attr) for s in self.stores_of(cls, name))
 
     def stores_of(self, cls: ClassFacts, name: str) -> List[Store]:
-        relatives = self.relatives(cls)
+        self.relatives(cls)
+        relatives = self._relative_set[cls.name]
         return [s for c, s in self._stored(name) if c in relatives]
 
     def times_stored(self, name: str, foreign_only: bool = False) -> int:
