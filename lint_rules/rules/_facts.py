@@ -1222,6 +1222,13 @@ class _Pass:
     def is_live_view(self, name: str) -> bool:
         return self.facts.properties.get(name) is False
 
+    def is_descriptor(self, func: ast.AST) -> bool:
+        """A class of the module defining ``__get__``: an instance kept as a class attribute
+        answers each read of it with what ``__get__`` returns (its own fields, as built)."""
+        node = self.scope.classes.get(func.id) if type(func) is ast.Name else None
+        return node is not None and any(
+            isinstance(s, FUNCTIONS) and s.name == "__get__" for s in node.body)
+
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends
 

@@ -471,7 +471,7 @@ def guarded_attr(test: ast.AST, class_names: Iterable[str] = ()) -> Optional[str
             return const_str(test.args[1]) if is_self(test.args[0]) else None
     if isinstance(test, ast.Compare) and len(test.comparators) == 1:
         test = test.left
-    return self_path(test) or class_target(test, class_names)
+    return class_target(test, class_names) or self_path(test)
 
 
 def memo_key(test: ast.AST, class_names: Iterable[str]) -> Optional[Tuple[str, ast.AST, bool]]:
@@ -613,6 +613,8 @@ class FlowOwner(Protocol):
     def is_module_class(self, name: str) -> bool: ...
 
     def is_live_view(self, name: str) -> bool: ...
+
+    def is_descriptor(self, func: ast.AST) -> bool: ...
 
 
 # -- the flow ----------------------------------------------------------------------------------
@@ -1648,6 +1650,8 @@ class MethodFlow(ast.NodeVisitor):
             self.bind_local(target.id, value_node, value, statement, target)
             return
         path = self_path(target) if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+        if path is not None and path.startswith("__class__."):
+            path = None  # self.__class__.x = ...: the class's attribute (class_target)
         if path is None and isinstance(target, ast.Attribute) and isinstance(
                 target.value, ast.Name) and target.value.id in self.instances:
             path = target.attr
@@ -1655,6 +1659,8 @@ class MethodFlow(ast.NodeVisitor):
             return self.store(path, target, statement, value_node, value)
         attr = class_target(target, self.owner.class_names)
         if attr is not None:
+            if type(value_node) is ast.Call and self.owner.is_descriptor(value_node.func):
+                value = value & HELD & ~BUILT  # type(self).x = Pinned(v): self.x reads v
             return self.store(attr, target, statement, value_node, value, "class")
         if _global_key(target) is not None:  # globals()["NAME"] = ...
             return self.store(_global_key(target), target, statement, value_node, value, "module")
