@@ -432,19 +432,33 @@ class PackageIndex:
             self._touch(path, digest)
 
     # -- a class's flow, run once for a summary and for its module's own analysis ---------------
-    def run_flow(self, node: ast.ClassDef, inputs: tuple, run) -> None:
+    def run_flow(self, node: ast.ClassDef, inputs: tuple, run, relatives: tuple = ()) -> None:
         """``run()``: the flow of class ``node`` from ``inputs`` (each of its family's nodes,
         with its foreign bases' and heirs' summaries). Kept for ``kept_flow`` when it is repeatable
         (``_tracked``): any later analysis from the same inputs (the module's own, in a forked
-        worker too) computes exactly this and reads the same files."""
-        facts, deps, _, repeatable = self._computed(("flow", object()), run)  # (one per run)
+        worker too) computes exactly this and reads the same files. The entries of the foreign
+        summaries of ``relatives`` (its family's facts) that the flow reads are logged."""
+        reads: Dict[tuple, set] = {}
+        saved = [relative.foreign for relative in relatives]
+        for i, relative in enumerate(relatives):
+            relative.foreign = tuple(_logged(summary, reads, (i, j))
+                                     for j, summary in enumerate(relative.foreign))
+        try:
+            facts, deps, _, repeatable = self._computed(("flow", object()), run)  # (one per run)
+        finally:
+            for relative, foreign in zip(relatives, saved):
+                relative.foreign = foreign
         if repeatable:  # (a backend flows as itself and as its mixins see it: both kept)
-            self._flows.setdefault(node, []).append((inputs, facts, deps))
+            self._flows.setdefault(node, []).append((inputs, facts, deps, reads))
 
     def kept_flow(self, node: ast.ClassDef, inputs: tuple):
         """The class facts a summary's flow of ``node`` left when it ran from these very
-        ``inputs`` (None: run it); what that flow read is recorded as read now."""
-        found = next((kept for kept in self._flows.get(node, ()) if kept[0] == inputs), None)
+        ``inputs``, or from inputs that differ only in foreign summary entries it never read
+        (a heir's view and its full summary: mixins bare or whole); None: run it. What that
+        flow read is recorded as read now."""
+        kept = self._flows.get(node, ())
+        found = next((entry for entry in kept if entry[0] == inputs), None) or next(
+            (entry for entry in kept if _agrees(entry[0], inputs, entry[3])), None)
         if found is None:
             return None
         for path, digest in found[2].items():
@@ -665,6 +679,73 @@ class PackageIndex:
         found = name in self.backends
         self._touch(f"{ASKED}backend:{name}", "1" if found else "0")
         return found
+
+
+_WHOLE = ("whole",)  # a summary table read otherwise than by key
+
+
+class _LoggedTable(dict):
+    """A foreign summary's table during a flow (``run_flow``): the keys read are logged; any
+    other use (iteration, length, comparison, copy) logs the table as read whole."""
+
+    def __init__(self, table: dict, log: set) -> None:
+        super().__init__(table)
+        self.log = log
+
+    def get(self, key, default=None):
+        self.log.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        self.log.add(key)
+        return super().__contains__(key)
+
+    def __getitem__(self, key):
+        self.log.add(key)
+        return super().__getitem__(key)
+
+
+def _whole(name: str):
+    def read(self, *args, **kwargs):
+        self.log.add(_WHOLE)
+        return getattr(dict, name)(self, *args, **kwargs)
+    read.__name__ = name
+    return read
+
+
+for _name in ("__iter__", "__len__", "__eq__", "__ne__", "__or__", "__ror__", "__reversed__",
+              "__repr__", "__reduce__", "__reduce_ex__", "keys", "values", "items", "copy"):
+    setattr(_LoggedTable, _name, _whole(_name))
+
+SUMMARY_TABLES = ("stores", "properties", "returns")
+
+
+def _logged(summary: ClassSummary, reads: Dict[tuple, set], where: tuple) -> ClassSummary:
+    """``summary`` with each table logging the keys read into ``reads[(*where, table)]``."""
+    tables = {name: _LoggedTable(getattr(summary, name), reads.setdefault((*where, name), set()))
+              for name in SUMMARY_TABLES}
+    return ClassSummary(summary.name, summary.backend, flags=summary.flags, **tables)
+
+
+def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
+    """Whether a flow from ``ran`` computes what one from ``inputs`` would: the same nodes and
+    heirs, and foreign summaries equal but in table entries the flow never read (``reads``)."""
+    if len(ran) != len(inputs):
+        return False
+    for i, ((node, foreign, heirs), (other, others, heirs_now)) in enumerate(zip(ran, inputs)):
+        if node is not other or heirs != heirs_now or len(foreign) != len(others):
+            return False
+        for j, (was, now) in enumerate(zip(foreign, others)):
+            if was == now:
+                continue
+            if (was.name, was.backend, was.flags) != (now.name, now.backend, now.flags):
+                return False
+            for name in SUMMARY_TABLES:
+                read = reads.get((i, j, name), {_WHOLE})
+                old, new = getattr(was, name), getattr(now, name)
+                if _WHOLE in read or any(old.get(k, _WHOLE) != new.get(k, _WHOLE) for k in read):
+                    return False
+    return True
 
 
 def _test_cases(headers) -> set:

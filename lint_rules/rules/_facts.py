@@ -2245,7 +2245,8 @@ def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope) -> None:
         kept = package.kept_flow(cls.node, inputs) if taken.issuperset(
             c.node for c in cls.family[1:]) else None
         if kept is None:
-            package.run_flow(cls.node, inputs, functools.partial(_flowed, cls, options, scope))
+            package.run_flow(cls.node, inputs, functools.partial(_flowed, cls, options, scope),
+                             tuple(cls.family))
         else:
             _take_flow(cls, kept)
             taken.add(cls.node)
