@@ -37,6 +37,9 @@ class NoqaMap:
     def __init__(self, lines: List[str]) -> None:
         self.lines = lines
         self.mentions_noqa = any("noqa" in line.lower() for line in lines)
+        # a line flake8 reads a ``# noqa`` on (the regex spans no line end, so a range's text
+        # matches only where one of its lines does): without one, nothing needs tokenizing
+        self.marked = self.mentions_noqa and any(map(NOQA_INLINE_REGEXP.search, lines))
         self._ranges: Optional[Dict[int, Tuple[int, int]]] = None
         self._comments: Dict[int, tokenize.TokenInfo] = {}
 
@@ -48,7 +51,7 @@ class NoqaMap:
 
     def covers(self, number: int, code: str) -> bool:
         """flake8 would drop a finding of ``code`` on line ``number``."""
-        if not self.mentions_noqa:
+        if not self.marked:
             return False
         match = NOQA_INLINE_REGEXP.search(self.text_for(number))
         return match is not None and _covers(listed_codes(match), code)

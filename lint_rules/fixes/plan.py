@@ -15,7 +15,7 @@ from typing import Callable, FrozenSet, List, Optional
 
 from lint_rules.options import Options
 from lint_rules.rules._facts import ClassFacts, FileFacts, Store
-from lint_rules.rules._flow import CHOICE, GATED, RECORD, RUNNER, TYPE
+from lint_rules.rules._flow import CHOICE, GATED, RECORD, RUNNER, TYPE, nodes_under
 
 RESOLVER = "_resolve_swa_kv_pool"
 ACTIVE_POOL = "token_to_kv_pool"
@@ -118,15 +118,28 @@ def _pool_attr(facts: FileFacts, owner: ClassFacts, options: Options) -> Optiona
     return found.pop() if found else None
 
 
-# method node -> whether its dump names the allocator: asked for each class the codemod checks
+# method node -> whether it names the allocator: asked for each class the codemod checks
 _ALLOCATOR_NAMED: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
 
 
 def _names_allocator(fn: ast.AST) -> bool:
+    """The allocator's name in a name, attribute or constant of ``fn`` (what ``ast.dump(fn)``
+    would show, read without building the dump)."""
     found = _ALLOCATOR_NAMED.get(fn)
     if found is None:
-        found = _ALLOCATOR_NAMED[fn] = ALLOCATOR in ast.dump(fn)
+        found = _ALLOCATOR_NAMED[fn] = any(map(_spells_allocator, nodes_under(fn)))
     return found
+
+
+def _spells_allocator(node: ast.AST) -> bool:
+    """A field of ``node`` that is no node (an identifier, a constant) shows the allocator's
+    name as ``ast.dump`` writes it (its ``repr``)."""
+    for field in node._fields:
+        value = getattr(node, field, None)
+        for item in value if type(value) is list else (value,):
+            if not isinstance(item, ast.AST) and ALLOCATOR in repr(item):
+                return True
+    return False
 
 
 def _model_copies(owner: ClassFacts, flags: set) -> List[Store]:

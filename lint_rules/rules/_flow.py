@@ -158,12 +158,20 @@ def class_statements(statements) -> Iterable[ast.ClassDef]:
     """Every class statement at any depth: they sit only in statement lists (bodies, else and
     finally blocks, handlers, match cases), so expressions need no walking."""
     for statement in statements:
-        if isinstance(statement, ast.ClassDef):
+        kind = type(statement)
+        if kind is ast.ClassDef:
             yield statement
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        blocks = _BLOCKS.get(kind)
+        if blocks is None:  # (most statements have none: one lookup instead of five getattr)
+            blocks = _BLOCKS[kind] = tuple(b for b in _BLOCK_NAMES if b in kind._fields)
+        for name in blocks:
             inner = getattr(statement, name, None)
             if isinstance(inner, list):
                 yield from class_statements(inner)
+
+
+_BLOCK_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+_BLOCKS: Dict[type, Tuple[str, ...]] = {}  # statement type -> which of those fields it has
 
 
 def nodes_under(node: ast.AST) -> List[ast.AST]:
@@ -182,6 +190,28 @@ def nodes_under(node: ast.AST) -> List[ast.AST]:
 # definition or module -> its nodes (the trees are never changed once parsed)
 _WALKS: "weakref.WeakKeyDictionary[ast.AST, List[ast.AST]]" = weakref.WeakKeyDictionary()
 _WALKS_KEPT = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module})
+
+
+def class_nodes(cls_node: ast.ClassDef) -> List[ast.AST]:
+    """The nodes ``nodes_under(cls_node)`` gives, in another order: those outside its functions,
+    then each function's (their kept walks: the scans of each method made them already). For
+    scans that need every node of a class in no order but a function's before those of the
+    functions inside it."""
+    found, functions = [cls_node], []
+    for node in found:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for item in value if type(value) is list else (value,):
+                if type(item) in _FUNCTIONS:
+                    functions.append(item)
+                elif isinstance(item, ast.AST):
+                    found.append(item)
+    for function in functions:
+        found += nodes_under(function)
+    return found
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _walk(node: ast.AST) -> List[ast.AST]:
@@ -360,8 +390,8 @@ def self_attr(node: ast.AST) -> Optional[str]:
 def swap_check_operands(node: ast.AST) -> Iterator[tuple]:
     """The operands of each ``x is [not] self.token_to_kv_pool`` under ``node``: a kept pool
     compared by identity with the live one notices the swap (KVP001 anchors, KVP003 decisions)."""
-    for compare in nodes_under(node):
-        sides = swap_check_sides(compare)
+    for compare in class_nodes(node) if type(node) is ast.ClassDef else nodes_under(node):
+        sides = swap_check_sides(compare) if type(compare) is ast.Compare else ()
         if sides:
             yield sides
 

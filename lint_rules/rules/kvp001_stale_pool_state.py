@@ -25,6 +25,7 @@ from lint_rules.rules._flow import (
     TYPE_TESTS,
     Taint,
     attribute_alias,
+    class_nodes,
     is_runner_copy,
     last_name,
     params_of,
@@ -52,17 +53,19 @@ def _identity_anchors(cls_node: ast.ClassDef) -> frozenset:
 
 
 def _find_anchors(cls_node: ast.ClassDef) -> frozenset:
-    """``_identity_anchors``, from one list of the class's nodes (``ast.walk``'s order)."""
+    """``_identity_anchors``, from one list of the class's nodes (a function before those
+    inside it)."""
     backing, compared, read, functions = set(), set(), set(), []
-    nodes = nodes_under(cls_node)
+    nodes = class_nodes(cls_node)
     for node in nodes:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kind = type(node)  # (one test for most nodes)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             functions.append(node)
-            if isinstance(node, ast.FunctionDef) and node.name == ACTIVE_POOL and any(
+            if kind is ast.FunctionDef and node.name == ACTIVE_POOL and any(
                     isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
                 returned = [s.value for s in node.body if isinstance(s, ast.Return)]
                 backing.update(a for a in map(self_attr, returned) if a)
-        elif isinstance(node, ast.Compare):
+        elif kind is ast.Compare:
             for side in swap_check_sides(node):
                 side = side.func if isinstance(side, ast.Call) and not side.args else side
                 compared.add(id(side))
