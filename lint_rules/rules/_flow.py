@@ -98,7 +98,13 @@ class Taint(enum.Flag):
     def __invert__(self):
         return _member(_ALL_BITS & ~self._value_)
 
+    def __bool__(self):  # (Flag's calls bool() on the value: a second call per test)
+        return self._value_ != 0
+
     __ror__, __rand__ = __or__, __and__
+    # one member per value (``_member``), so identity hashes as well as the name Enum hashes,
+    # and in C: memo keys hold tuples of taints
+    __hash__ = object.__hash__
 
 
 _MEMBERS: Dict[int, Taint] = {}  # value -> the one Taint of that value
@@ -771,7 +777,7 @@ class MethodFlow(ast.NodeVisitor):
         if name in self.set_globals:  # set earlier in this call: what it was set to
             return self.set_globals[name]
         value = self.owner.global_value(name)
-        if not value or not self.deciding:
+        if not self.deciding or value is CLEAN:
             return value
         if value & STALE and untrusted(value):
             self.gate(node, node, False, "global", value, name=name)
@@ -876,7 +882,7 @@ class MethodFlow(ast.NodeVisitor):
         stored = self.owner.attr_value(path)
         if self.deciding and stored & FLAGGING:
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding
-        if stored or "." not in path:
+        if stored is not CLEAN or "." not in path:
             return self.source(stored)
         deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
         try:
@@ -1102,10 +1108,12 @@ class MethodFlow(ast.NodeVisitor):
             return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
-        follow = any(values) or any(self.is_runner(a) for a in (
+        # a value holding something (counted in C: the members are singletons), or the runner
+        follow = values.count(CLEAN) < len(values) or any(self.is_runner(a) for a in (
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
+        # make(pool=...), make(**{"pool": ...}): what each is given, bound to its parameter
         keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(args):])
-                         if v)  # make(pool=...), make(**{"pool": ...}): bound to its parameter
+                         if v is not CLEAN)
         if self.klass and type(func) is ast.Attribute and type(func.value) is ast.Name and (
                 func.value.id == "cls" and "cls" not in self.env):  # cls.probe(pool) in a
             func = ast.Attribute(value=ast.Name(id=self.klass, ctx=ast.Load()), attr=func.attr,
@@ -1312,7 +1320,7 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
-        if not base:
+        if base is CLEAN:
             return CLEAN  # nothing read off it
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
@@ -1648,9 +1656,9 @@ class MethodFlow(ast.NodeVisitor):
         literal picked under a pool test is that decision (``True``) or a choice (``"swa"``);
         under a stored stale flag or a runner flag anything but ``None`` is derived from it."""
         decided = self.control[-1]
-        if not decided:
+        if decided is CLEAN:
             return value
-        if not value:
+        if value is CLEAN:
             kind = _choice_kind(value_node, self.owner)  # a value picked under a decision
             if kind:
                 return (kind if decided & TYPE else CLEAN) | (decided & ~TYPE)
