@@ -265,9 +265,10 @@ def _deleted(tree: ast.AST, attr: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def _deletions(tree: ast.AST) -> frozenset:
     """Attributes ``del``-eted anywhere in the module (``"delattr()"`` when it calls delattr),
-    read in one walk per tree: asked per store, a walk each would be quadratic in file size."""
+    read in one walk per tree (the one the file's analysis kept): asked per store, a walk each
+    would be quadratic in file size."""
     found = set()
-    for n in ast.walk(tree):
+    for n in nodes_under(tree):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Del):
             found.add(n.attr)
         elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr":
@@ -335,14 +336,14 @@ def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
         raise Declined(f"a flag is read in {method}() before the existing resolver runs")
     runner = _runner_param(function)
     if any(isinstance(n, ast.Name) and n.id == runner and isinstance(n.ctx, ast.Store)
-           for n in ast.walk(function)):
+           for n in nodes_under(function)):
         raise Declined(f"{method}() rebinds {runner}")
     return index
 
 
 def _first_call_line(cls: ClassFacts, function: ast.AST, helper: str) -> Optional[int]:
     """The first line of ``function`` that calls ``helper`` directly or through other methods."""
-    lines = [node.lineno for node in ast.walk(function) if isinstance(node, ast.Call)
+    lines = [node.lineno for node in nodes_under(function) if isinstance(node, ast.Call)
              and _self_method(node) is not None
              and (_self_method(node) == helper or helper in _called_by(cls, _self_method(node)))]
     return min(lines, default=None)
@@ -359,7 +360,7 @@ def _called_by(cls: ClassFacts, name: str) -> set:
     found, todo = set(), [name]
     while todo:
         function = cls.methods.get(todo.pop())
-        for node in ast.walk(function) if function is not None else ():
+        for node in nodes_under(function) if function is not None else ():
             call = node.func if isinstance(node, ast.Call) else None
             if isinstance(call, ast.Attribute) and isinstance(call.value, ast.Name):
                 if call.value.id == "self" and call.attr in cls.methods and call.attr not in found:

@@ -153,9 +153,10 @@ BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is n
 
 # -- syntax helpers (shared with _facts, _fixes and the package index) -------------------------
 def last_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
+    kind = type(node)  # (asked of nearly every call and attribute the flow meets)
+    if kind is ast.Name:
         return node.id
-    if isinstance(node, ast.Attribute):
+    if kind is ast.Attribute:
         return node.attr
     return ""
 
@@ -223,7 +224,10 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 def _walk(node: ast.AST) -> List[ast.AST]:
     found = [node]
     for node in found:  # (a list grown while it is iterated is read to its new end)
-        for field in node._fields:
+        fields = _NODE_FIELDS.get(type(node))
+        if fields is None:
+            fields = _node_fields(type(node))
+        for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
@@ -231,6 +235,17 @@ def _walk(node: ast.AST) -> List[ast.AST]:
                         found.append(item)
             elif isinstance(value, ast.AST):
                 found.append(value)
+    return found
+
+
+# fields the parser fills with a name or a constant, never a node (a walk need not read them)
+_LEAF_FIELDS = frozenset({(ast.Name, "id"), (ast.Attribute, "attr"), (ast.Constant, "value"),
+                          (ast.Constant, "kind"), (ast.keyword, "arg"), (ast.arg, "arg")})
+_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node type -> the fields that may hold nodes
+
+
+def _node_fields(kind: type) -> Tuple[str, ...]:
+    found = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if (kind, f) not in _LEAF_FIELDS)
     return found
 
 
@@ -367,8 +382,11 @@ MAX_SELF_PATH = 64
 def self_path(node: ast.AST) -> Optional[str]:
     """``"a"`` for ``self.a`` (in any spelling of an attribute read), ``"a.b"`` for
     ``self.a.b``; None when ``node`` is not a read of ``self`` state."""
-    if type(node) is ast.Attribute:  # (the common spelling, without attribute_alias's tests)
+    kind = type(node)
+    if kind is ast.Attribute:  # (the common spelling, without attribute_alias's tests)
         holder, name = node.value, node.attr
+    elif kind is not ast.Call and kind is not ast.Subscript:
+        return None  # (a name, a constant...: no spelling of an attribute read)
     else:
         alias = attribute_alias(node)
         if alias is None:
