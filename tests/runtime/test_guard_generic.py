@@ -287,20 +287,9 @@ print(json.dumps(dict(wrapped=wrapped, pending=len(pending), error=error,
 
 
 def test_the_real_plugin_loader_hooks_the_dispatch_once():
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from installed_sglang import HERE, child_answer
 
-    here = str(Path(__file__).parent)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    env["SGLANG_POOLGUARD"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", LOADER_CHILD.format(here=here)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = child_answer(LOADER_CHILD.format(here=HERE), SGLANG_POOLGUARD="1")
     assert seen["launched"] == ["launched", 0]
     assert seen["wrapped"] and seen["pending"] == 1
     assert seen["error"].startswith("SWAPoolMismatchError: poolguard (generic check, live): "

@@ -40,20 +40,9 @@ print(json.dumps(dict(wrapped=[generic.wraps_dispatch(vars(c)["forward"]) for c 
 def test_the_real_plugin_loader_hooks_a_forward_that_bypasses_the_base_dispatch():
     """Through SGLang's own loader: the override is hooked once, the stale class is refused at
     its own ``forward``, the correct one launches."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from installed_sglang import HERE, child_answer
 
-    here = str(Path(__file__).parent)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    env["SGLANG_POOLGUARD"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", OVERRIDE_CHILD.format(here=here)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = child_answer(OVERRIDE_CHILD.format(here=HERE), SGLANG_POOLGUARD="1")
     assert seen["wrapped"] == [True, True] and seen["pending"] == 1
     assert seen["error"].startswith("SWAPoolMismatchError: poolguard (generic check, live): "
                                     "ForwardOverrideAttnBackend"), seen["error"]

@@ -8,14 +8,10 @@ SGLang's own function."""
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from installed_sglang import package_dir
+from installed_sglang import HERE, child_answer, package_dir
 
 pytest.importorskip("torch")
 _SGLANG = package_dir()
@@ -26,7 +22,6 @@ if not (_SGLANG / "srt" / "model_executor" / "forward_context.py").is_file():
     pytest.skip("this SGLang release has no forward_context, where late classes are hooked",
                 allow_module_level=True)
 
-HERE = str(Path(__file__).parent)
 
 CHILD = """
 import json, sys, time
@@ -93,14 +88,8 @@ print(json.dumps(dict(
 
 @functools.lru_cache(maxsize=None)
 def run_child(guard: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    if guard:
-        env["SGLANG_POOLGUARD"] = guard
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [HERE, env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", CHILD.format(here=HERE)], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    switches = {"SGLANG_POOLGUARD": guard} if guard else {}
+    return child_answer(CHILD.format(here=HERE), timeout=600, **switches)
 
 
 def _cases(expect: str) -> list:

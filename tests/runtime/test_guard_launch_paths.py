@@ -16,14 +16,9 @@ guard: "ran" is the observation there.
 from __future__ import annotations
 
 import functools
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from installed_sglang import package_dir
+from installed_sglang import HERE, child_answer, package_dir
 
 pytest.importorskip("torch")
 _SGLANG = package_dir()
@@ -36,7 +31,6 @@ if "def init_forward_metadata_out_graph" not in (_SRT / "base_attn_backend.py").
     pytest.skip("this SGLang release predates 0.5.23's launch paths (no out-of-graph "
                 "metadata)", allow_module_level=True)
 
-HERE = str(Path(__file__).parent)
 
 CHILD = """
 import inspect, json, sys
@@ -167,13 +161,7 @@ print(json.dumps(results))
 
 @functools.lru_cache(maxsize=None)
 def _results() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    env["SGLANG_POOLGUARD"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [HERE, env.get("PYTHONPATH")]))
-    done = subprocess.run([sys.executable, "-c", CHILD.format(here=HERE)], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return child_answer(CHILD.format(here=HERE), timeout=600, SGLANG_POOLGUARD="1")
 
 
 def _paths(name: str) -> list:

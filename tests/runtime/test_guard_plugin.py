@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from installed_sglang import child_env
 
 pytest.importorskip("torch")
 if importlib.util.find_spec("sglang") is None:
@@ -24,12 +24,9 @@ HERE = Path(__file__).parent
 
 
 def run_child(scenario: str, **env_vars: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SGLANG_")}
-    env.update(env_vars)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     return subprocess.run(
         [sys.executable, str(HERE / "loader_child.py"), scenario],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True, text=True, env=child_env(**env_vars), timeout=300,
     )
 
 
