@@ -1420,6 +1420,10 @@ class MethodFlow(ast.NodeVisitor):
             if any(self.live_pool(n) for p in probes for n in ast.walk(p)):
                 return CLEAN  # type(self.token_to_kv_pool) in a closure: the live pool's
             return TYPE | (union(values) & STALE)
+        joined = union(values)
+        if joined is not CLEAN and carries(joined, CHOICE) and any(
+                map(self.owner.type_names_swa, parts)):  # SWAKVPool in mro (mro a local of
+            return TYPE | (joined & STALE)  # type(pool).__mro__): the type test
         probed = union(v for p, v in zip(parts, values) if p in probes) if probes else CLEAN
         if probed & STATE and not probed & RECORD:  # type(pool) is MHATokenToKVPool
             return KIND | (probed & STALE)
@@ -1427,7 +1431,6 @@ class MethodFlow(ast.NodeVisitor):
         if len(parts) == 2 and nones:
             other = 1 - nones[0]
             return self.truth(parts[other], values[other])
-        joined = union(values)
         if len(parts) == 2 and type(node.ops[0]) in (ast.In, ast.NotIn) and is_swa_word(
                 const_str(node.left) or "") and values[1] & POOL:  # "swa_kv_pool" in vars(pool)
             return TYPE | (values[1] & STALE)  # a duck test of what the pool is
