@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import gc
 import sys
 import warnings
@@ -201,6 +202,7 @@ class _FileAnalysis:
         self.refused: dict = {}  # class the codemod's checks refuse before any rewrite -> why
         self.tree: Optional[ast.AST] = None
         self.facts = self._own_facts = None  # as the rules saw them; same-file only
+        self._flows: dict = {}  # the package analysis's class flows, for the same-file one
         self.unfixed = ""  # why --fix/--diff could apply none of this file's safe fixes
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
@@ -226,7 +228,8 @@ class _FileAnalysis:
                 self.package.adopt(self.path, tree, self.source)
         try:
             module = self.package.begin(self.path) if self.package is not None else ""
-            facts = _deep(analyse, tree, self.options, self.package, module, None, self.path)
+            facts = _deep(functools.partial(analyse, flows=self._flows), tree, self.options,
+                          self.package, module, None, self.path)
             self.tree, self.facts = tree, facts
             if facts.classes:
                 self.reports = _deep(self._check, facts)
@@ -333,10 +336,13 @@ class _FileAnalysis:
 
     def _refuses(self, name: str) -> bool:
         """The codemod's checks refuse class ``name`` (why kept in ``refused``). It plans from
-        same-file facts, so in package mode this file is analysed once more without the index."""
+        same-file facts, so in package mode this file is analysed once more without the index
+        (replaying the package analysis's method turns where what they read is the same)."""
         if name not in self.refused:
             if self.package is not None and self._own_facts is None:
-                self._own_facts = _deep(analyse, self.tree, self.options)
+                self._own_facts = _deep(functools.partial(analyse, flows=self._flows),
+                                        self.tree, self.options)
+                self._flows = {}
             facts = self.facts if self.package is None else self._own_facts
             self.refused[name] = refusal(facts, name, self.options,
                                          lambda: self._hazards_alone(name, facts))

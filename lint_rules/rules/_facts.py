@@ -578,7 +578,8 @@ class PassResult:
 class ClassFlow:
     """Runs the taint model over one class until its attributes stop changing."""
 
-    def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope) -> None:
+    def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope,
+                 earlier: Optional["ClassFlow"] = None) -> None:
         self.facts, self.options, self.scope = facts, options, scope
         self.per_forward = _per_forward(facts.methods, facts.calls)
         self.resolvers = facts.resolvers
@@ -593,6 +594,20 @@ class ClassFlow:
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
         self.resets = _resets(facts, self.per_forward)
         self.patterns = _stored_patterns(facts)
+        self.passes: List[_Kept] = []  # each pass's records, for a later run (``earlier``)
+        # a run of this class in another analysis of the tree (with a package index), when
+        # this one has none and all a turn reads beside its pass's state is the same in both
+        self.earlier = earlier if earlier is not None and scope.package is None and (
+            self._same_setting(earlier)) else None
+
+    def _same_setting(self, other: "ClassFlow") -> bool:
+        """Its family has the same code (a helper read as a method is a copy per analysis) and
+        what the flow derives from the family and its surroundings is the same."""
+        mine, theirs = self.facts.family, other.facts.family
+        return self.options == other.options and len(mine) == len(theirs) and all(
+            a.node is b.node and all(getattr(a, name) == getattr(b, name) for name in _FACETS)
+            for a, b in zip(mine, theirs)) and all(
+            getattr(self, name) == getattr(other, name) for name in _SETTING)
 
     @cached_property
     def class_strings(self) -> Dict[str, str]:
@@ -625,14 +640,18 @@ class ClassFlow:
         ``attrs``: what its attributes hold before it runs (a record's fields)."""
         env = AttrEnv(sinks=dict(attrs or {}), params={method: dict(params)} if params else {})
         kept = _Kept()  # the reuse record: what earlier passes' turns and evaluations did
-        for _ in range(MAX_PASSES):
-            current = _Pass(self, env, kept)
+        self.passes = []
+        for at in range(MAX_PASSES):
+            earlier = self.earlier.passes if self.earlier is not None else ()
+            current = _Pass(self, env, kept, earlier[min(at, len(earlier) - 1)] if earlier
+                            else None)
             result = current.run()
+            self.passes.append(_Kept(current.turns, current.evaluations))
             # a pass that read only what it leaves behind would be repeated exactly by the next
             # one (same reads, same stores, same gates): its result is already the fixed point
             if result.env == env or current.settled(result.env):
                 break
-            env, kept = result.env, _Kept(current.turns, current.evaluations)
+            env, kept = result.env, self.passes[-1]
         facts = self.facts
         facts.per_forward = frozenset(self.per_forward)
         facts.stores, facts.gates = result.stores, result.gates
@@ -640,6 +659,10 @@ class ClassFlow:
         facts.fields = result.fields
 
 
+# what a method's turn reads of its class beside its pass's state (``ClassFlow._same_setting``)
+_FACETS = ("methods", "wrappers", "properties", "cached_methods", "resolvers")
+_SETTING = ("per_forward", "resolvers", "order", "swap_point", "inner_backends", "hands_pool_on",
+            "handed_to", "delegate", "bound", "resets", "patterns")
 _ABSENT = object()  # what a memo holds for a key it has no entry for (``_Turn.saw``)
 _ENV_TABLES = frozenset(f.name for f in dataclasses.fields(AttrEnv))
 
@@ -664,17 +687,29 @@ class _Record:
     guard of its own is no input); an entry it or-ed into before (a store remembered, a call's
     arguments) stays one: whatever it held first, the piece reads it or-ed with the same, so
     the value read is compared. Records are the one thing a pass hands the next besides its
-    env (``_Kept``), and none changes once complete."""
+    env (``_Kept``), and none changes once complete.
+
+    What the class's surroundings answered (``around``: its same-file bases' facts, summaries
+    and functions of other modules, objects built of module classes, runner attributes) is
+    noted too. Another analysis of the same tree (the codemod's same-file one, with no package
+    index) replays a record of the package analysis's run of the class where, beside ``saw``,
+    each of those answers is the same in it (``ClassFlow.earlier``)."""
 
     saw: Dict[tuple, object] = field(default_factory=dict)  # (table, key) -> value first read
     wrote: set = field(default_factory=set)  # (table, key) it set (not or-ed into)
     reads: Dict[tuple, list] = field(default_factory=dict)  # env reads, for ``settled``
     effects: list = field(default_factory=list)  # (``_Pass`` function, arguments), in order
     opaque: bool = False  # it read in a way ``saw`` cannot hold (a wildcard): never reused
+    # (kind, key) -> what the class's surroundings answered (``_Pass._around``): the same all
+    # through a run, so only a record of another run of the class compares them
+    around: Dict[tuple, object] = field(default_factory=dict)
 
     def read(self, table: str, key, value) -> None:
         if (table, key) not in self.wrote and (table, key) not in self.saw:
             self.saw[(table, key)] = _fresh(value)
+
+    def met(self, kind: str, key, value) -> None:
+        self.around.setdefault((kind, key), value)
 
     def heard(self, table: str, key, value) -> None:
         values = self.reads.setdefault((table, key), [])
@@ -693,6 +728,8 @@ class _Record:
         for (table, key), values in inner.reads.items():
             for value in values:
                 self.heard(table, key, value)
+        for (kind, key), value in inner.around.items():
+            self.met(kind, key, value)
         self.effects.extend(inner.effects)
         self.wrote |= inner.wrote
         self.opaque = self.opaque or inner.opaque
@@ -762,7 +799,8 @@ class _Pass:
     """One pass over every method of a class: the ``FlowOwner`` its method flows query.
     ``kept``: what earlier passes did, reused where what it read is unchanged (``_Record``)."""
 
-    def __init__(self, flow: ClassFlow, env: AttrEnv, kept: Optional[_Kept] = None) -> None:
+    def __init__(self, flow: ClassFlow, env: AttrEnv, kept: Optional[_Kept] = None,
+                 other: Optional[_Kept] = None) -> None:
         self.flow, self.facts, self.scope = flow, flow.facts, flow.scope
         self.pool_attr = flow.options.pool_attr
         self.class_names = frozenset(c.name for c in self.facts.family)
@@ -780,6 +818,7 @@ class _Pass:
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
         self.unsettled = False  # one key read with two different values
         self.kept = kept or _Kept()
+        self.other = other  # the same pass of another run of the class (``ClassFlow.earlier``)
         self.turns: Dict[str, _Turn] = {}  # this pass's, for the next one
         self.evaluations = dict(self.kept.evaluations)  # the latest, for the next one
         # the pieces under way, innermost last: the innermost records what is read and done,
@@ -830,18 +869,27 @@ class _Pass:
         return PassResult(self.env, stores, gates, reads, returns, fields)
 
     def _reused(self, name: str) -> Optional[_Turn]:
-        """The previous pass's turn of ``name``, replayed, when what it read holds the same."""
+        """The previous pass's turn of ``name``, else the other run's, replayed, when what it
+        read holds the same."""
         turn = self.kept.turns.get(name)
-        return turn if turn is not None and self._replayed(turn) else None
+        if turn is not None and self._replayed(turn):
+            return turn
+        turn = self.other.turns.get(name) if self.other is not None else None
+        return turn if turn is not None and self._replayed(turn, across=True) else None
 
-    def _replayed(self, record: _Record) -> bool:
-        """Whether ``record`` holds here; if so, its reads and writes are made again (and told
-        to the pieces under way, as when it ran)."""
+    def _replayed(self, record: _Record, across: bool = False) -> bool:
+        """Whether ``record`` holds here (``across``: a record of another run, whose
+        surroundings may answer otherwise); if so, its reads and writes are made again (and
+        told to the pieces under way, as when it ran)."""
         if record.opaque or any(self._now(table, key) != value
                                 for (table, key), value in record.saw.items()):
             return False
+        if across and any(self._answer(kind, key) != value
+                          for (kind, key), value in record.around.items()):
+            return False
         if self.recording:
-            self.recording[-1].absorb(_Record(record.saw, set(), record.reads))
+            self.recording[-1].absorb(_Record(record.saw, set(), record.reads,
+                                              around=record.around))
         for (table, key), values in record.reads.items():
             for value in values:
                 self._note(table, key, value)
@@ -857,6 +905,28 @@ class _Pass:
     def fill(self, table: str, key, value) -> None:
         """A memo entry a reused piece filled (``_Record.effects``)."""
         getattr(self, table)[key] = _fresh(value)
+
+    def _around(self, kind: str, key, value):
+        """``value``, what the class's surroundings answer for ``(kind, key)`` (its same-file
+        bases' facts, summaries of other modules, the package index, the module's objects and
+        runners), noted for the record under way (``_Record.met``)."""
+        if self.recording:
+            self.recording[-1].met(kind, key, value)
+        return value
+
+    def _answer(self, kind: str, key):
+        """What this run's surroundings answer for ``(kind, key)``, asked of a record of
+        another run (``ClassFlow.earlier``: one without a package index, which answers nothing
+        of ``effects`` and evaluates no ``inherited`` method)."""
+        if kind == "attr":
+            return self._outside(key)
+        if kind == "returns":
+            return self._foreign_return(key)
+        if kind == "instance":
+            return self.scope.instance(*key, self.flow.options)
+        if kind == "runner":
+            return self.scope.runner_attr(key, self.flow.options)
+        return None
 
     def _turn(self, name: str) -> _Turn:
         """Method ``name``'s turn, run and recorded."""
@@ -944,9 +1014,9 @@ class _Pass:
                 return POOL | STALE
             if is_flag_name(name):
                 return TYPE | STALE
-        for summary in self.facts.foreign:
-            if path in summary.properties:
-                return Taint(summary.properties[path])
+        prop, outside = self._around("attr", path, self._outside(path))
+        if prop is not None:
+            return prop
         bits = self._read("sinks", path)
         for pattern in self.flow.patterns:  # setattr(self, f"_{mode}_map", ...)
             if fnmatchcase(path, pattern) and pattern != path:
@@ -959,13 +1029,23 @@ class _Pass:
         stale_forward = self._read("forward", path)
         if stale_forward & STALE and not stale_forward & RECORD:  # (a record is rebuilt)
             bits |= stale_forward
+        bits |= outside
+        if not bits and self._delegated_name(path):
+            return self.delegated(path)
+        return bits | STALE if bits else CLEAN
+
+    def _outside(self, path: str) -> tuple:
+        """(the value of a property ``path`` of a base of another module, None when none has
+        it; what same-file bases and summaries of other modules store in ``self.<path>``)."""
+        for summary in self.facts.foreign:
+            if path in summary.properties:
+                return Taint(summary.properties[path]), CLEAN
+        bits = CLEAN
         for cls in self.facts.family[1:]:
             bits |= _sink_of(cls, path)
         for summary in (*self.facts.foreign, *self.facts.heirs):  # (a summary holds Taints)
             bits |= summary.stores.get(path, CLEAN)
-        if not bits and self._delegated_name(path):
-            return self.delegated(path)
-        return bits | STALE if bits else CLEAN
+        return None, bits
 
     def _delegated_name(self, path: str) -> bool:
         """``self.<path>`` is answered by ``__getattr__``: nothing of the class binds it."""
@@ -1022,6 +1102,10 @@ class _Pass:
         if kept is not None and self._replayed(kept):
             self.evaluations[key] = kept
             return kept.returned
+        kept = self.other.evaluations.get(key) if self.other is not None else None
+        if kept is not None and self._replayed(kept, across=True):
+            self.evaluations[key] = kept
+            return kept.returned
         record = _Evaluation()
         self.recording.append(record)
         try:
@@ -1074,6 +1158,7 @@ class _Pass:
             if function is None or self.depth >= MAX_DEPTH or _mentions(
                     function, (ALLOCATOR, ALLOCATOR_POOL)):
                 return CLEAN  # (a resolver: the fix itself)
+            self._around("inherited", key, True)  # (evaluated: no run without an index does)
             self.memo[key] = self._evaluate(key, function, name)
         return self.memo[key]
 
@@ -1082,15 +1167,19 @@ class _Pass:
         return package.method_def(qualified, name) if qualified else None
 
     def _foreign_returns(self, name: str) -> Taint:
-        for summary in self.facts.foreign:
-            if name in summary.returns:
-                return Taint(summary.returns[name])
+        found = self._around("returns", name, self._foreign_return(name))
+        if found is not None:
+            return found
         # no method of that name: a stored callable (a closure, a bound method, a partial)
         # returns what it holds; a pool called is a reference to it (weakref.ref(pool)())
         stored = self.attr_value(name)
         if stored & RECORD:
             return stored & ~RECORD
         return stored if stored & POOL and not stored & BUILT else CLEAN
+
+    def _foreign_return(self, name: str) -> Optional[Taint]:
+        return next((Taint(summary.returns[name]) for summary in self.facts.foreign
+                     if name in summary.returns), None)
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          follow: bool = True, keywords: tuple = ()) -> Optional[Taint]:
@@ -1112,7 +1201,8 @@ class _Pass:
             return self.memo[key]
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
-            found = scope.package.function_effects(qualified, arguments, keywords)
+            found = self._around("effects", (qualified, arguments, keywords),
+                                 scope.package.function_effects(qualified, arguments, keywords))
             if found is None:
                 return None
             if found[1]:  # the fields of the record a factory of another module builds
@@ -1176,7 +1266,8 @@ class _Pass:
         ``token_to_kv_pool`` setter here (or a method handing the pool on) makes the swap
         reach the object's own pool; an inner backend's own state is its own class's finding,
         so what this class adds is only a swap of its own pool that does not reach it."""
-        instance = self.scope.instance(func, arguments, keywords, self.flow.options)
+        key = (func, arguments, keywords)
+        instance = self._around("instance", key, self.scope.instance(*key, self.flow.options))
         if instance is None:
             return None
         fields = dict(instance.fields)
@@ -1233,7 +1324,7 @@ class _Pass:
         return f"runner:{attr}" in self.flow.inner_backends
 
     def runner_attr(self, attr: str) -> Taint:
-        return self.scope.runner_attr(attr, self.flow.options)
+        return self._around("runner", attr, self.scope.runner_attr(attr, self.flow.options))
 
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None:
         """``self.<name>(...)`` passes these taints: the method runs with them next pass."""
@@ -2205,10 +2296,13 @@ def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:
 
 def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
             only: Optional[frozenset] = None, path: str = "", scope=None,
-            view: str = "") -> FileFacts:
+            view: str = "", flows: Optional[dict] = None) -> FileFacts:
     """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
     (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules;
-    ``only`` names the classes to analyse instead (a base another module inherits from)."""
+    ``only`` names the classes to analyse instead (a base another module inherits from).
+    ``flows`` (class node -> ``ClassFlow``): with a package index, filled with the flows this
+    analysis runs; without one, their turns are replayed where they hold (``ClassFlow``'s
+    ``earlier``: the codemod's same-file analysis of a tree the package analysis read)."""
     facts = FileFacts(tree, options)
     facts.package, facts.path = package, path
     if scope is None:
@@ -2227,18 +2321,18 @@ def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
     if not nodes:
         return facts
     _prepare(facts, nodes, scope, view)
-    _run_flows(facts, options, scope)
+    _run_flows(facts, options, scope, {} if flows is None else flows)
     return facts
 
 
-def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope) -> None:
+def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope, flows: dict) -> None:
     """Every class's flow, bases first. With a package index, a class whose flow a summary
     for another module already ran from the same inputs (``PackageIndex.kept_flow``) takes
     what that run left, provided its same-file bases did too: one flow per class and run."""
     package, taken = facts.package, set()
     for cls in sorted(facts.classes, key=lambda c: len(c.family)):
         if package is None:
-            ClassFlow(cls, options, scope).run()
+            ClassFlow(cls, options, scope, flows.get(cls.node)).run()
             continue
         # (each relative's summaries: a same-file base's mixins are bare in a heir's view)
         inputs = tuple((c.node, c.foreign, c.heirs) for c in cls.family)
@@ -2247,13 +2341,23 @@ def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope) -> None:
         if kept is None:
             package.run_flow(cls.node, inputs, functools.partial(_flowed, cls, options, scope),
                              tuple(cls.family))
+            flows[cls.node] = _RUNS[cls.node]
         else:
             _take_flow(cls, kept)
             taken.add(cls.node)
+            if _RUNS.get(cls.node) is not None and _RUNS[cls.node].facts is kept:
+                flows[cls.node] = _RUNS[cls.node]  # (the run that left it)
+
+
+# class node -> its latest flow run with a package index (a summary's too): the engine's
+# same-file analysis of the class replays its turns where they hold (``ClassFlow.earlier``)
+_RUNS: "weakref.WeakKeyDictionary[ast.AST, ClassFlow]" = weakref.WeakKeyDictionary()
 
 
 def _flowed(cls: ClassFacts, options: Options, scope: ModuleScope) -> ClassFacts:
-    ClassFlow(cls, options, scope).run()
+    flow = ClassFlow(cls, options, scope)
+    flow.run()
+    _RUNS[cls.node] = flow  # (once run whole)
     return cls
 
 
