@@ -1310,6 +1310,12 @@ class _Pass:
     def is_module_class(self, name: str) -> bool:
         return name in self.scope.classes
 
+    def is_module_object(self, name: str) -> bool:
+        """A name the module binds by assignment (not an import, def or class)."""
+        scope = self.scope
+        return name in scope.globals and name not in scope.imports and \
+            name not in scope.functions and name not in scope.classes
+
     def is_live_view(self, name: str) -> bool:
         return self.facts.properties.get(name) is False
 

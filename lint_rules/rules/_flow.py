@@ -668,6 +668,8 @@ class FlowOwner(Protocol):
 
     def is_live_view(self, name: str) -> bool: ...
 
+    def is_module_object(self, name: str) -> bool: ...
+
     def is_descriptor(self, func: ast.AST) -> bool: ...
 
 
@@ -690,7 +692,6 @@ class MethodFlow(ast.NodeVisitor):
         # a cached method or property keeps its first answer: the pool it reads is that
         # moment's, stale as any kept (a decision on it picks what stays)
         self.kept = owner.keeps_result(name)
-        self.live_view = owner.is_live_view(name)  # a property: asked anew at every read
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
@@ -857,11 +858,15 @@ class MethodFlow(ast.NodeVisitor):
             path = self.other_self_read(node, holder, name)
         if path is not None:
             return self.self_read(path, node, holder, name)
-        held = self.module_object(holder)
+        held = self.module_object(holder) if type(holder) is ast.Name and \
+            holder.id not in self.env else None
         if held is not None and (f"{held}.{name}" in self.set_globals or self.owner.global_value(
                 f"{held}.{name}")):
             return self.global_read(node, f"{held}.{name}")  # _TLS.windowed, set by the class
-        return self.read_off(self.visit(holder), name)
+        base = self.visit(holder)
+        if self.defaulted:
+            return self.read_off(base, name)
+        return self.source(self.derived(self.probed(base, name), name))
 
     def inner_of(self, node: ast.AST) -> Optional[str]:
         """``x`` when ``node`` is one of the inner backends ``self.<x>`` holds: ``self.x``,
@@ -904,7 +909,10 @@ class MethodFlow(ast.NodeVisitor):
             return self.source(stored)
         deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
         try:
-            return self.read_off(self.visit(holder), name)
+            base = self.visit(holder)
+            if self.defaulted:
+                return self.read_off(base, name)
+            return self.source(self.derived(self.probed(base, name), name))
         finally:
             self.deciding = deciding
 
@@ -1072,7 +1080,7 @@ class MethodFlow(ast.NodeVisitor):
         values = tuple(map(self.visit, args))
         if node.keywords:
             values += tuple(self.visit(k.value) for k in node.keywords)
-        elif len(values) == 1 and values[0] and type(func) is ast.Attribute and func.attr == "set":
+        elif type(func) is ast.Attribute and func.attr == "set" and len(values) == 1 and values[0]:
             self.set_into(node, func.value, values[0])
         if self.tries and values:  # what a call in a try is handed, an exception it raises may
             for opened in self.tries:  # carry out to a handler (``caught``)
@@ -1493,7 +1501,7 @@ class MethodFlow(ast.NodeVisitor):
             value = self.visit(node.left) | union(self.visit(e) for e in right.elts)
         else:
             value = self.visit(node.left) | self.visit(right)
-        return sized(value) | encoded(value)
+        return CLEAN if value is CLEAN else sized(value) | encoded(value)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> Taint:
         return encoded(union(self.visit(v.value) for v in node.values
@@ -1529,7 +1537,8 @@ class MethodFlow(ast.NodeVisitor):
             self.bind(generator.target, generator.iter, source & ~RECORD, None)
             for condition in generator.ifs:
                 filtered |= self.decided(condition)  # the filter picks which elements are in
-        if filtered & TYPE_TESTS and not (self.per_forward or self.deferred or self.live_view):
+        if filtered is not CLEAN and carries(filtered, TYPE_TESTS) and not (
+                self.per_forward or self.deferred or self.owner.is_live_view(self.name)):
             filtered |= STALE  # a filter run once: what it admitted keeps its verdict
         value = picked(union(self.visit(r) for r in results), filtered)
         bound = {name: self.env[name] for name in self.walrus if name in self.env}
@@ -1739,7 +1748,7 @@ class MethodFlow(ast.NodeVisitor):
         an attribute set on it (a ``threading.local``, a namespace, a module) outlives the call."""
         if type(node) is not ast.Name or node.id in self.env or node.id in self.owner.class_names:
             return None
-        return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else None
+        return node.id if node.id in self.globals or self.owner.is_module_object(node.id) else None
 
     def bind_local(self, name: str, value_node, value: Taint, statement, target) -> None:
         if name in self.globals:
@@ -1773,7 +1782,8 @@ class MethodFlow(ast.NodeVisitor):
     def global_kept(self, value_node, value: Taint) -> bool:
         """``value_node`` reads pool state a module global the class set keeps
         (``mapping = _MAP_VAR.get()``): a test of the local is a decision on it."""
-        return bool(value & STATE and value & STALE) and not value & RECORD and any(
+        return carries(value, STATE) and carries(value, STALE) and not carries(
+            value, RECORD) and any(
             self.module_object(n) is not None and self.owner.global_value(n.id)
             for n in nodes_under(value_node) if type(n) is ast.Name)
 
@@ -1794,8 +1804,8 @@ class MethodFlow(ast.NodeVisitor):
             self.tests[name] = value_node
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
                 is_self(value_node.func.value)) or statement is not None and (
-                name not in self.aliases and (_kept_read(value_node, value) or self.global_kept(
-                    value_node, value))):
+                name not in self.aliases and value is not CLEAN and (_kept_read(
+                    value_node, value) or self.global_kept(value_node, value))):
             self.method_locals.add(name)
         getter = getter_path(value_node)
         namespace = _namespace_of(value_node) if getter is None else None

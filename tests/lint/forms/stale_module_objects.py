@@ -1,5 +1,5 @@
 """State kept on an object the module holds (a ``threading.local``, a ``SimpleNamespace``, a
-``ContextVar`` set once, a module imported as a namespace) outlives the constructor as a
+``ContextVar`` set once, any object the module binds by assignment) outlives the constructor as a
 ``self`` attribute does: the draft backend's verdict or sub-pool stays there after a FROZEN_KV
 swap, and whatever reads it back later decides on the pool the backend was built with."""
 from __future__ import annotations
