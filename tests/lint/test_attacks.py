@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -39,17 +40,17 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def big_tree(tmp_path_factory):
-    """1,600 backends, each a long ``+`` chain: a cold --jobs 2 run keeps its workers busy for
-    seconds (three copies of 0.5.23's attention package, once enough, now end about as the
-    workers start, and more copies only lengthen the parent's package summaries)."""
+    """400 backends: paused before each file (slowed_cli), a --jobs 2 run keeps its workers
+    busy for seconds, however fast the analysis itself gets."""
     return write(tmp_path_factory.mktemp("big"),
-                 {f"b{i:04d}.py": chain(2500) for i in range(1600)})
+                 {f"b{i:04d}.py": chain(200) for i in range(400)})
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_terminated_run_takes_its_workers_with_it(big_tree, signum):
-    command = [sys.executable, "-m", "lint_rules.cli", "lint", "--no-cache", "--jobs", "2", "."]
+    slowed = str(Path(__file__).with_name("slowed_cli.py"))
+    command = [sys.executable, slowed, "lint", "--no-cache", "--jobs", "2", "."]
     run = subprocess.Popen(command, cwd=big_tree, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60

@@ -11,25 +11,25 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from clirun import STALE, chain, poolguard, write
 
 STOP_WITHIN_S = 1.0
+SLOWED_CLI = str(Path(__file__).with_name("slowed_cli.py"))
 
 
 @pytest.fixture(scope="module")
 def slow_tree(tmp_path_factory):
-    """Enough slow files that a cold run takes many seconds on two workers."""
-    # 1,600 files: about 5 s on a quiet 2-core box (400 took 5 s before this session's speed-ups,
-    # 1.6 s after them, and the clean-clone CI's runs ended before the signal)
+    """Enough files that a run paused before each one (slowed_cli) is busy for seconds."""
     return write(tmp_path_factory.mktemp("slow"),
-                 {f"b{i:04d}.py": chain(2500) for i in range(1600)})
+                 {f"b{i:04d}.py": chain(200) for i in range(400)})
 
 
 def _interrupt(tree, times: int, gap: float, group: bool) -> tuple:
     env = {**os.environ, "POOLGUARD_CACHE_DIR": str(tree / ".cache")}
-    run = subprocess.Popen([sys.executable, "-m", "lint_rules.cli", "lint", "--isolated",
+    run = subprocess.Popen([sys.executable, SLOWED_CLI, "lint", "--isolated",
                             "--no-cache", "--jobs", "2", "."], cwd=tree, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            start_new_session=True)
