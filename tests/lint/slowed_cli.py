@@ -16,6 +16,17 @@ PAUSE_S = 0.05  # per file, in a worker: 400 files on two workers keep a run bus
 _analyse = runner.analyse
 
 
+def default_signals() -> None:
+    """``preexec_fn`` for the test's child: SIGINT and SIGHUP as a terminal leaves them. A test
+    run started under ``nohup`` or as a background job inherits them ignored, and the CLI rightly
+    keeps an ignored signal ignored, so the signal tests would test the launcher, not the CLI."""
+    import signal
+
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def analyse_after_a_pause(mode, options, job):
     time.sleep(PAUSE_S)
     return _analyse(mode, options, job)

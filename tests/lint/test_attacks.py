@@ -14,6 +14,7 @@ from textwrap import dedent
 
 import pytest
 from clirun import STALE, chain, json_rows, poolguard, write
+from slowed_cli import default_signals
 
 
 def _children(pid: int) -> set:
@@ -52,7 +53,7 @@ def test_a_terminated_run_takes_its_workers_with_it(big_tree, signum):
     slowed = str(Path(__file__).with_name("slowed_cli.py"))
     command = [sys.executable, slowed, "lint", "--no-cache", "--jobs", "2", "."]
     run = subprocess.Popen(command, cwd=big_tree, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
+                           stderr=subprocess.PIPE, preexec_fn=default_signals)
     deadline = time.monotonic() + 60
     while len(_children(run.pid)) < 2 and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

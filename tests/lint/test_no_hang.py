@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from clirun import STALE, chain, poolguard, write
+from slowed_cli import default_signals
 
 STOP_WITHIN_S = 1.0
 SLOWED_CLI = str(Path(__file__).with_name("slowed_cli.py"))
@@ -32,7 +33,7 @@ def _interrupt(tree, times: int, gap: float, group: bool) -> tuple:
     run = subprocess.Popen([sys.executable, SLOWED_CLI, "lint", "--isolated",
                             "--no-cache", "--jobs", "2", "."], cwd=tree, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           start_new_session=True)
+                           start_new_session=True, preexec_fn=default_signals)
     try:
         time.sleep(1.5)  # imports done, the workers busy parsing
         assert run.poll() is None, "the run ended before the signal: make the tree slower"
