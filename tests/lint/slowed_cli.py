@@ -12,6 +12,7 @@ import time
 
 import lint_rules.runner as runner
 
+SCRIPT = __file__  # what a test runs: [sys.executable, SCRIPT, "lint", ...]
 PAUSE_S = 0.05  # per file, in a worker: 400 files on two workers keep a run busy for 10 s
 _analyse = runner.analyse
 

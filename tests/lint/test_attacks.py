@@ -9,11 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from textwrap import dedent
 
 import pytest
 from clirun import STALE, chain, json_rows, poolguard, write
+from slowed_cli import SCRIPT as SLOWED_CLI
 from slowed_cli import default_signals
 
 
@@ -50,8 +50,7 @@ def big_tree(tmp_path_factory):
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_terminated_run_takes_its_workers_with_it(big_tree, signum):
-    slowed = str(Path(__file__).with_name("slowed_cli.py"))
-    command = [sys.executable, slowed, "lint", "--no-cache", "--jobs", "2", "."]
+    command = [sys.executable, SLOWED_CLI, "lint", "--no-cache", "--jobs", "2", "."]
     run = subprocess.Popen(command, cwd=big_tree, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, preexec_fn=default_signals)
     deadline = time.monotonic() + 60

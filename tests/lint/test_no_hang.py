@@ -11,14 +11,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from clirun import STALE, chain, poolguard, write
+from slowed_cli import SCRIPT as SLOWED_CLI
 from slowed_cli import default_signals
 
 STOP_WITHIN_S = 1.0
-SLOWED_CLI = str(Path(__file__).with_name("slowed_cli.py"))
 
 
 @pytest.fixture(scope="module")
