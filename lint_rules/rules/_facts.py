@@ -1656,6 +1656,7 @@ class FileFacts:
         self._tests: Dict[ast.AST, MethodTests] = {}  # method -> ``_tests_in``
         self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
+        self._flags_in: Dict[tuple, tuple] = {}  # (class, node) -> ``_flags_read``
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
@@ -1877,11 +1878,14 @@ class FileFacts:
         found = self._decisions.get(cls.name)
         if found is None:  # (method, node) -> the first such store holding it, indexed once
             found = self._decisions[cls.name] = {}
+            walked = set()  # (method, value): the elements of one unpacked display share it
             for c in self.relatives(cls):
                 for store in c.stores:
                     if store.value is None or not store.sink or store.resolver \
-                            or not keeps_decision(store.bits):
+                            or not keeps_decision(store.bits) or \
+                            (store.method, store.value) in walked:
                         continue
+                    walked.add((store.method, store.value))
                     for node in nodes_under(store.value):
                         found.setdefault((store.method, node), store)
         return found.get((gate.method, gate.node))
@@ -1900,17 +1904,26 @@ class FileFacts:
                             roots[id(inner)] = id(node)
         return roots.get(id(gate.node), id(gate.node))
 
-    def deciding_flags(self, cls: ClassFacts, store: Store) -> List[str]:
-        """The stale flags a second-order flag is made from (``self.verify = self.unified and
-        ...``; ``self.unified = True`` in a branch of ``if self.swa:``): read in its value,
+    def deciding_flag(self, cls: ClassFacts, store: Store) -> Optional[str]:
+        """The first stale flag a second-order flag is made from (``self.verify = self.unified
+        and ...``; ``self.unified = True`` in a branch of ``if self.swa:``): read in its value,
         else tested by the innermost decision whose branch makes it. None for a type test."""
-        def flags_in(node: ast.AST) -> List[str]:
-            names = dict.fromkeys(filter(None, map(self_attr, nodes_under(node))))
-            return [n for n in names if n != store.attr and self.flag(cls, n) is not None]
+        def flag_in(node: ast.AST) -> Optional[str]:
+            return next((n for n in self._flags_read(cls, node) if n != store.attr), None)
 
-        found = flags_in(store.value) if store.value is not None else []
-        for test in self.tests_around(cls, store) if not found else ():
-            found = flags_in(test) or found  # (outer decisions come first)
+        found = flag_in(store.value) if store.value is not None else None
+        for test in self.tests_around(cls, store) if found is None else ():
+            found = flag_in(test) or found  # (outer decisions come first)
+        return found
+
+    def _flags_read(self, cls: ClassFacts, node: ast.AST) -> tuple:
+        """The stale flags of ``cls`` that ``node`` reads, in walk order: kept per node, as the
+        elements of one unpacked display share it (``a, *b, c = <display>``)."""
+        found = self._flags_in.get((cls.name, node))
+        if found is None:
+            names = dict.fromkeys(filter(None, map(self_attr, nodes_under(node))))
+            found = tuple(n for n in names if self.flag(cls, n) is not None)
+            self._flags_in[(cls.name, node)] = found
         return found
 
     def tests_around(self, cls: ClassFacts, store: Store) -> List[ast.expr]:

@@ -2316,16 +2316,20 @@ class MethodFlow(ast.NodeVisitor):
 
 
 _COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp)
-MAX_PARTS = 16  # longer displays are unpacked as one value (what any element may hold)
+# longer ternary arms and loop displays are one value (what any element may hold): each part of
+# a ternary evaluates its test again, a loop's body runs once per row; keep both bounded
+MAX_PARTS = 16
 
 
-def _parts(node: ast.AST) -> Optional[list]:
-    """The elements of a tuple or list display, or of a ternary choosing between two of one
-    length (``(True, p.swa_kv_pool) if <test> else (False, None)`` gives ``True if <test> else
-    False`` and ``p.swa_kv_pool if <test> else None``); None when the shape is not spelled."""
+def _parts(node: ast.AST, limit: Optional[int] = MAX_PARTS) -> Optional[list]:
+    """The elements of a tuple or list display (at most ``limit``), or of a ternary choosing
+    between two of one length (``(True, p.swa_kv_pool) if <test> else (False, None)`` gives
+    ``True if <test> else False`` and ``p.swa_kv_pool if <test> else None``); None when the
+    shape is not spelled."""
     if isinstance(node, (ast.Tuple, ast.List)):
-        if len(node.elts) > MAX_PARTS or any(isinstance(el, ast.Starred) for el in node.elts):
-            return None  # (each part of a ternary evaluates its test again: keep that bounded)
+        if limit is not None and len(node.elts) > limit or any(
+                isinstance(el, ast.Starred) for el in node.elts):
+            return None
         return list(node.elts)
     if isinstance(node, ast.IfExp):
         body, orelse = _parts(node.body), _parts(node.orelse)
@@ -2404,7 +2408,7 @@ def _same_leaf(one: ast.AST, other: ast.AST) -> bool:
 def _unpacked(target: ast.AST, value_node: ast.AST) -> Optional[list]:
     """``(target, value)`` for each element of an unpacking whose value spells its elements
     (nested and starred targets too: ``a, *rest = ...`` binds ``rest`` to a list of the rest)."""
-    parts = _parts(value_node)
+    parts = _parts(value_node, limit=None)  # (a plain display costs one visit a part)
     if parts is None:
         return None
     targets = target.elts

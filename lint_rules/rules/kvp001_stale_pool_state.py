@@ -141,26 +141,36 @@ def _kept_by_design(store, cls, template, options: Options) -> bool:
     return given in params_of(function) and not given.endswith("runner")
 
 
-def _made_from_runner_object(store, cls, facts, options: Options):
+def _made_from_runner_object(store, cls, facts, options: Options, seen: dict):
     """``self.<root>`` when what ``store`` keeps was made from a runner-built object the class
     keeps (``self.kv_read_tables = self.kv_index_translator.make_capture_tables(...)``, a
     buffer made under ``if self.kv_index_translator.is_translating:`` outside per-forward
     code): swapping that object with the pool leaves this as it was made. ``""`` when the
-    object is kept by design, None when no such object made it."""
+    object is kept by design, None when no such object made it. ``seen`` keeps each place's
+    answer for ``cls``: the elements of one unpacked value share it (a, *b, c = <display>)."""
     places = [store.value] if store.value is not None else []
     places += facts.tests_around(cls, store) if store.bits & GATED else []
     for place in places:
-        for node in ast.walk(place):
-            root = self_attr(node) if isinstance(node, ast.Attribute) else None
-            if not root:
-                continue
-            kept = [s for s in facts.stores_of(cls, root) if s.sink and s.bits & STATE
-                    and _runner_read(s.value)]
-            if kept:
-                return "" if _kept_by_design(kept[0], cls, RUNNER_BUILT, options) else root
-            held = [Taint(s.stores.get(root, 0)) for c in cls.family for s in c.foreign]
-            if any(bits & STATE and bits & RECORD for bits in held):
-                return root  # kept by a base of another module (its store is found there)
+        if place not in seen:  # (by identity: nodes hash so)
+            seen[place] = _made_in(place, cls, facts, options)
+        if seen[place] is not None:
+            return seen[place]
+    return None
+
+
+def _made_in(place, cls, facts, options: Options):
+    """What ``_made_from_runner_object`` answers for one place of ``cls``."""
+    for node in ast.walk(place):
+        root = self_attr(node) if isinstance(node, ast.Attribute) else None
+        if not root:
+            continue
+        kept = [s for s in facts.stores_of(cls, root) if s.sink and s.bits & STATE
+                and _runner_read(s.value)]
+        if kept:
+            return "" if _kept_by_design(kept[0], cls, RUNNER_BUILT, options) else root
+        held = [Taint(s.stores.get(root, 0)) for c in cls.family for s in c.foreign]
+        if any(bits & STATE and bits & RECORD for bits in held):
+            return root  # kept by a base of another module (its store is found there)
     return None
 
 
@@ -1498,6 +1508,7 @@ class StalePoolState(Rule):
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:
+            seen = {}  # place -> what made it (_made_from_runner_object)
             anchors = _identity_anchors(cls.node)
             kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
             for store in cls.stores:
@@ -1512,7 +1523,7 @@ class StalePoolState(Rule):
                     if self.facts.guarding_gate(cls, store) is not None:
                         continue  # made under a reported gate: that gate's finding
                     template, subject = _variant(store)
-                    root = _made_from_runner_object(store, cls, self.facts, self.options)
+                    root = _made_from_runner_object(store, cls, self.facts, self.options, seen)
                     if root == "" or _kept_by_design(store, cls, template, self.options):
                         continue  # (what a wrapper's forwarded translator made: SGLang's)
                     if root:

@@ -578,12 +578,12 @@ class SwaTypeFlag(Rule):
                 if store.bits & TYPE and not store.bits & RECORD:
                     plain = not store.bits & (KIND | GATED)  # the flag is the SWA pool test
                     fix = property_fix(self.facts, cls, store, self.lines) if plain else None
-                    made = self.facts.deciding_flags(cls, store)[:1]  # a second-order flag
+                    made = self.facts.deciding_flag(cls, store) or ""  # a second-order flag
                     joined = plain and joins_other_conditions(store.value, self.options.pool_attr)
                     remedy = {"test_pool": self.kept_conditions_remedy(cls.node)} if joined else {}
                     yield self.report(store.node, fix, cls.node,
                                       self.DERIVED_MESSAGE if made else None,
-                                      subject=shown_sink(store), flag="".join(made), **remedy)
+                                      subject=shown_sink(store), flag=made, **remedy)
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
                                       subject=shown_sink(store))

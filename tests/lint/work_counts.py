@@ -30,7 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # (base size, size, 8 x size) per path: gates in one file, or leaf modules in one package
-SIZES = {"lint": (2, 100, 800), "fix": (2, 30, 240), "package": (0, 10, 80)}
+SIZES = {"lint": (2, 100, 800), "fix": (2, 30, 240), "package": (0, 10, 80),
+         "unpack": (2, 100, 800)}
 
 _BASE = """\
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -70,6 +71,33 @@ def gated_file(gates: int) -> str:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.gated_file(gates)
+
+
+def unpacked_file(elements: int) -> str:
+    """A backend unpacking three displays of ``elements`` each into as many stores: pool reads,
+    SWA type tests after a starred part, and a ternary choosing between two of them (each
+    element's store keeps the whole display when its parts are not spelled one by one)."""
+    def targets(prefix: str) -> str:
+        return ", ".join(f"self.{prefix}{i}" for i in range(elements))
+
+    pools = ", ".join(["runner.token_to_kv_pool"] * elements)
+    tests = ", ".join(["isinstance(runner.token_to_kv_pool, SWAKVPool)"] * elements)
+    nones = ", ".join(["None"] * elements)
+    gates = "".join(f"        if self.s{i}:\n            return {i}\n" for i in range(elements))
+    return (f"{_UNPACKING}        {targets('p')} = {pools}\n"
+            f"        {targets('s')} = *rest, {tests}\n"
+            f"        {targets('t')} = ({tests}) if rest else ({nones})\n\n"
+            f"    def forward_decode(self, q, k, v, layer, forward_batch):\n{gates}")
+
+
+_UNPACKING = """\
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+class UnpackingAttnBackend(AttentionBackend):
+    def __init__(self, runner, rest):
+"""
 
 
 def gated_package(leaves: int, folder: Path) -> Path:
@@ -122,6 +150,13 @@ def _fix(gates: int):
     return lambda: len(fix_source(source, unsafe=True)[1])
 
 
+def _unpack(elements: int):
+    from lint_rules.engine import lint_source
+
+    source = unpacked_file(elements)
+    return lambda: len(lint_source(source))
+
+
 def _package(leaves: int, folder: Path):
     from lint_rules import runner
     from lint_rules.config import RunConfig
@@ -143,7 +178,7 @@ def measure() -> dict:
     skip = {"package": frozenset({"_touch"})}  # the dependency record, see above
     found = {}
     with tempfile.TemporaryDirectory(prefix="poolguard-linear-") as folder:
-        makers = {"lint": _lint, "fix": _fix,
+        makers = {"lint": _lint, "fix": _fix, "unpack": _unpack,
                   "package": lambda leaves: _package(leaves, Path(folder))}
         for name, sizes in SIZES.items():
             makers[name](sizes[0])()
