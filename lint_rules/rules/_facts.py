@@ -505,33 +505,50 @@ ENTERS = ("__enter__", "__aenter__")  # what a context manager's ``as`` target i
 
 def asks_as_fallback(function: ast.AST) -> bool:
     """A resolver's shape: the allocator is asked on some paths only (after a branch that
-    returned, in one branch of a decision), the active pool's answer first. A helper handing
-    back the allocator's pool whatever the active one is takes it outside any resolver."""
-    returned = False
+    returned, in one branch of a decision not on the allocator's own answer, a later candidate
+    of a loop), the active pool's answer first. A helper handing back the allocator's pool
+    whatever the active one is takes it outside any resolver. A local bound to the allocator
+    or to its pool (``allocator = runner.token_to_kv_pool_allocator``) asks where it is read."""
+    returned, aliases = False, set()
+
+    def asks(node: ast.AST) -> bool:
+        return any(type(n) is ast.Attribute and n.attr in ASKS or type(n) is ast.Name and (
+            n.id in ASKS or n.id in aliases) for n in nodes_under(node))
+
     for statement in getattr(function, "body", ()):
-        if _mentions(statement, ASKS):
-            if returned or _asks_in_branch(statement):
+        if asks(statement):
+            if returned or _asks_in_branch(statement, asks):
                 return True
+            if type(statement) in (ast.Assign, ast.AnnAssign) and statement.value is not None:
+                targets = getattr(statement, "targets", None) or [statement.target]
+                aliases.update(t.id for t in targets if type(t) is ast.Name)
         elif not returned and not isinstance(statement, ast.Return):
             returned = any(type(n) is ast.Return for n in nodes_under(statement))
     return False
 
 
-def _asks_in_branch(statement: ast.stmt) -> bool:
-    """The allocator asked in a branch of a decision of ``statement``, not in its test."""
+def _asks_in_branch(statement: ast.stmt, asks) -> bool:
+    """The allocator asked (``asks``) in a branch of a decision of ``statement`` whose test
+    does not ask it (a decision on the allocator's own answer takes it first), or in a later
+    candidate of a loop over a display (``for pool in (active, allocator.get_kvcache())``)."""
     for node in nodes_under(statement):
         kind = type(node)
         if kind in (ast.If, ast.IfExp):
-            branches = [node.body, node.orelse]
+            test, branches = node.test, [node.body, node.orelse]
         elif kind is ast.BoolOp:
-            branches = node.values[1:]
+            test, branches = node.values[0], node.values[1:]
         elif kind is ast.Match:
-            branches = node.cases
+            test, branches = node.subject, node.cases
         elif kind is ast.Try or kind.__name__ == "TryStar":
-            branches = [node.handlers, node.orelse]
+            test, branches = node.body, [node.handlers, node.orelse]
+        elif kind in (ast.For, ast.AsyncFor, ast.comprehension) and type(
+                node.iter) in (ast.Tuple, ast.List) and node.iter.elts:
+            test, branches = node.iter.elts[0], node.iter.elts[1:]
         else:
             continue
-        if any(_mentions(part, ASKS) for branch in branches for part in (
+        if any(asks(part) for part in (test if isinstance(test, list) else [test])):
+            continue
+        if any(asks(part) for branch in branches for part in (
                 branch if isinstance(branch, list) else [branch])):
             return True
     return False
