@@ -67,8 +67,12 @@ class RunConfig:
     config_path: Optional[Path] = None
 
     def codes_for(self, path: str) -> frozenset:
-        """Codes enabled for ``path`` after ``per-file-ignores``."""
+        """Codes enabled for ``path`` after ``per-file-ignores``. Most files match no pattern:
+        one compiled test of all of them says so before any is tried alone."""
         codes = self.codes
+        if not self.per_file_ignores or not any_matches(
+                tuple(pattern for pattern, _ in self.per_file_ignores), path):
+            return codes
         for pattern, ignored in self.per_file_ignores:
             if path_matches(path, pattern):
                 codes = frozenset(c for c in codes if not c.startswith(ignored))
@@ -76,14 +80,19 @@ class RunConfig:
 
     def is_excluded(self, path: str) -> bool:
         """True when ``path`` (a file or directory) matches an exclude pattern."""
-        by_name, by_path = _exclude_matchers(self.exclude)
-        if by_name and by_name(os.path.normcase(os.path.basename(path))):
-            return True
-        return bool(by_path) and bool(by_path(os.path.normcase(os.path.abspath(path))))
+        return any_matches(self.exclude, path)
+
+
+def any_matches(patterns: tuple, path: str) -> bool:
+    """``any(path_matches(path, p) for p in patterns)``, by two compiled regexes."""
+    by_name, by_path = _matchers(patterns)
+    if by_name and by_name(os.path.normcase(os.path.basename(path))):
+        return True
+    return bool(by_path) and bool(by_path(os.path.normcase(os.path.abspath(path))))
 
 
 @functools.lru_cache(maxsize=8)
-def _exclude_matchers(patterns: tuple) -> tuple:
+def _matchers(patterns: tuple) -> tuple:
     """One compiled regex for basename patterns and one for path patterns (per run, not file)."""
     def compiled(group):
         group = [os.path.normcase(p) for p in group]
