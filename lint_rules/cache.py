@@ -4,7 +4,7 @@ One JSON file per run configuration, loaded once and written once. Its name is a
 of everything that can change a result besides the file itself: the tool version, the source
 of the lint package (so an edited rule never serves stale findings), the enabled codes, the
 rule options and the per-file ignores. Inside, findings are keyed by content only: the
-blake2b digest of the file's bytes plus the codes enabled for its path; equal files share one
+digest of the file's bytes plus the codes enabled for its path; equal files share one
 entry.
 
 Which digest a path has is remembered too, with the file's stat (device, inode, size, mtime
