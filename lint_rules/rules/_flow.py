@@ -78,6 +78,8 @@ class Taint(enum.Flag):
     # allocated with it is sized for that pool (the draft's 64-token pool is not the target's)
     PICKED = enum.auto()  # the pool as a non-SWA type test picked it (``pool if isinstance(pool,
     # PageInterleaveKVPoolMixin) else None``): a test of its presence is that test, not SWA's
+    ALLOC = enum.auto()  # the pool allocator itself: the pool it hands out (``get_kvcache()``),
+    # asked but not as a resolver's fallback, is the pool of that moment (a helper given it too)
 
     # enum.Flag makes each result through a class call (three Python frames per operator);
     # the flow combines taints at nearly every node, so results come from a table instead
@@ -132,7 +134,7 @@ CLEAN, POOL, SWA, TYPE = Taint.CLEAN, Taint.POOL, Taint.SWA, Taint.TYPE
 ENTERING = ("enter_context", "enter_async_context")  # an ExitStack entering a manager
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
-INNER, SIZE, PICKED = Taint.INNER, Taint.SIZE, Taint.PICKED
+INNER, SIZE, PICKED, ALLOC = Taint.INNER, Taint.SIZE, Taint.PICKED, Taint.ALLOC
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
@@ -806,6 +808,8 @@ class MethodFlow(ast.NodeVisitor):
         return value
 
     def visit_Attribute(self, node: ast.Attribute) -> Taint:
+        if node.attr == ALLOCATOR:  # (whatever holds it: what it hands out is asked of it)
+            return self.attribute(node, node.value, node.attr) | ALLOC
         return self.attribute(node, node.value, node.attr)
 
     def named_read(self, node: ast.Call) -> Optional[Tuple[ast.AST, str]]:
@@ -1380,8 +1384,8 @@ class MethodFlow(ast.NodeVisitor):
         return self.visit(argument) & DECIDED
 
     def is_allocator(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):
-            return node.id in self.allocators
+        if isinstance(node, ast.Name):  # (a helper's parameter given the allocator holds it)
+            return node.id in self.allocators or carries(self.env.get(node.id, CLEAN), ALLOC)
         return isinstance(node, ast.Attribute) and node.attr == ALLOCATOR
 
     def local_types_swa(self, node: ast.AST) -> bool:
@@ -1610,7 +1614,7 @@ class MethodFlow(ast.NodeVisitor):
         """What ``test`` tests itself (``GateEvent.use``); and a local holding the kept pool
         state a helper returned (``mapping = self._kept_mapping()``) tested itself is a gate
         on it (a read off it, ``idx.numel() == 0``, tests data, not it)."""
-        for node, use in _tested(test):
+        for node, use in tested_operands(test):
             if use == "whole" and type(node) is ast.Name and node.id in self.unpacked:
                 use = "element"  # full, swa = self.handles: `swa is None` tests what it holds
             self.uses[id(node)] = use
@@ -1625,7 +1629,10 @@ class MethodFlow(ast.NodeVisitor):
 
     def replay(self, local: ast.Name, test: ast.AST) -> None:
         """The test a local holds, evaluated as a condition whose gates are reported at the
-        local (the decision); once per local binding."""
+        local (the decision); once per local binding. What it reads is tested as the test
+        tests it (``ok = "swa_kv_pool" in self.attrs``: a search of what is kept there)."""
+        for node, use in tested_operands(test):
+            self.uses.setdefault(id(node), use)
         saved, self.gate_at = self.gate_at, local
         self.deciding += 1
         try:
@@ -1645,7 +1652,9 @@ class MethodFlow(ast.NodeVisitor):
         at = at or self.gate_at
         known = self.gates.get(id(read))
         if known is None or (kind == "attr" and (negated or known.kind != "attr")):
-            use = "whole" if kind == "attr" else self.uses.get(id(at or read), "other")
+            # (replayed from a local: how the held test tests the read, not how the local is)
+            use = "whole" if kind == "attr" else self.uses.get(
+                id(read if self.gate_at is not None else at or read), "other")
             self.gates[id(read)] = GateEvent(name, at or read, target, negated, kind, bits, use)
 
     def decided(self, test: Optional[ast.AST]) -> Taint:
@@ -1753,9 +1762,11 @@ class MethodFlow(ast.NodeVisitor):
     def bind_local(self, name: str, value_node, value: Taint, statement, target) -> None:
         if name in self.globals:
             self.store(name, target, statement, value_node, value, "module")
+        # (asked before the name's own tables change: ``p = p.main_pool`` reads the old ``p``)
+        kept = statement is not None and value is not CLEAN and self.reads_kept(value_node, value)
         self.env[name] = value
         self.bind_shape(name, value_node, value)
-        self.bind_role(name, value_node, value, statement)
+        self.bind_role(name, value_node, value, kept)
 
     def bind_shape(self, name: str, value_node, value: Taint) -> None:
         """What the local is made of: a lambda, a record's fields, a dict's keys, an inner
@@ -1787,10 +1798,41 @@ class MethodFlow(ast.NodeVisitor):
             self.module_object(n) is not None and self.owner.global_value(n.id)
             for n in nodes_under(value_node) if type(n) is ast.Name)
 
-    def bind_role(self, name: str, value_node, value: Taint, statement) -> None:
+    def global_copy(self, value_node) -> bool:
+        """``value_node`` only reads a module global (``_FLAG``, ``_STATE.is_swa``,
+        ``getattr(_STATE, "is_swa", False)``, ``globals()["FLAG"]``): a local bound to it is
+        that read, evaluated again where a decision tests the local."""
+        kind = type(value_node)
+        if kind is ast.Subscript:
+            return _global_key(value_node) is not None
+        if kind is ast.Call:
+            alias = attribute_alias(value_node)
+            if alias is None or not _plain_test(value_node):
+                return False
+            value_node = alias[0]
+        while type(value_node) is ast.Attribute:
+            value_node = value_node.value
+        return type(value_node) is ast.Name and value_node.id not in self.env and \
+            value_node.id not in ("self", "cls") and value_node.id not in self.owner.class_names
+
+    def reads_kept(self, value_node, value: Taint) -> bool:
+        """``value_node`` reads pool state kept past the call: off ``self`` (``_kept_read``),
+        off a module object the class set (``global_kept``), or off a local already holding
+        such state (``p = self._kept; sub = p.main_pool``: ``sub`` is kept state too)."""
+        if _kept_read(value_node, value) or self.global_kept(value_node, value):
+            return True
+        if not carries(value, STATE) or not carries(value, STALE) or carries(value, RECORD):
+            return False
+        return any(type(n) is ast.Name and n.id in self.env and (
+            n.id in self.method_locals or n.id in self.tests and self.global_copy(
+                self.tests[n.id]) or any(
+                _kept_read(read, value) for read, _ in self.aliases.get(n.id, ())))
+            for n in nodes_under(value_node))
+
+    def bind_role(self, name: str, value_node, value: Taint, kept: bool) -> None:
         """What the local stands for where it is used: a constant name, the live pool's
-        ``id()``, a test of kept state, kept state itself, an attribute getter, a namespace,
-        an instance of this class."""
+        ``id()``, a test of kept state, kept state itself (``kept``: ``reads_kept``), an
+        attribute getter, a namespace, an instance of this class."""
         self.strings.pop(name, None)
         if type(value_node) is ast.Constant and isinstance(value_node.value, str):
             self.strings[name] = value_node.value
@@ -1800,12 +1842,10 @@ class MethodFlow(ast.NodeVisitor):
             self.pool_ids.add(name)
         self.method_locals.discard(name)
         self.tests.pop(name, None)
-        if _plain_test(value_node) and value & DECIDED:
+        if carries(value, DECIDED) and (_plain_test(value_node) or self.global_copy(value_node)):
             self.tests[name] = value_node
         if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
-                is_self(value_node.func.value)) or statement is not None and (
-                name not in self.aliases and value is not CLEAN and (_kept_read(
-                    value_node, value) or self.global_kept(value_node, value))):
+                is_self(value_node.func.value)) or kept and name not in self.aliases:
             self.method_locals.add(name)
         getter = getter_path(value_node)
         namespace = _namespace_of(value_node) if getter is None else None
@@ -2471,14 +2511,35 @@ _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
 
 
 def _plain_test(node: ast.AST) -> bool:
-    """A comparison (or ``not``/``and``/``or`` of them) with no call nor walrus in it: evaluated
-    again where a decision tests the local holding it, nothing else happens."""
-    if not isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+    """A test (a comparison, a type or duck test, ``not``/``and``/``or`` of them) that calls
+    nothing but builtins and lookups that only read (``isinstance``, ``hasattr``, ``.get``):
+    evaluated again where a decision tests the local holding it, nothing else happens."""
+    if type(node) not in _TESTS:
         return False
-    return not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node))
+    return not any(type(part) is ast.Call and not _reads_only(part) or type(part) in _BINDING
+                   for part in nodes_under(node))
 
 
-def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
+_TESTS = (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call)
+_BINDING = (ast.NamedExpr, ast.Lambda)
+
+
+# calls a held test may make and still be evaluated again where the local is tested: builtin
+# tests and reads, and lookups in a container (none of them stores nor runs code of the class)
+READING_FUNCTIONS = frozenset({"isinstance", "issubclass", "hasattr", "callable", "bool", "len",
+                               "type", "getattr"})
+READING_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "endswith",
+                             "__contains__"})
+
+
+def _reads_only(call: ast.Call) -> bool:
+    func = call.func
+    if type(func) is ast.Name:
+        return func.id in READING_FUNCTIONS
+    return type(func) is ast.Attribute and func.attr in READING_METHODS
+
+
+def tested_operands(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
     """``(value, use)`` for what a condition tests itself: the condition or an ``and``/``or``
     operand, a side of ``is (not) None``, the argument of ``isinstance``/``callable``/``bool``
     (``"whole"``), the container of ``in`` (``"element"``: what it holds is searched), the
@@ -2486,9 +2547,9 @@ def _tested(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
     kind = type(test)
     if kind is ast.BoolOp:
         for value in test.values:
-            yield from _tested(value)
+            yield from tested_operands(value)
     elif kind is ast.UnaryOp and isinstance(test.op, ast.Not):
-        yield from _tested(test.operand)
+        yield from tested_operands(test.operand)
     elif kind is ast.Compare and all(type(op) in _ORDERING for op in test.ops):
         for part in (test.left, *test.comparators):  # 0 < self.swa_capacity <= n
             yield from _whole(part, "compared")

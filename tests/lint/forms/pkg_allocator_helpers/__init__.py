@@ -1,0 +1,1 @@
+"""A helper of another module handed the pool allocator returns its pool unconditionally."""
