@@ -74,6 +74,7 @@ from lint_rules.rules._flow import (
     params_of,
     self_attr,
     self_path,
+    tested_operands,
     union,
     untrusted,
 )
@@ -105,6 +106,7 @@ from lint_rules.rules._vocab import (
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 SWAP_SETTER = ACTIVE_POOL + ".setter"
 MAX_PASSES = 6  # attributes derived from attributes converge in 2-3; this bounds the odd file
+TRUTH_METHODS = ("__bool__", "__len__")  # what ``if obj:`` calls: the first the class has
 MAX_DEPTH = 40  # helpers evaluated inside helpers; deeper chains use the previous pass's value
 
 
@@ -1674,6 +1676,7 @@ class FileFacts:
         self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._flags_in: Dict[tuple, tuple] = {}  # (class, node) -> ``_flags_read``
+        self._truths: Dict[str, Optional[ast.AST]] = {}  # class named -> its __bool__/__len__
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
@@ -2005,6 +2008,11 @@ class FileFacts:
         made, nor the resolved pool attribute (KVP004's business)."""
         if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
+        if gate.kind == "attr" and any(  # if self.handles: its __bool__ run on what it holds
+                self.flag(cls, field) is not None or self.reads_kept_state(
+                    cls, dataclasses.replace(gate, name=field, kind="read", use=use))
+                for field, use in self.truth_reads(cls, gate.name)):
+            return True
         if gate.kind in ("call", "global", "local"):
             bits = gate.bits
             return bool(bits & STALE and not bits & RECORD and (
@@ -2019,6 +2027,46 @@ class FileFacts:
                 self._made_only_under_flag(cls, gate.name):
             return True
         return self._kept_state(cls, gate.name, gate.use == "whole")
+
+    def truth_reads(self, cls: ClassFacts, name: str) -> List[Tuple[str, str]]:
+        """``(field, use)`` for what the truth of the object ``self.<name>`` holds tests of its
+        own state: its class's ``__bool__`` (else ``__len__``, whose ``len(self.x)`` is the
+        truth of ``x``) run on it reads ``self.<name>.<field>``, tested as it tests it."""
+        found = []
+        for store in self.stores_of(cls, name):
+            value = store.value
+            method = self._truth_method(value.func) if type(value) is ast.Call else None
+            if method is None or not method.args.args:
+                continue
+            holder = method.args.args[0].arg
+            for node in nodes_under(method):
+                if type(node) is not ast.Return or node.value is None:
+                    continue
+                returned = node.value
+                if type(returned) is ast.Call and last_name(returned.func) == "len" and len(
+                        returned.args) == 1:
+                    returned = returned.args[0]  # (len of it is zero exactly when it is empty)
+                found.extend((f"{name}.{part.attr}", use) for part, use in tested_operands(
+                    returned) if type(part) is ast.Attribute and type(part.value) is ast.Name
+                    and part.value.id == holder)
+        return found
+
+    def _truth_method(self, func: ast.AST) -> Optional[ast.AST]:
+        """The ``__bool__`` (else ``__len__``) of the class ``func`` names, of this module or
+        of another module of the package (its own body: not a base's)."""
+        scope = self.scope
+        if scope is None or type(func) not in (ast.Name, ast.Attribute):
+            return None
+        local = type(func) is ast.Name and func.id in scope.classes
+        key = func.id if local else scope.qualified(func)
+        if key is None or not local and self.package is None:
+            return None
+        if key not in self._truths:
+            body = scope.classes[key].body if local else ()
+            found = [next((s for s in body if isinstance(s, FUNCTIONS) and s.name == m), None)
+                     if local else self.package.method_def(key, m) for m in TRUTH_METHODS]
+            self._truths[key] = next((f for f in found if f is not None), None)
+        return self._truths[key]
 
     def reads_kept_size(self, cls: ClassFacts, gate: Gate) -> bool:
         """Whether the kept state ``gate`` decides on is a pool's capacity (its message)."""
