@@ -517,9 +517,27 @@ def asks_as_fallback(function: ast.AST) -> bool:
         return any(type(n) is ast.Attribute and n.attr in ASKS or type(n) is ast.Name and (
             n.id in ASKS or n.id in aliases) for n in nodes_under(node))
 
+    def hands(node: ast.AST) -> bool:
+        """``node`` asks the allocator, or hands on a local holding it or its answer as a
+        value (``else shared``, ``getter()``), not as what a test tests (``isinstance(cache,
+        ...)``: a decision on the answer, which was asked up front)."""
+        if _mentions(node, ASKS):
+            return True
+        stack = [node]
+        while stack:
+            part = stack.pop()
+            kind = type(part)
+            if kind is ast.Name and part.id in aliases:
+                return True
+            if kind is ast.Call:
+                stack.append(part.func)
+            elif kind is not ast.Compare and kind is not ast.UnaryOp:
+                stack.extend(ast.iter_child_nodes(part))
+        return False
+
     for statement in getattr(function, "body", ()):
         if asks(statement):
-            if returned or _asks_in_branch(statement, asks):
+            if returned or _asks_in_branch(statement, asks, hands):
                 return True
             if type(statement) in (ast.Assign, ast.AnnAssign) and statement.value is not None:
                 targets = getattr(statement, "targets", None) or [statement.target]
@@ -529,10 +547,10 @@ def asks_as_fallback(function: ast.AST) -> bool:
     return False
 
 
-def _asks_in_branch(statement: ast.stmt, asks) -> bool:
-    """The allocator asked (``asks``) in a branch of a decision of ``statement`` whose test
-    does not ask it (a decision on the allocator's own answer takes it first), or in a later
-    candidate of a loop over a display (``for pool in (active, allocator.get_kvcache())``)."""
+def _asks_in_branch(statement: ast.stmt, asks, hands) -> bool:
+    """The allocator asked (``hands``) in a branch of a decision of ``statement`` whose test
+    does not ask it (``asks``: a decision on the allocator's own answer takes it first), or
+    in a later candidate of a loop over a display (``for p in (active, alloc.get_kvcache())``)."""
     for node in nodes_under(statement):
         kind = type(node)
         if kind in (ast.If, ast.IfExp):
@@ -550,7 +568,7 @@ def _asks_in_branch(statement: ast.stmt, asks) -> bool:
             continue
         if any(asks(part) for part in (test if isinstance(test, list) else [test])):
             continue
-        if any(asks(part) for branch in branches for part in (
+        if any(hands(part) for branch in branches for part in (
                 branch if isinstance(branch, list) else [branch])):
             return True
     return False
