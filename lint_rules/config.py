@@ -71,7 +71,7 @@ class RunConfig:
         one compiled test of all of them says so before any is tried alone."""
         codes = self.codes
         if not self.per_file_ignores or not any_matches(
-                tuple(pattern for pattern, _ in self.per_file_ignores), path):
+                _patterns_of(self.per_file_ignores), path):
             return codes
         for pattern, ignored in self.per_file_ignores:
             if path_matches(path, pattern):
@@ -81,6 +81,11 @@ class RunConfig:
     def is_excluded(self, path: str) -> bool:
         """True when ``path`` (a file or directory) matches an exclude pattern."""
         return any_matches(self.exclude, path)
+
+
+@functools.lru_cache(maxsize=8)
+def _patterns_of(per_file_ignores: tuple) -> tuple:
+    return tuple(pattern for pattern, _ in per_file_ignores)
 
 
 def any_matches(patterns: tuple, path: str) -> bool:

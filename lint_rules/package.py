@@ -123,7 +123,7 @@ class PackageIndex:
         by inheritance alone: subclasses of a package backend (whatever their text says) and
         the modules of the classes backends inherit from (mixins, bases) that ``mention`` the
         rules' vocabulary."""
-        self.headers = {os.path.abspath(p): h for p, h in headers.items()}
+        self.headers = {self._absolute(p): h for p, h in headers.items()}
         self._runners = None
         self.backends = backends = set()
         tests = _test_cases(self.headers.values())
@@ -239,6 +239,11 @@ class PackageIndex:
         return dict(self._open[0])
 
     # -- modules ----------------------------------------------------------------------------------
+    def _absolute(self, path: str) -> str:
+        """``os.path.abspath(path)``; one of the run's files (already so) is not normalised
+        again (the class graph asks for every file)."""
+        return path if path in self.names else os.path.abspath(path)
+
     def is_mixin(self, name: str) -> bool:
         """Whether a package backend inherits class ``name`` (not recorded: the graph's own)."""
         return frozenset.__contains__(self.mixins, name)
@@ -247,7 +252,7 @@ class PackageIndex:
         """What decides whether ``path``, skipped by the text pre-filter, is backend code by
         inheritance (``connect``): the graph's answer for each of its classes and bases."""
         asked: Dict[str, Optional[str]] = {}
-        for name, bases in self.headers.get(os.path.abspath(path), ()):
+        for name, bases in self.headers.get(self._absolute(path), ()):
             asked[f"{ASKED}mixin:{name}"] = self.answer("mixin", name, path)
             for base in bases:
                 asked[f"{ASKED}backend:{base}"] = self.answer("backend", base, path)

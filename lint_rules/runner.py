@@ -168,14 +168,14 @@ def _unlintable(entry: os.DirEntry) -> str:
 
 # ---------------------------------------------------------------- reading (main process)
 
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+# the first two lines, which end at CR too (a CR-only file's first "\n" may be nowhere)
+_TWO_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?[^\r\n]*")
 
 
 def _decode(data: bytes) -> tuple[str, str]:
     """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
-    # a cookie counts only on the first two lines, which end at CR too (a CR-only file's
-    # first "\n" may be nowhere: "decoding" anywhere in it is no cookie)
-    head = b"\n".join(_LINE_BREAK.split(data, maxsplit=2)[:2])
+    # a cookie counts only on the first two lines: "decoding" further on is no cookie
+    head = data[:_TWO_LINES.match(data).end()]
     if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
         return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -318,6 +318,7 @@ class _TreeRun:
         self.package = self.headers = None  # the package index, its class headers' cache: built
         # by _connect, only when some file needs analysing
         self.texts: dict = {}  # path -> (text, encoding) decoded while reading class headers
+        self.matched: dict = {}  # path -> the text pre-filter's answer, asked there too
         self.fulls: dict = {}  # path -> absolute path, computed once per file
         self.cwd = os.getcwd()  # what abspath would ask the kernel for, once per file
 
@@ -352,7 +353,7 @@ class _TreeRun:
             (self._cached(path), data) for path, data in read if data is not None) if job]
         # the class graph only serves files the cache cannot answer alone: a warm run of an
         # unchanged tree never builds it
-        promoted = self._connect(read) if missed else frozenset()
+        promoted = self._connect(read, {job.path for job, _ in missed}) if missed else frozenset()
         for job, data in missed:
             if job.recheck is not None:
                 job = self._rechecked(job)
@@ -386,13 +387,15 @@ class _TreeRun:
         self.digests[full] = digest
         return data
 
-    def _connect(self, read: list) -> frozenset:
+    def _connect(self, read: list, missed: set) -> frozenset:
         """The package's class graph from every file's class headers (cached by digest):
-        which files hold backend code by inheritance alone, text pre-filter or not."""
+        which files hold backend code by inheritance alone, text pre-filter or not. A text
+        decoded here for its headers is pre-filtered at once if its file is ``missed``."""
+        from lint_rules.engine import may_match
         from lint_rules.package import HeaderCache, PackageIndex, class_headers
         from lint_rules.rules._vocab import mentions_vocabulary
 
-        contents = {os.path.abspath(path): data for path, data in read if data is not None}
+        contents = {self._full(path): data for path, data in read if data is not None}
         self.package = PackageIndex([path for path, _ in read], self.config.options,
                                     contents, self.digests)
         self.package.stamp = self.stamp
@@ -405,12 +408,17 @@ class _TreeRun:
             found = self.headers.get(digest)
             if found is None:
                 try:
-                    self.texts[path] = _decode(data)
-                    found = class_headers(self.texts[path][0])
+                    text = _decode(data)
+                    found = class_headers(text[0])
                 except (SyntaxError, UnicodeError, LookupError):
                     found = []
+                else:  # kept only for a file the engine will see: a run holds few texts
+                    if path in missed:
+                        self.matched[path] = may_match(text[0], self.config.options)
+                        if self.matched[path]:
+                            self.texts[path] = text
                 self.headers.put(digest, found)
-            headers[path] = found
+            headers[self._full(path)] = found
         return self.package.connect(headers, _Mentions(self, mentions_vocabulary))
 
     def _cached(self, path: str) -> Optional[_Job]:
@@ -446,16 +454,24 @@ class _TreeRun:
 
     def _read(self, job: _Job, data: bytes, promoted: frozenset) -> Optional[_Job]:
         path, full = job.path, self._full(job.path)
+        matched = self.matched.pop(path, None)  # None: not pre-filtered by _connect
+        if matched is False and full not in promoted:
+            return self._skipped(job)
         try:
             job.text, job.encoding = self.texts.pop(path, None) or _decode(data)
         except (SyntaxError, UnicodeError, LookupError) as exc:
             return self._store(job, [_as_row(_undecodable(exc))] if "KVP900" in job.codes else [])
         from lint_rules.engine import may_match
 
-        if not may_match(job.text, self.config.options) and (  # the engine skips it too
-                full not in promoted):  # unless a package backend inherits it
-            return self._store(job, [], self.package.context_of(full) or None)
+        if matched is None and not may_match(job.text, self.config.options) and (
+                full not in promoted):
+            return self._skipped(job)
         return job
+
+    def _skipped(self, job: _Job) -> None:
+        """A file no rule can fire on (the engine skips it too), and no package backend
+        inherits: its result is what the class graph answered for its classes."""
+        return self._store(job, [], self.package.context_of(self._full(job.path)) or None)
 
     def _store(self, job: _Job, rows: list, deps: Optional[dict] = None, cacheable: bool = True,
                **extra) -> None:
