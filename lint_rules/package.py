@@ -125,20 +125,14 @@ class PackageIndex:
         rules' vocabulary."""
         self.headers = {self._absolute(p): h for p, h in headers.items()}
         self._runners = None
-        self.backends = backends = set()
-        tests = _test_cases(self.headers.values())
-        grew = True
-        while grew:  # a class is a backend if a base is one, in whichever file
-            grew = False
-            for rows in self.headers.values():
-                for name, bases in rows:
-                    if name in backends or name in tests:
-                        continue
-                    if name.endswith(BACKEND_SUFFIX) or any(
-                            b.endswith(BACKEND_SUFFIX) or b in self.options.backend_bases
-                            or b in backends for b in bases):  # (its own name: no bases)
-                        backends.add(name)
-                        grew = True
+        heirs = _heirs(self.headers.values())
+        tests = _closure((name for rows in self.headers.values() for name, bases in rows
+                          if is_test_case(bases)), heirs)  # unittest classes: never backends
+        named = self.options.backend_bases
+        self.backends = backends = _closure((  # and a class is one if a base is, in any file
+            name for rows in self.headers.values() for name, bases in rows
+            if name.endswith(BACKEND_SUFFIX) or any(  # (its own name: no bases)
+                b.endswith(BACKEND_SUFFIX) or b in named for b in bases)), heirs, tests)
         inherited, holders = set(), set()
         for path, rows in self.headers.items():
             for name, bases in rows:
@@ -148,10 +142,13 @@ class PackageIndex:
                     inherited.update(bases)
                     for base in bases:
                         self.subclassed_in.setdefault(base, []).append(path)
-        defined = {name for rows in self.headers.values() for name, _ in rows}
-        self.mixins = _Asked((inherited & defined) - backends, "mixin", self._touch)
-        holders.update(path for path, rows in self.headers.items()
-                       if any(self.is_mixin(name) for name, _ in rows) and mention.get(path))
+        homes: Dict[str, set] = {}  # class name -> the files defining one
+        for path, rows in self.headers.items():
+            for name, _ in rows:
+                homes.setdefault(name, set()).add(path)
+        self.mixins = _Asked((inherited & homes.keys()) - backends, "mixin", self._touch)
+        holders.update(path for path in set().union(*map(homes.get, self.mixins))
+                       if mention.get(path))
         return frozenset(holders)
 
     def subclass_summaries(self, scope, name: str) -> tuple:
@@ -753,16 +750,24 @@ def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
     return True
 
 
-def _test_cases(headers) -> set:
-    """Names of the package's unittest classes (and their subclasses): never backends."""
-    found, grew = set(), True
-    while grew:
-        grew = False
-        for rows in headers:
-            for name, bases in rows:
-                if name not in found and (is_test_case(bases) or found.intersection(bases)):
-                    found.add(name)
-                    grew = True
+def _heirs(headers) -> Dict[str, List[str]]:
+    """Base name -> the names of the classes that list it, in any file."""
+    heirs: Dict[str, List[str]] = {}
+    for rows in headers:
+        for name, bases in rows:
+            for base in bases:
+                heirs.setdefault(base, []).append(name)
+    return heirs
+
+
+def _closure(seeds: Iterable[str], heirs: Dict[str, List[str]], never=frozenset()) -> set:
+    """The classes named ``seeds`` and their heirs at any depth, by name, none of ``never``."""
+    found, todo = set(), [name for name in seeds if name not in never]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(heir for heir in heirs.get(name, ()) if heir not in never)
     return found
 
 
