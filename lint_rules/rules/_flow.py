@@ -1138,6 +1138,9 @@ class MethodFlow(ast.NodeVisitor):
             return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
+        if self.deferred and any(v is not CLEAN and carries(v, ALLOC) for v in values):
+            # (a closure asks the allocator it hands a helper when it is called: live)
+            values = tuple(v & ~ALLOC for v in values)
         # a value holding something (counted in C: the members are singletons), or the runner
         follow = values.count(CLEAN) < len(values) or any(self.is_runner(a) for a in (
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
@@ -1384,9 +1387,17 @@ class MethodFlow(ast.NodeVisitor):
         return self.visit(argument) & DECIDED
 
     def is_allocator(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Name):  # (a helper's parameter given the allocator holds it)
+        """``node`` is the pool allocator: read under its name, or a local, parameter or
+        ``self`` attribute given it (``self.alloc = model_runner.token_to_kv_pool_allocator``)."""
+        kind = type(node)
+        if kind is ast.Name:
             return node.id in self.allocators or carries(self.env.get(node.id, CLEAN), ALLOC)
-        return isinstance(node, ast.Attribute) and node.attr == ALLOCATOR
+        if kind is not ast.Attribute:
+            return False
+        if node.attr == ALLOCATOR:
+            return True
+        path = self_path(node)
+        return path is not None and carries(self.owner.attr_value(path), ALLOC)
 
     def local_types_swa(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name):
@@ -1783,7 +1794,8 @@ class MethodFlow(ast.NodeVisitor):
                 value_node.keys, value_node.values) if const_str(k)}
         _keep(self.copies, name, self.copy_of(value_node))
         _keep(self.aliases, name, self.alias_reads(value_node) or None)
-        if self.is_allocator(value_node):
+        if value is not CLEAN and carries(value, ALLOC) or type(
+                value_node) is ast.Name and value_node.id in self.allocators:
             self.allocators.add(name)
         else:
             self.allocators.discard(name)
