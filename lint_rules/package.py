@@ -151,9 +151,11 @@ class PackageIndex:
                        if mention.get(path))
         return frozenset(holders)
 
-    def subclass_summaries(self, scope, name: str) -> tuple:
+    def subclass_summaries(self, scope, name: str, siblings_bare: bool = False) -> tuple:
         """Summaries of the package backends (in other modules) that inherit class ``name``:
-        what a mixin's code sees ``self`` hold."""
+        what a mixin's code sees ``self`` hold. The heir's other mixins come as each sees this
+        heir (``sibling_summary``: a flag one derives from state the heir stores reaches
+        ``name``), or bare (``siblings_bare``: that sibling view's own heirs)."""
         found = []
         heirs = self.subclassed_in.get(name, ())
         self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
@@ -165,9 +167,26 @@ class PackageIndex:
                     view = self.heir_view(f"{self.names.get(path, '')}.{sub}")
                     if view is not None:  # (the mixin's own state is its own flow's)
                         own, bases = view
+                        if not siblings_bare:
+                            bases = self._siblings_seen(path, sub, bases, name)
                         found.append(merged([own, *(b for b in bases if b.name != name)],
                                             own.name, own.backend))
         return tuple(found)
+
+    def _siblings_seen(self, path: str, heir: str, bases: tuple, mixin: str) -> tuple:
+        """``bases`` of class ``heir`` of ``path`` (its heir view's: each package mixin bare)
+        with its mixins other than ``mixin`` in their sibling view instead. One step: a
+        sibling view sees the heirs' with every mixin bare, so no summary asks itself."""
+        module = self.module(self.names.get(path, ""), near=path)
+        node = module.scope.classes.get(heir) if module is not None else None
+        seen = {}
+        for base in node.bases if node is not None else ():
+            qualified = module.scope.qualified(base)
+            if qualified and last_name(base) in self.mixins and last_name(base) != mixin:
+                summary = self.sibling_summary(qualified)
+                if summary is not None:
+                    seen[summary.name] = summary
+        return tuple(seen.get(b.name, b) if b.name != mixin else b for b in bases)
 
     def heirs_bind(self, names: Iterable[str], attrs: Iterable[str], path: str) -> bool:
         """Whether a file of another module holding a subclass (at any depth) of the classes
@@ -596,6 +615,11 @@ class PackageIndex:
         asks its heirs', a heir's its mixins': bare mixins end that cycle at one step, the same
         whichever member a run reaches first, and the heir flows once for all its mixins."""
         return self._summary(qualified, "heir")
+
+    def sibling_summary(self, qualified: str) -> Optional[ClassSummary]:
+        """Mixin ``pkg.mod.C`` as another mixin of its heirs sees it: its heirs asked, each
+        with its mixins bare (``subclass_summaries``' ``siblings_bare``)."""
+        return self._summary(qualified, "sibling")
 
     def bare_summary(self, qualified: str) -> Optional[ClassSummary]:
         """Mixin ``pkg.mod.C`` as a heir's other mixins see it: its heirs not asked."""

@@ -2486,10 +2486,11 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope, view: str = "") 
     for cls in facts.classes:
         cls.family = _family(cls, facts.by_name)
         if package is not None:
-            cls.foreign = package.foreign_bases(scope, cls.node, bare_mixins=bool(view))
+            cls.foreign = package.foreign_bases(scope, cls.node,
+                                                bare_mixins=view in ("heir", "bare"))
             # a mixin's self is the backend that inherits it
             if view != "bare" and cls.name in package.mixins:
-                cls.heirs = package.subclass_summaries(scope, cls.name)
+                cls.heirs = package.subclass_summaries(scope, cls.name, siblings_bare=bool(view))
 
 
 @dataclass(frozen=True)
