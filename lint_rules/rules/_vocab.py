@@ -247,10 +247,28 @@ def mentions_vocabulary(source: str, options: Options = Options()) -> bool:
     """The text names a source of SWA state (or a configured flag or pool attribute)."""
     if ACTIVE_POOL in source:
         return True  # (lowering a whole file costs more than all the other tests)
-    lowered = source.lower()
-    return any(word in lowered for word in SWA_WORDS) or any(
+    return _names_swa_word(source) or any(
         name in source for name in (*options.swa_flags, options.pool_attr)
     )
+
+
+# The characters beyond ASCII whose lower case holds an ASCII letter (U+0130 -> "i\u0307",
+# the Kelvin sign -> "k"; tests/lint/test_reading.py checks every code point).
+LOWERS_TO_ASCII = ("\u0130", "\u212a")
+_SWA_BYTES = tuple(word.encode() for word in SWA_WORDS) if all(
+    word.isascii() for word in SWA_WORDS) else None
+
+
+def _names_swa_word(source: str) -> bool:
+    """``any(word in source.lower() for word in SWA_WORDS)``. An ASCII word can only be found
+    in a run of ASCII letters, which every other character ends: so when no character of a
+    non-ASCII text lowers into ASCII, its UTF-8 bytes lowered (ASCII only) hold the same words,
+    and cost a tenth of lowering the text itself."""
+    if _SWA_BYTES is None or source.isascii() or any(c in source for c in LOWERS_TO_ASCII):
+        lowered = source.lower()
+        return any(word in lowered for word in SWA_WORDS)
+    lowered_bytes = source.encode("utf-8", "surrogatepass").lower()
+    return any(word in lowered_bytes for word in _SWA_BYTES)
 
 
 def _class_starts(source: str):

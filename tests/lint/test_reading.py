@@ -1,12 +1,16 @@
-"""The main process's reading of a run's files (``files.read_regular_file_stat``): whole, and
-bounded, whatever ``fstat`` said of the file's size."""
+"""The main process's reading of a run's files: whole, and bounded, whatever ``fstat`` said of
+the file's size (``files.read_regular_file_stat``); the text pre-filter's words found as in
+the lowered text (``rules._vocab``)."""
 from __future__ import annotations
 
 import os
+import random
+import sys
 
 import pytest
 
 from lint_rules.files import read_regular_file, read_regular_file_stat
+from lint_rules.rules._vocab import LOWERS_TO_ASCII, SWA_WORDS, _names_swa_word
 
 PROC_FILE = "/proc/self/status"  # a regular file that stats as empty and reads as lines
 
@@ -29,3 +33,21 @@ def test_a_file_longer_than_its_stat_is_read_to_its_end():
     assert data.count(b"\n") > 10
     with pytest.raises(OSError, match="larger than 20 bytes"):
         read_regular_file(PROC_FILE, 20)
+
+
+def test_the_characters_that_lower_into_ascii_are_the_known_ones():
+    # _names_swa_word may lower a text's UTF-8 bytes instead of the text only while no
+    # character beyond ASCII lowers into an ASCII letter: every code point, checked
+    found = tuple(chr(code) for code in range(0x80, sys.maxunicode + 1)
+                  if any(ord(char) < 0x80 for char in chr(code).lower()))
+    assert found == LOWERS_TO_ASCII
+
+
+def test_the_swa_words_are_found_as_a_lowered_text_holds_them():
+    random.seed(13)
+    pieces = [*SWA_WORDS, *(w.upper() for w in SWA_WORDS), "SwA", "s", "w", "a", "sliDIN",
+              "G", "é", "ß", "ſ", "\u0130", "\u212a", "\u03a3", "\ud800", " ", "\n", "x", "_"]
+    for _ in range(20000):
+        text = "".join(random.choice(pieces) for _ in range(random.randint(0, 8)))
+        lowered = text.lower()
+        assert _names_swa_word(text) == any(w in lowered for w in SWA_WORDS), repr(text)
