@@ -544,14 +544,18 @@ class PackageIndex:
         return name.encode() in data or STAR_IMPORT.search(data) is not None
 
     # -- what _facts asks -------------------------------------------------------------------------
-    def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:
-        """The def of method ``method`` in class ``pkg.mod.C`` (an inherited helper: run with
-        the caller's arguments on the caller's ``self``); None when unknown."""
+    def class_def(self, qualified: str) -> Optional[ast.ClassDef]:
+        """The class statement of ``pkg.mod.C``; None when unknown."""
         found = self._split(qualified, None)
         if found is None or found[1] not in found[0].scope.classes:
             return None
-        module, name = found
-        return next((s for s in module.scope.classes[name].body if isinstance(
+        return found[0].scope.classes[found[1]]
+
+    def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:
+        """The def of method ``method`` in class ``pkg.mod.C`` (an inherited helper: run with
+        the caller's arguments on the caller's ``self``); None when unknown."""
+        node = self.class_def(qualified)
+        return None if node is None else next((s for s in node.body if isinstance(
             s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == method), None)
 
     def function_returns(self, qualified: str, arguments: Tuple[Taint, ...],

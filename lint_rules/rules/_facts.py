@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import cached_property
-from typing import Dict, Iterator, KeysView, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, KeysView, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
@@ -1694,7 +1694,7 @@ class FileFacts:
         self._decisions: Dict[str, Dict[tuple, Store]] = {}  # class -> ``stored_decision``
         self._flags: Dict[tuple, Optional[Flag]] = {}
         self._flags_in: Dict[tuple, tuple] = {}  # (class, node) -> ``_flags_read``
-        self._truths: Dict[str, Optional[ast.AST]] = {}  # class named -> its __bool__/__len__
+        self._truths: Dict[str, Optional[tuple]] = {}  # class named -> ``_truth_class``
         self._by_attr: Optional[Dict[str, List[tuple]]] = None
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
@@ -2027,9 +2027,10 @@ class FileFacts:
         if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
         if gate.kind == "attr" and any(  # if self.handles: its __bool__ run on what it holds
-                self.flag(cls, field) is not None or self.reads_kept_state(
-                    cls, dataclasses.replace(gate, name=field, kind="read", use=use))
-                for field, use in self.truth_reads(cls, gate.name)):
+                self.flag(cls, field) is not None or picked and self._kept_state(cls, field) or
+                self.reads_kept_state(cls, dataclasses.replace(
+                    gate, name=field, kind="read", use=use))
+                for field, use, picked in self.truth_reads(cls, gate.name)):
             return True
         if gate.kind in ("call", "global", "local"):
             bits = gate.bits
@@ -2046,16 +2047,19 @@ class FileFacts:
             return True
         return self._kept_state(cls, gate.name, gate.use == "whole")
 
-    def truth_reads(self, cls: ClassFacts, name: str) -> List[Tuple[str, str]]:
-        """``(field, use)`` for what the truth of the object ``self.<name>`` holds tests of its
-        own state: its class's ``__bool__`` (else ``__len__``, whose ``len(self.x)`` is the
-        truth of ``x``) run on it reads ``self.<name>.<field>``, tested as it tests it."""
+    def truth_reads(self, cls: ClassFacts, name: str) -> List[Tuple[str, str, bool]]:
+        """``(field, use, picked)`` for what the truth of the object ``self.<name>`` holds tests
+        of its own state: its class's ``__bool__`` (else ``__len__``, whose ``len(self.x)`` is
+        the truth of ``x``) run on it reads ``self.<name>.<field>``, tested as it tests it;
+        ``picked``: its class makes that field empty or not by a decision (``[m] if <test>
+        else []``), so whether it is empty is that decision."""
         found = []
         for store in self.stores_of(cls, name):
             value = store.value
-            method = self._truth_method(value.func) if type(value) is ast.Call else None
-            if method is None or not method.args.args:
+            klass = self._truth_class(value.func) if type(value) is ast.Call else None
+            if klass is None:
                 continue
+            method, picked = klass
             holder = method.args.args[0].arg
             for node in nodes_under(method):
                 if type(node) is not ast.Return or node.value is None:
@@ -2064,14 +2068,16 @@ class FileFacts:
                 if type(returned) is ast.Call and last_name(returned.func) == "len" and len(
                         returned.args) == 1:
                     returned = returned.args[0]  # (len of it is zero exactly when it is empty)
-                found.extend((f"{name}.{part.attr}", use) for part, use in tested_operands(
-                    returned) if type(part) is ast.Attribute and type(part.value) is ast.Name
-                    and part.value.id == holder)
+                found.extend((f"{name}.{part.attr}", use, part.attr in picked)
+                             for part, use in tested_operands(returned)
+                             if type(part) is ast.Attribute and type(part.value) is ast.Name
+                             and part.value.id == holder)
         return found
 
-    def _truth_method(self, func: ast.AST) -> Optional[ast.AST]:
+    def _truth_class(self, func: ast.AST) -> Optional[Tuple[ast.AST, frozenset]]:
         """The ``__bool__`` (else ``__len__``) of the class ``func`` names, of this module or
-        of another module of the package (its own body: not a base's)."""
+        of another module of the package (its own body: not a base's), and the fields the
+        class picks by a decision (``_picked_fields``)."""
         scope = self.scope
         if scope is None or type(func) not in (ast.Name, ast.Attribute):
             return None
@@ -2080,10 +2086,12 @@ class FileFacts:
         if key is None or not local and self.package is None:
             return None
         if key not in self._truths:
-            body = scope.classes[key].body if local else ()
-            found = [next((s for s in body if isinstance(s, FUNCTIONS) and s.name == m), None)
-                     if local else self.package.method_def(key, m) for m in TRUTH_METHODS]
-            self._truths[key] = next((f for f in found if f is not None), None)
+            node = scope.classes[key] if local else self.package.class_def(key)
+            methods = {s.name: s for s in node.body if isinstance(s, FUNCTIONS)} if (
+                node is not None) else {}
+            method = next((methods[m] for m in TRUTH_METHODS if m in methods), None)
+            self._truths[key] = (method, _picked_fields(methods.values())) if (
+                method is not None and method.args.args) else None
         return self._truths[key]
 
     def reads_kept_size(self, cls: ClassFacts, gate: Gate) -> bool:
@@ -2151,8 +2159,9 @@ class FileFacts:
         if not rest or stores:
             return False
         held = [c.fields[name] for c in self.relatives(cls) if name in c.fields]
-        if held:  # a field of a record or helper kept whole: self.helper.kv_pool
-            return any(bits & STATE for bits in held)
+        if held:  # a field of a record or helper kept whole: self.helper.kv_pool (a container
+            # tested whole, there too, is decided by what built it: ``_made_only_under_flag``)
+            return any(bits & STATE and not (whole and bits & BUILT) for bits in held)
         return all(map(reads_pool_state, rest.split("."))) and self._kept_state(cls, root, whole)
 
     @staticmethod
@@ -2279,6 +2288,31 @@ def _vacant(node: Optional[ast.AST]) -> bool:
 def _vacant_side(node: Optional[ast.AST]) -> bool:
     """``x if <test> else []`` (either side): whether anything is there is that test."""
     return isinstance(node, ast.IfExp) and (_vacant(node.body) or _vacant(node.orelse))
+
+
+def _picked_fields(methods: Iterable[ast.AST]) -> frozenset:
+    """The attributes ``methods`` (of one class) store empty or not by a decision: a choice
+    with an empty side (``[m] if <test> else []``), or empty in one store and made in another
+    that a decision opens (``self.tables = []`` ... ``if <test>: self.tables = [m]``)."""
+    picked, vacant, made = set(), set(), set()
+    for method in methods:
+        holder = method.args.args[0].arg if method.args.args else ""
+        decided = {id(n) for test in nodes_under(method) if type(test) is ast.If
+                   for block in (test.body, test.orelse) for statement in block
+                   for n in nodes_under(statement)}
+        for node in nodes_under(method):
+            if type(node) not in (ast.Assign, ast.AnnAssign) or node.value is None:
+                continue
+            for target in getattr(node, "targets", None) or [node.target]:
+                if type(target) is not ast.Attribute or last_name(target.value) != holder:
+                    continue
+                if _vacant_side(node.value):
+                    picked.add(target.attr)
+                elif _vacant(node.value):
+                    vacant.add(target.attr)
+                elif id(node) in decided:
+                    made.add(target.attr)
+    return frozenset(picked | (vacant & made))
 
 
 def _under_pool_test(cls: ClassFacts, store: Store, test: Optional[ast.AST] = None) -> bool:
