@@ -16,10 +16,9 @@ from typing import Callable, FrozenSet, List, Optional
 from lint_rules.options import Options
 from lint_rules.rules._facts import ClassFacts, FileFacts, Store
 from lint_rules.rules._flow import CHOICE, GATED, RECORD, RUNNER, TYPE, nodes_under
+from lint_rules.rules._vocab import ACTIVE_POOL, ALLOCATOR
 
 RESOLVER = "_resolve_swa_kv_pool"
-ACTIVE_POOL = "token_to_kv_pool"
-ALLOCATOR = "token_to_kv_pool_allocator"
 
 
 @dataclass(frozen=True)
@@ -75,6 +74,9 @@ def check(facts: FileFacts, name: str, options: Options,
     if not provides and runner is None:
         raise Declined(f"{method}() takes no model runner to resolve the pool from")
     all_flags = frozenset(flags | {s.attr for s in own})
+    clash = facts.pool_attr_clash(owner, pool_attr or options.pool_attr, all_flags)
+    if clash:
+        raise Declined(clash)
     has_resolver = any(RESOLVER in c.methods for c in owner.family)
     if has_resolver and not provides:
         raise Declined(f"the class has a {RESOLVER} but keeps no pool from it")

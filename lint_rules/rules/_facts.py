@@ -1740,6 +1740,22 @@ class FileFacts:
         """The class or a same-file base assigns ``self.<pool_attr>``."""
         return any(c in cls.family for c, _ in self._stored(self.options.pool_attr))
 
+    def pool_attr_clash(self, cls: ClassFacts, attr: str, flags: Iterable[str] = ()) -> str:
+        """Why ``self.<attr>`` cannot be the resolved SWA pool the fixes test against None
+        (``kvp-pool-attr`` names it; the class holds it for something else: the test would be
+        always true, recursive or shadowed), or "" when nothing says so."""
+        if attr in (ACTIVE_POOL, *SHARED_POOLS) or attr.endswith("runner"):
+            return (f"self.{attr} is the runner or its pool, never None: kvp-pool-attr must "
+                    "name the resolved SWA pool")
+        family = self.relatives(cls)
+        if attr in flags or any(attr in c.methods or attr in c.properties for c in family):
+            return f"self.{attr} (kvp-pool-attr) is a flag or method of the class"
+        if any(s.value is not None and (s.bits & TYPE and not s.bits & RECORD or _names_runner(
+                s.value) or type(s.value) is ast.Attribute and s.value.attr == ACTIVE_POOL)
+               for s in self.stores_of(cls, attr)):
+            return f"self.{attr} (kvp-pool-attr) holds a flag, the runner or its pool here"
+        return ""
+
     def joins_conditions(self, cls: ClassFacts, name: str) -> bool:
         """Whether flag ``name`` is stored from its pool test joined with another condition
         (``joins_other_conditions``): its remedy tests the pool in place of the type test only."""

@@ -85,6 +85,8 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
     statement, pool_attr = store.statement, facts.options.pool_attr
     if not _removable(store) or not facts.provides_pool(cls) or not _in_class(cls, store.node):
         return None
+    if facts.pool_attr_clash(cls, pool_attr, (store.attr,)):
+        return None
     if facts.times_stored(store.attr) != 1 or any(
         store.attr in c.methods for c in facts.relatives(cls)
     ):

@@ -1,0 +1,52 @@
+"""A ninth hostile round on the CLI (tidy9): what the earlier rounds left, through the real
+``poolguard`` subprocess on real files."""
+from __future__ import annotations
+
+import ast
+from textwrap import dedent
+
+import pytest
+from clirun import poolguard, write
+
+# One type flag (KVP002) and its gate (KVP003); a method and the runner kept beside them.
+FLAGGED = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class DemoAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.model_runner = model_runner
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.use_swa = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if self.use_swa:
+                return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
+            return q
+""")
+
+
+@pytest.mark.parametrize("attr", ["token_to_kv_pool", "token_to_kv_pool_allocator",
+                                  "model_runner", "use_swa", "forward_decode"])
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_a_pool_attr_the_class_holds_otherwise_is_never_fixed_into(tmp_path, attr, unsafe):
+    # the fixes test `self.<kvp-pool-attr> is not None`: over the active pool or the runner
+    # that is always true (a safe --fix made every model take the SWA path), over the flag
+    # itself a recursive property, over a method a shadowing store
+    root = write(tmp_path / "t", {"b.py": FLAGGED})
+    done = poolguard("lint", "--no-cache", "--isolated", "--kvp-pool-attr", attr, "--fix",
+                     *(["--unsafe-fixes"] if unsafe else []), "b.py", cwd=root, expect=1)
+    assert (root / "b.py").read_text() == FLAGGED, done.stderr
+    assert "b.py:8:9: KVP002" in done.stdout
+    if unsafe:
+        assert f"not rewritten by --unsafe-fixes: self.{attr} " in done.stderr, done.stderr
+
+
+def test_a_pool_attr_of_its_own_is_still_fixed_into(tmp_path):
+    root = write(tmp_path / "t", {"b.py": FLAGGED})
+    poolguard("lint", "--no-cache", "--isolated", "--kvp-pool-attr", "window_pool", "--fix",
+              "--unsafe-fixes", "b.py", cwd=root, expect=0)
+    fixed = (root / "b.py").read_text()
+    ast.parse(fixed)
+    assert "self.window_pool = self._resolve_swa_kv_pool(model_runner)" in fixed
+    assert "if self.window_pool is not None:" in fixed
