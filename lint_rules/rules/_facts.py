@@ -332,7 +332,7 @@ class ModuleScope:
         if isinstance(statement, FUNCTIONS):
             self.globals.add(statement.name)
             self.functions.setdefault(statement.name, statement)
-            if _decorator_names(statement) & set(CACHED_DECORATORS):
+            if _decorator_names(statement, self.imports) & set(CACHED_DECORATORS):
                 self.cached.add(statement.name)
         elif isinstance(statement, ast.ClassDef):
             self.globals.add(statement.name)
@@ -497,8 +497,17 @@ def _absolute(module: str, target: str, level: int) -> str:
     return ".".join([*parts, target] if target else parts)
 
 
-def _decorator_names(node) -> set:
-    return {last_name(getattr(d, "func", d)) for d in node.decorator_list}
+def _decorator_names(node, imports: Optional[Dict[str, str]] = None) -> set:
+    """The names of ``node``'s decorators; with the module's ``imports``, a name imported
+    under another (``from functools import cached_property as memoized``) by its own."""
+    names = set()
+    for decorator in node.decorator_list:
+        named = getattr(decorator, "func", decorator)
+        name = last_name(named)
+        if imports and type(named) is ast.Name and name in imports:
+            name = imports[name].rpartition(".")[2]
+        names.add(name)
+    return names
 
 
 ASKS = (ALLOCATOR, ALLOCATOR_POOL)
@@ -782,6 +791,7 @@ class _Turn(_Record):
     gates: List[Gate] = field(default_factory=list)
     runner_reads: List[ast.Attribute] = field(default_factory=list)
     returned: Optional[Taint] = None  # None: a resolver (no return recorded)
+    kept_at: Optional[ast.AST] = None  # a cached method's first return of derived state
 
 
 @dataclass
@@ -893,17 +903,25 @@ class _Pass:
             reads.extend(turn.runner_reads)
             if turn.returned is not None:
                 returns[name] = turn.returned
+        # a cache is a store of what its method returns, made where it returns derived state
         cached = [n for n, kind in self.facts.properties.items() if kind]
         for name in cached:
-            stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
+            stores.append(Store(name, self._kept_at(name), None, None, returns.get(
                 name, CLEAN), name, True, False, name in self.flow.resolvers))
         for name in sorted(self.facts.cached_methods):  # (keyed by the live pool: no store)
             kept = CLEAN if keyed_by_pool(self._read("params", name).values()) else returns.get(
                 name, CLEAN)
-            stores.append(Store(name, self.facts.methods[name], None, None, kept, name, True,
+            stores.append(Store(name, self._kept_at(name), None, None, kept, name, True,
                                 False, name in self.flow.resolvers))
         fields.update((k, v) for k, v in self.delegations.items() if v & STALE)  # (as fields)
         return PassResult(self.env, stores, gates, reads, returns, fields)
+
+    def _kept_at(self, name: str) -> ast.AST:
+        """Where the cache of method ``name`` stores: its first return of derived state, else
+        the method."""
+        turn = self.turns.get(name)
+        return turn.kept_at if turn is not None and turn.kept_at is not None else \
+            self.facts.methods[name]
 
     def _reused(self, name: str) -> Optional[_Turn]:
         """The previous pass's turn of ``name``, else the other run's, replayed, when what it
@@ -999,6 +1017,7 @@ class _Pass:
             self._remember(store)
         turn.gates = list(_gates_of(flow, name))
         turn.runner_reads = flow.runner_reads
+        turn.kept_at = flow.kept_at or flow.kept_picked
         if name not in self.flow.resolvers:
             returned = self.method_returns(name, ()) if name in self.facts.properties \
                 else flow.returned
@@ -1625,7 +1644,7 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[setter_of(statement.name)] = statement
         elif isinstance(statement, FUNCTIONS) and statement.name not in facts.methods:
             facts.methods[statement.name] = statement
-            marks = _decorator_names(statement)
+            marks = _decorator_names(statement, scope.imports)
             if "property" in marks:
                 facts.properties[statement.name] = False
             elif "cached_property" in marks:

@@ -694,6 +694,9 @@ class MethodFlow(ast.NodeVisitor):
         # a cached method or property keeps its first answer: the pool it reads is that
         # moment's, stale as any kept (a decision on it picks what stays)
         self.kept = owner.keeps_result(name)
+        # there: its first return of derived state (else of a value a pool decision picked)
+        self.kept_at: Optional[ast.Return] = None
+        self.kept_picked: Optional[ast.Return] = None
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
@@ -1973,8 +1976,15 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
-            value = self.controlled(node.value, self.visit(node.value))
-            self.returned |= value | returned_under(self.control[-1], node.value, self.owner)
+            made = self.visit(node.value)
+            value = self.controlled(node.value, made)
+            under = returned_under(self.control[-1], node.value, self.owner)
+            self.returned |= value | under
+            if self.kept and self.kept_at is None and (value or under):  # what a cache
+                if made:  # keeps is stored here
+                    self.kept_at = node
+                elif self.kept_picked is None:
+                    self.kept_picked = node
             _merge(self.returned_fields, self.fields_of(node.value))
 
     def visit_Yield(self, node: ast.Yield) -> Taint:

@@ -1016,7 +1016,7 @@ class StalePoolState(Rule):
                         return pool.translate_loc_from_full_to_swa(self._translator())
                 """
             ),
-            expected=((3, "KVP001"), (8, "KVP001"), (12, "KVP001")),
+            expected=((4, "KVP001"), (8, "KVP001"), (12, "KVP001")),
         ),
         Invalid(
             dedent(
@@ -1076,7 +1076,7 @@ class StalePoolState(Rule):
             ),
             expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
                       (12, "KVP001"), (13, "KVP001"), (14, "KVP001"), (16, "KVP001"),
-                      (19, "KVP001"), (22, "KVP001")),
+                      (19, "KVP001"), (23, "KVP001")),
         ),
         Invalid(
             # what a closure captures at store time is stale: a local pool, a default argument
@@ -1406,7 +1406,7 @@ class StalePoolState(Rule):
                         return self._swa_buffer(lid), self._maps[lid]
                 """
             ),
-            expected=((9, "KVP001"), (15, "KVP001"), (18, "KVP001"), (20, "KVP001")),
+            expected=((10, "KVP001"), (15, "KVP001"), (18, "KVP001"), (20, "KVP001")),
         ),
         Invalid(
             # a pool's capacity is not geometry (the FROZEN_KV draft's dummy pool holds 64
