@@ -29,6 +29,7 @@ from lint_rules.rules._vocab import (
     ACTIVE_POOL,
     ALLOCATING,
     ALLOCATOR,
+    AWAITING,
     ALLOCATOR_POOL,
     BACKEND_ACCESSORS,
     CONTAINERS,
@@ -37,6 +38,7 @@ from lint_rules.rules._vocab import (
     CONTEXT_BACKEND,
     COUNTING,
     FILLERS,
+    GATHERING,
     PARTIAL_PARTS,
     POOL_ACCESSORS,
     RECORD_COPIERS,
@@ -44,6 +46,7 @@ from lint_rules.rules._vocab import (
     REDUCERS,
     REFERENCES,
     SHARED_POOLS,
+    SUBMITTING,
     TALLIES,
     TYPE_PROBES,
     is_flag_like,
@@ -1067,6 +1070,10 @@ class MethodFlow(ast.NodeVisitor):
             return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
                 func=func.args[0], args=[*func.args[1:], *args],
                 keywords=[*func.keywords, *node.keywords]), node))
+        ran = _submitted(func, args, node) if type(func) is ast.Attribute and (
+            func.attr in SUBMITTING) else None
+        if ran is not None:  # executor.submit(probe, pool): probe(pool), its result later
+            return self.visit(ran)
         made = _made_from(func, args, self.owner)
         if made is not None:  # Rec._make((a, b)) builds Rec(a, b)
             return self.made_record(node, func.value, made)
@@ -1139,11 +1146,18 @@ class MethodFlow(ast.NodeVisitor):
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
         if called in COUNTING and name not in self.env:  # int(size), max(size, 64), cdiv(size,
             return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
+        if called in AWAITING and args and type(func) is ast.Attribute and (
+                called != "run" or last_name(func.value) == "asyncio"):
+            return values[0]  # asyncio.run(probe(pool)): what the coroutine returns
+        if called in GATHERING and type(func) is ast.Attribute:  # asyncio.gather(a(), b())
+            return container(union(values))
         if name in self.env:  # a local function: what it captured, and made of its arguments
             return self.env[name] | self.local_call(name, node, values)
         if self.deferred and any(v is not CLEAN and carries(v, ALLOC) for v in values):
             # (a closure asks the allocator it hands a helper when it is called: live)
             values = tuple(v & ~ALLOC for v in values)
+        if type(func) is ast.Lambda and any(values):  # (lambda p: p.swa_kv_pool)(pool)
+            return self.evaluate_local("<lambda>", func, node, values)
         # a value holding something (counted in C: the members are singletons), or the runner
         follow = values.count(CLEAN) < len(values) or any(self.is_runner(a) for a in (
             *args, *(k.value for k in node.keywords)))  # else nothing to carry
@@ -1343,6 +1357,8 @@ class MethodFlow(ast.NodeVisitor):
             return returned
         if func.attr == "partial":
             return container(union(values))
+        if func.attr == "result" and not node.args:  # future.result(): what it ran returned
+            return self.visit(owner)
         if func.attr in ENTERING and len(node.args) == 1:  # ExitStack().enter_context(cm)
             self.visit(owner)
             return self.entered(node.args[0], values[0])
@@ -2614,6 +2630,15 @@ def _made_from(func: ast.AST, args: list, owner: FlowOwner) -> Optional[list]:
             isinstance(el, ast.Starred) for el in shown.elts):
         return list(shown.elts)
     return None
+
+
+def _submitted(func: ast.AST, args: list, at: ast.AST) -> Optional[ast.Call]:
+    """``fn(*rest)`` for ``executor.submit(fn, *rest)`` (and the other ``SUBMITTING`` calls):
+    the call they run, whose result their future gives."""
+    index = SUBMITTING[func.attr]
+    if len(args) <= index or type(args[index]) is ast.Starred:
+        return None
+    return ast.copy_location(ast.Call(func=args[index], args=args[index + 1:], keywords=[]), at)
 
 
 def _copied_record(func: ast.AST, args: list) -> Optional[ast.AST]:

@@ -100,6 +100,17 @@ FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault"
 ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",
                        "setdefault"})
 REDUCERS = frozenset({"any", "all"})
+# Calls that hand back what the awaitable they are given produces (an event loop running a
+# coroutine, a task or future wrapping one): ``asyncio.run(probe(pool))`` is probe's result
+# (``run`` only as ``asyncio.run``: the name is common); ``gather`` gives a list of them.
+AWAITING = frozenset({"run", "run_until_complete", "wait_for", "shield", "ensure_future",
+                      "create_task", "run_coroutine_threadsafe", "wrap_future"})
+GATHERING = frozenset({"gather"})
+# Calls that run the callable they are given with the arguments that follow it, now or on
+# another thread (``executor.submit(probe, pool)``, ``asyncio.to_thread(probe, pool)``,
+# ``loop.run_in_executor(None, probe, pool)``: the callable's index among the arguments); a
+# future's ``result()`` is what it ran returned.
+SUBMITTING = {"submit": 0, "to_thread": 0, "run_in_executor": 1}
 # functions and methods that copy a record: the copy holds the original's fields but for the
 # keywords given (dataclasses.replace(meta, kv_indices=loc), meta._replace(...), copy.copy(meta))
 RECORD_COPIERS = frozenset({"replace", "copy", "deepcopy", "evolve"})  # (attrs.evolve too)
