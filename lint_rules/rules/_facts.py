@@ -31,6 +31,7 @@ from typing import Dict, Iterable, Iterator, KeysView, List, Optional, Tuple
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
     decorated_methods,
+    dispatched,
     descriptor_methods,
     handed_helpers,
     made_classes,
@@ -302,6 +303,8 @@ class ModuleScope:
         self._backends: Optional[frozenset] = None
         for statement in body:
             self._define(statement)
+        # a singledispatch function: one that tests its argument's type, calling a variant
+        self.functions.update(dispatched(body, lambda f: _decorator_names(f, self.imports)))
         # classes made with type() and methods assigned later: code of those classes
         self.made = made_classes(body, self.functions)
         self.patched = patched_methods(body, self.functions)
@@ -1652,6 +1655,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             elif marks & set(CACHED_DECORATORS):
                 cached.add(statement.name)
             facts.wrappers[statement.name] = wrapper_bodies(statement, scope.functions)
+    facts.methods.update(dispatched(  # a singledispatchmethod: a type test calling a variant
+        node.body, lambda f: _decorator_names(f, scope.imports), method=True))
     for attr, method, memoises in descriptor_methods(node, scope.classes):
         if attr not in facts.methods:  # its __get__ runs on each read of self.<attr>
             facts.methods[attr] = method

@@ -12,6 +12,8 @@
 - A descriptor class of the module installed as a class attribute (``flag = Memo()``): its
   ``__get__`` runs on every read of ``self.flag``, with its ``obj`` as the backend
   (``descriptor_methods``); one that writes into ``obj.__dict__`` memoises its first answer.
+- A ``functools.singledispatch`` function or method with its registered variants: one function
+  testing its argument's type and calling the variant registered for it (``dispatched``).
 
 Each is handed to the analysis as an ordinary function of the class. Copies keep the original
 nodes' positions, so findings point into the code that runs.
@@ -264,3 +266,65 @@ def _memoises(method: ast.AST) -> bool:
 def _instance_dict(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "__dict__" and isinstance(
         node.value, ast.Name) and node.value.id == INSTANCE
+
+
+DISPATCHERS = ("singledispatch", "singledispatchmethod")
+
+
+def dispatched(statements: Iterable[ast.stmt], marks, method: bool = False) -> Dict[str, ast.AST]:
+    """The ``functools.singledispatch`` functions among ``statements`` (``marks``: a
+    statement's decorator names), each as one function that dispatches on its first argument
+    (``method``: the one after ``self``): ``if isinstance(arg, T): return <variant>(...)`` for
+    every variant registered for ``T`` (``@f.register`` on an annotated first parameter, or
+    ``@f.register(T)``), else its own body. The dispatch is a type test of the argument; the
+    variants are kept as functions named ``f@1``, ``f@2``, ... that the tests call."""
+    found: Dict[str, ast.AST] = {}
+    variants: Dict[str, list] = {}
+    for statement in statements:
+        if statement.__class__ not in FUNCTIONS or not statement.decorator_list:
+            continue  # (a class test without a call: every statement of every scope is asked)
+        if marks(statement) & set(DISPATCHERS):
+            found.setdefault(statement.name, statement)
+            continue
+        for decorator in statement.decorator_list:
+            named = getattr(decorator, "func", decorator)
+            if isinstance(named, ast.Attribute) and named.attr == "register" and isinstance(
+                    named.value, ast.Name) and named.value.id in found:
+                kind = decorator.args[0] if isinstance(decorator, ast.Call) and \
+                    decorator.args else _annotation(statement, method)
+                if kind is not None:
+                    variants.setdefault(named.value.id, []).append((kind, statement))
+    made = {}
+    for name, registered in variants.items():
+        made[name] = _dispatcher(found[name], name, registered, method)
+        made.update((f"{name}@{n}", fn) for n, (_, fn) in enumerate(registered, 1))
+    return made
+
+
+def _annotation(function: ast.AST, method: bool) -> Optional[ast.AST]:
+    positional = [*function.args.posonlyargs, *function.args.args][int(method):]
+    return positional[0].annotation if positional else None
+
+
+def _dispatcher(base: ast.AST, name: str, registered: list, method: bool) -> ast.AST:
+    positional = [a.arg for a in (*base.args.posonlyargs, *base.args.args)]
+    if len(positional) <= int(method):
+        return base
+    subject, passed = positional[int(method)], positional[int(method):]
+    body = base.body
+    for n in range(len(registered), 0, -1):
+        callee = ast.Attribute(value=ast.Name(id=positional[0], ctx=ast.Load()),
+                               attr=f"{name}@{n}", ctx=ast.Load()) if method else ast.Name(
+            id=f"{name}@{n}", ctx=ast.Load())
+        call = ast.Call(func=callee, args=[ast.Name(id=p, ctx=ast.Load()) for p in passed],
+                        keywords=[])
+        test = ast.Call(func=ast.Name(id="isinstance", ctx=ast.Load()),
+                        args=[ast.Name(id=subject, ctx=ast.Load()), registered[n - 1][0]],
+                        keywords=[])
+        body = [ast.If(test=test, body=[ast.Return(value=call)], orelse=body)]
+    made = _as_method(base, base.name)
+    made.body = body
+    for node in body:
+        ast.copy_location(node, base)
+        ast.fix_missing_locations(node)
+    return made
