@@ -736,6 +736,7 @@ class MethodFlow(ast.NodeVisitor):
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
         self.global_stores: List[StoreEvent] = []  # each of those stores (made where it stands)
         self.returned = CLEAN
+        self.used = CLEAN  # a closure body's calls on captured state: what it keeps using
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
@@ -1609,7 +1610,7 @@ class MethodFlow(ast.NodeVisitor):
         if isinstance(function, ast.Lambda):
             return inner.visit(body[0])
         inner.run(body)
-        return inner.returned
+        return inner.returned | inner.used
 
     def defaults(self, args: ast.arguments) -> Dict[str, Taint]:
         positional = [*args.posonlyargs, *args.args]
@@ -1994,6 +1995,10 @@ class MethodFlow(ast.NodeVisitor):
         if node.value is not None:
             made = self.visit(node.value)
             value = self.controlled(node.value, made)
+            decided = self.control[-1]
+            if decided is not CLEAN and value & BUILT and decided & TYPE_TESTS and not (
+                    self.per_forward or self.deferred):
+                value |= CHOICE  # a helper or closure made only for one kind of pool
             under = returned_under(self.control[-1], node.value, self.owner)
             self.returned |= value | under
             if self.kept and self.kept_at is None and (value or under):  # what a cache
@@ -2032,7 +2037,9 @@ class MethodFlow(ast.NodeVisitor):
                 with self.memoising(self.set_default(call), True):
                     if self.fill(call.func.value, call.func.value, call, container(held)):
                         return
-        self.visit(call)
+        value = self.visit(call)
+        if self.deferred and value & STATE:  # a closure writing into a sub-pool it captured
+            self.used |= value & (STATE | STALE)
 
     def attribute_store(self, call: ast.Call) -> bool:
         """``setattr(self, "x", v)``, ``object.__setattr__(self, "x", v)``,
