@@ -854,6 +854,7 @@ class _Pass:
         self.flow, self.facts, self.scope = flow, flow.facts, flow.scope
         self.pool_attr = flow.options.pool_attr
         self.class_names = frozenset(c.name for c in self.facts.family)
+        self.class_name = self.facts.name  # (what its factories build: ``cls(...)``)
         self.env = env.copy()  # this pass's own: stores made in it are seen by later reads
         self.memo: Dict[tuple, Taint] = _Memo(self, "memo")
         self.memo_fields: Dict[tuple, Dict[str, Taint]] = _Memo(self, "memo_fields")  # the

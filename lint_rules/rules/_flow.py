@@ -615,6 +615,7 @@ class FlowOwner(Protocol):
 
     pool_attr: str
     class_names: frozenset
+    class_name: str
 
     def is_per_forward(self, name: str) -> bool: ...
 
@@ -1169,6 +1170,10 @@ class MethodFlow(ast.NodeVisitor):
                 func.value.id == "cls" and "cls" not in self.env):  # cls.probe(pool) in a
             func = ast.Attribute(value=ast.Name(id=self.klass, ctx=ast.Load()), attr=func.attr,
                                  ctx=ast.Load())  # factory: a sibling classmethod/staticmethod
+        if follow and self.record and not self.deferred and not self.klass and (
+                name == "cls" or name == self.owner.class_name and name not in self.env):
+            # cls(pool=...), Klass(...) in a factory of this class: its __init__'s arguments
+            self.owner.note_call("__init__", values[: len(args)], dict(keywords))
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
         if returned is not None:  # a function of this module or of the package
             return self.function_call(node, returned, values, keywords)
