@@ -88,7 +88,7 @@ class PackageIndex:
         self.contents = contents or {}
         self.digests = digests or {}
         paths = sorted({os.path.abspath(path) for path in files})
-        root = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else ""
+        root = os.path.commonpath({os.path.dirname(p) for p in paths}) if paths else ""
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
         self.by_key: Dict[str, List[str]] = {}  # every dotted suffix -> paths
         for path in paths:  # absolute and normalised, so below root by plain slicing

@@ -14,7 +14,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import errno
-import functools
 import gc
 import io
 import os
@@ -210,10 +209,10 @@ class _Job:
     encoding: str = "utf-8"
     unsafe: bool = False  # a fix/diff also applies unsafe fixes (--unsafe-fixes)
     recheck: Optional[tuple] = None  # (findings, deps) cached, to confirm against the graph
+    key: str = field(init=False, repr=False)  # its cache key: every job is looked up
 
-    @functools.cached_property  # path, codes and digest never change once a job is made
-    def key(self) -> str:
-        return content_key(self.digest, self.codes)
+    def __post_init__(self) -> None:  # path, codes and digest never change once a job is made
+        self.key = content_key(self.digest, self.codes)
 
 
 # ---------------------------------------------------------------- analysis (workers)
