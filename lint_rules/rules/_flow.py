@@ -793,7 +793,8 @@ class MethodFlow(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> Taint:
         if self.deciding and node.id in self.aliases:
             for read, name in self.aliases[node.id]:
-                self.gate(read, read, False, "alias", name=name, at=node)  # at the decision
+                self.gate(read, read, False, "alias", name=name,  # at the decision (a held
+                          at=self.gate_at or node)  # test's: where the local holding it is)
             if self.env.get(node.id, CLEAN) & FLAGGING:
                 self.read_flag = True  # a local bound to a stored flag decides as the flag
         if node.id in self.env:
@@ -2583,10 +2584,12 @@ READING_METHODS = frozenset({"get", "keys", "values", "items", "startswith", "en
 
 
 def _reads_only(call: ast.Call) -> bool:
+    """A builtin test or read, a lookup, or a method of the class (what it returns is asked
+    of the class's summary again: ``ok = self._pool_kind() == "swa"``)."""
     func = call.func
     if type(func) is ast.Name:
         return func.id in READING_FUNCTIONS
-    return type(func) is ast.Attribute and func.attr in READING_METHODS
+    return type(func) is ast.Attribute and (func.attr in READING_METHODS or is_self(func.value))
 
 
 def tested_operands(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:

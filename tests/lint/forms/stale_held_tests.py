@@ -1,7 +1,9 @@
 """A local holding a test of kept pool state is that test, whatever the test is: a search of a
 container kept from the pool (``"swa_kv_pool" in self.pool_fields``), a type or duck test of a
-kept pool, a lookup in a kept dict. The decision testing the local is the gate, and what the
-test reads is tested as the test tests it (a membership test searches what is kept there)."""
+kept pool, a lookup in a kept dict, a comparison of what a method of the class answers or of
+a local aliasing kept state. The decision testing the local is the gate, reported there, and
+what the test reads is tested as the test tests it (a membership test searches what is kept
+there)."""
 from __future__ import annotations
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -16,6 +18,10 @@ class HeldTestsAttnBackend(AttentionBackend):
         self.pool_fields = frozenset(vars(pool))  # expect: KVP001
         self.kept_pool = pool  # expect: KVP001
         self.by_kind = {"swa": pool.swa_kv_pool} if isinstance(pool, SWAKVPool) else {}  # expect: KVP001
+        self.layout = "windowed" if isinstance(pool, SWAKVPool) else "flat"  # expect: KVP001
+
+    def _layout(self):
+        return self.layout
 
     def init_forward_metadata(self, forward_batch):
         has_window = "swa_kv_pool" in self.pool_fields
@@ -33,4 +39,9 @@ class HeldTestsAttnBackend(AttentionBackend):
             ducked = False
         picked = self.by_kind.get("swa") is not None
         assert not picked, "full pools only"  # expect: KVP003
-        return k
+        asked = self._layout() == "windowed"
+        if asked:  # expect: KVP003
+            return v
+        layout = self.layout
+        flat = layout == "flat"
+        return k if flat else v  # expect: KVP003
