@@ -328,13 +328,14 @@ def _summarise(result, findings: list, unsafe: bool = False, baselined: int = 0)
 
 
 def _say_declined(findings: list) -> None:
-    """One line per class ``--unsafe-fixes`` ran the codemod on and did not rewrite."""
-    seen = {}
+    """One line per class ``--unsafe-fixes`` ran the codemod on and did not rewrite, by path
+    and class (not by which finding carries the note first: that varied from run to run)."""
+    seen = set()
     for path, f in findings:
         for title, applicability in f.fixes:
             if applicability == DECLINED:
-                seen.setdefault((path, title), None)
-    for path, title in seen:
+                seen.add((path, title))
+    for path, title in sorted(seen):
         write_stderr(f"poolguard: {path}: {title}\n")
 
 

@@ -202,8 +202,9 @@ def _model_flag(attr: str) -> Declined:
 
 def _check_flag_kinds(facts: FileFacts, cls: ClassFacts, names: set) -> None:
     """A gate may become the pool test only for a flag that is exactly the pool test already
-    or set in another module; never for a copy of the runner's model flag."""
-    for name in names:
+    or set in another module; never for a copy of the runner's model flag (by name: the reason
+    names the same flag on every run)."""
+    for name in sorted(names):
         stores = facts.stores_of(cls, name)
         flag = facts.flag(cls, name)
         if any(s.bits & RUNNER and not s.bits & TYPE for s in stores):
