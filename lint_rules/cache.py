@@ -58,8 +58,8 @@ def _listed(codes: frozenset) -> str:
 def cache_dir() -> Optional[Path]:
     """``$POOLGUARD_CACHE_DIR``, else ``$XDG_CACHE_HOME/sglang-poolguard``, else ``~/.cache/…``;
     None (no cache) for a user with no home (no ``$HOME``, no passwd entry: a container's uid)."""
-    explicit = os.environ.get("POOLGUARD_CACHE_DIR")
-    if explicit:
+    explicit = os.environ.get("POOLGUARD_CACHE_DIR", "")
+    if explicit.strip():  # (blank, as 'POOLGUARD_CACHE_DIR= ' in an env file: unset, not ' ')
         try:  # a quoted '~/...' (an env file, a unit file: no shell expanded it)
             return Path(explicit).expanduser()
         except RuntimeError:  # '~' of a user with no home: no cache, never a folder named '~'

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from clirun import poolguard, write
+from clirun import STALE, poolguard, write
 
 # One type flag (KVP002) and its gate (KVP003); a method and the runner kept beside them.
 FLAGGED = dedent("""\
@@ -67,3 +70,17 @@ def test_what_unsafe_fixes_declines_is_said_the_same_on_every_run(tmp_path):
         said.add(done.stderr)
     assert len(said) == 1, said
     assert said.pop().count("not rewritten by --unsafe-fixes") == 4
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "  \n"])
+def test_a_blank_cache_dir_is_unset_not_a_folder_in_the_linted_tree(tmp_path, blank):
+    # POOLGUARD_CACHE_DIR=' ' (an env file's 'KEY= ') made a folder named ' ' in the cwd
+    root = write(tmp_path / "t", {"s.py": STALE})
+    home = tmp_path / "home"
+    env = {**os.environ, "POOLGUARD_CACHE_DIR": blank, "HOME": str(home),
+           "XDG_CACHE_HOME": str(home / ".cache")}
+    done = subprocess.run([sys.executable, "-m", "lint_rules.cli", "lint", "s.py"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "s.py:3:9: KVP001" in done.stdout, done.stderr
+    assert sorted(p.name for p in root.iterdir()) == ["s.py"]
+    assert (home / ".cache" / "sglang-poolguard").is_dir()
