@@ -33,6 +33,7 @@ MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
+STAR_TEXT = re.compile(r"import(?:[ \t\f]|\\(?:\r\n|\r|\n))*\*")  # also continued lines
 SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::[^=\n]*)?=(?!=)")  # self.<name> [: T] = ...
 
 
@@ -107,6 +108,9 @@ class PackageIndex:
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
         self._binds: Dict[str, Optional[frozenset]] = {}  # runner file -> self.<names> it sets
+        # module not parsed yet -> its text, where every name it binds is spelled (``_may_bind``;
+        # None: any name may be bound there)
+        self._spelled: Dict[str, Optional[str]] = {}
         self._runners: Optional[List[str]] = None  # files defining a runner class
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
         self._computing: List[tuple] = []  # keys of the summaries being computed, outermost first
@@ -309,13 +313,19 @@ class PackageIndex:
                 return max(found, key=lambda p: len(os.path.commonprefix([p, near])))
         return None
 
-    def module(self, dotted: str, near: str = "") -> Optional[_Module]:
+    def module(self, dotted: str, near: str = "", name: str = "") -> Optional[_Module]:
+        """The run's module ``dotted``, parsed once; with ``name``, None unless it may bind
+        that name (``_may_bind``: a module that cannot is not parsed to look)."""
         path = self.find(dotted, near)
         self._touch(f"{ASKED}find:{dotted}@{near}", path)  # a module added later may answer
         if path is None:
             return None
         if path not in self._modules:
+            if name and not self._may_bind(path, name):
+                self._touch(path, self.digests[path])
+                return None
             self._modules[path] = self._parse(path)
+            self._spelled.pop(path, None)
         module = self._modules[path]
         self._touch(path, module.scope.digest if module is not None else None)
         return module
@@ -491,7 +501,7 @@ class PackageIndex:
         dotted, _, name = qualified.rpartition(".")
         if not dotted or hops > MAX_HOPS:
             return None
-        module = self.module(dotted, near=getattr(scope, "path", ""))
+        module = self.module(dotted, getattr(scope, "path", ""), name)
         if module is None:
             return None
         if name in module.scope.functions or name in module.scope.classes:
@@ -501,6 +511,24 @@ class PackageIndex:
             name in scope.imports) else [self.star_export(scope, name, hops)]
         return next((found for target in targets if target is not None
                      for found in [self._split(target, scope, hops + 1)] if found), None)
+
+    def _may_bind(self, path: str, name: str) -> bool:
+        """Whether the module at ``path`` may bind ``name``: a def, a class or an import binds
+        it only where its text spells it, or through ``import *``. A text that does neither
+        need not be parsed to look (a vendored suffix match: ``torch.cuda.X`` finds some
+        ``cuda.py``). Only an ASCII text is trusted so: a non-ASCII identifier may normalise
+        (NFKC) to ``name``; a text that does not decode is left to the parse to refuse. Each
+        text is read once (a module is asked for many names, and again for each call)."""
+        if path not in self._spelled:
+            try:
+                text: Optional[str] = self._text(path)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError):
+                text = None
+            if text is not None and (not text.isascii() or STAR_TEXT.search(text)):
+                text = None
+            self._spelled[path] = text
+        text = self._spelled[path]
+        return text is None or name in text
 
     def first_defined(self, targets: List[str], scope) -> str:
         """The first of a conditionally imported name's ``targets`` that the package defines

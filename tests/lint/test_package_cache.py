@@ -126,6 +126,20 @@ TRANSLATED = dedent("""\
 """)
 
 
+def test_a_module_that_cannot_bind_the_helper_is_read_not_parsed(tmp_path):
+    """A module whose text neither spells the imported name nor star-imports is not parsed to
+    look for it, yet its digest is recorded: once it defines the helper the result follows,
+    and a star import on a continued line still binds it."""
+    pkg, cache = tmp_path / "tree" / "pkg", tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "helpers.py": "WINDOW = 4\n",
+                "c.py": HELPED.format(module="pkg.helpers")})
+    assert _warm_is_cold(tmp_path, cache) == []
+    write(pkg, {"helpers.py": HELPERS})
+    assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
+    write(pkg, {"helpers.py": "from pkg.impl import \\\n    *\n", "impl.py": HELPERS})
+    assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
+
+
 def test_runner_built_state_follows_the_runner_module(tmp_path):
     """What the runner of another module builds from its own pool (rel4's M6): found only with
     the runner in the run, and re-judged when the runner's file changes (or appears)."""
