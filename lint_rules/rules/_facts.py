@@ -753,16 +753,30 @@ class _Record:
     # through a run, so only a record of another run of the class compares them
     around: Dict[tuple, object] = field(default_factory=dict)
 
-    def read(self, table: str, key, value) -> None:
-        if (table, key) not in self.wrote and (table, key) not in self.saw:
-            self.saw[(table, key)] = _fresh(value)
+    def read(self, entry: tuple, value) -> None:
+        """``entry`` (``(table, key)``) read holding ``value``: an input unless set here."""
+        if entry not in self.saw and entry not in self.wrote:
+            self.saw[entry] = _fresh(value)
 
     def met(self, kind: str, key, value) -> None:
         self.around.setdefault((kind, key), value)
 
-    def heard(self, table: str, key, value) -> None:
-        values = self.reads.setdefault((table, key), [])
-        if value not in values:
+    def heard(self, entry: tuple, value) -> None:
+        values = self.reads.get(entry)
+        if values is None:
+            self.reads[entry] = [value]
+        elif value not in values:
+            values.append(value)
+
+    def took(self, entry: tuple, value) -> None:
+        """An env read (``_Pass._read``): ``read`` and ``heard`` in one call (the flow's
+        most frequent one)."""
+        if entry not in self.saw and entry not in self.wrote:
+            self.saw[entry] = _fresh(value)
+        values = self.reads.get(entry)
+        if values is None:
+            self.reads[entry] = [value]
+        elif value not in values:
             values.append(value)
 
     def did(self, function, arguments: tuple, table: str = "", key=None) -> None:
@@ -772,11 +786,11 @@ class _Record:
 
     def absorb(self, inner: "_Record") -> None:
         """What ``inner``, a piece run inside this one since it last wrote, read and did."""
-        for (table, key), value in inner.saw.items():
-            self.read(table, key, value)
-        for (table, key), values in inner.reads.items():
+        for entry, value in inner.saw.items():
+            self.read(entry, value)
+        for entry, values in inner.reads.items():
             for value in values:
-                self.heard(table, key, value)
+                self.heard(entry, value)
         for (kind, key), value in inner.around.items():
             self.met(kind, key, value)
         self.effects.extend(inner.effects)
@@ -835,7 +849,7 @@ class _Memo(dict):
     def get(self, key, default=None):
         value = dict.get(self, key, _ABSENT)
         if self.owner.recording:
-            self.owner.recording[-1].read(self.table, key, value)
+            self.owner.recording[-1].read((self.table, key), value)
         return default if value is _ABSENT else value
 
     def __setitem__(self, key, value) -> None:
@@ -878,16 +892,19 @@ class _Pass:
 
     def _read(self, table: str, key: str):
         """``self.env``'s entry, noted for ``settled`` and for the turn under way."""
-        value = self.env.get(table, key)
-        kept = dict(value) if table == "params" else value  # (a params dict fills in place)
-        self._note(table, key, kept)
+        if table == "params":  # (``AttrEnv.get``, the flow's most frequent query, in place)
+            value = self.env.params.get(key, {})
+            kept = dict(value)  # (a params dict fills in place)
+        else:
+            value = kept = getattr(self.env, table).get(key, CLEAN)
+        entry = (table, key)
+        self._note(entry, kept)
         if self.recording:
-            self.recording[-1].read(table, key, kept)
-            self.recording[-1].heard(table, key, kept)
+            self.recording[-1].took(entry, kept)
         return value
 
-    def _note(self, table: str, key: str, value) -> None:
-        if self.seen.setdefault((table, key), value) != value:
+    def _note(self, entry: tuple, value) -> None:
+        if self.seen.setdefault(entry, value) != value:
             self.unsettled = True
 
     def settled(self, final: AttrEnv) -> bool:
@@ -949,9 +966,9 @@ class _Pass:
         if self.recording:
             self.recording[-1].absorb(_Record(record.saw, set(), record.reads,
                                               around=record.around))
-        for (table, key), values in record.reads.items():
+        for entry, values in record.reads.items():
             for value in values:
-                self._note(table, key, value)
+                self._note(entry, value)
         for function, arguments in record.effects:
             function(self, *arguments)
         return True
