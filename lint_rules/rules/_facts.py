@@ -58,6 +58,7 @@ from lint_rules.rules._flow import (
     STATE,
     TYPE,
     TYPE_TESTS,
+    WHOLE_USES,
     Built,
     MethodFlow,
     Taint,
@@ -142,7 +143,7 @@ class Gate:
     method: str
     kind: str
     bits: Taint = CLEAN  # for a ``call``: what the helper returns for the arguments given
-    use: str = "other"  # how the decision tests it: "whole", "element" (``GateEvent.use``)
+    use: str = "other"  # how the decision tests it: "whole", "truth", "element" (``GateEvent.use``)
 
 
 @dataclass(frozen=True)
@@ -2084,7 +2085,9 @@ class FileFacts:
         made, nor the resolved pool attribute (KVP004's business)."""
         if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
-        if gate.kind == "attr" and any(  # if self.handles: its __bool__ run on what it holds
+        truth = gate.kind == "attr" or gate.use == "truth" and gate.kind in ("alias", "read")
+        if truth and any(  # if self.handles: its __bool__ run on what it holds (through a
+                # local aliasing it, bool(self.handles) too)
                 self.flag(cls, field) is not None or picked and self._kept_state(cls, field) or
                 self.reads_kept_state(cls, dataclasses.replace(
                     gate, name=field, kind="read", use=use))
@@ -2100,10 +2103,10 @@ class FileFacts:
             return True  # 0 < self.swa_capacity <= n: the capacity of the pool of that moment
         if gate.use == "compared":
             return False
-        if gate.use == "whole" and gate.name != self.options.pool_attr and \
+        if gate.use in WHOLE_USES and gate.name != self.options.pool_attr and \
                 self._made_only_under_flag(cls, gate.name):
             return True
-        return self._kept_state(cls, gate.name, gate.use == "whole")
+        return self._kept_state(cls, gate.name, gate.use in WHOLE_USES)
 
     def truth_reads(self, cls: ClassFacts, name: str) -> List[Tuple[str, str, bool]]:
         """``(field, use, picked)`` for what the truth of the object ``self.<name>`` holds tests

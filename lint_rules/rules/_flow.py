@@ -607,7 +607,7 @@ class GateEvent:
     negated: bool
     kind: str
     bits: Taint = Taint.CLEAN  # for a ``call``: what the helper returns given these arguments
-    use: str = "other"  # "whole": the value itself tested; "element": indexed or searched
+    use: str = "other"  # "whole"/"truth": the value itself tested; "element": indexed, searched
 
 
 class FlowOwner(Protocol):
@@ -1652,10 +1652,10 @@ class MethodFlow(ast.NodeVisitor):
         state a helper returned (``mapping = self._kept_mapping()``) tested itself is a gate
         on it (a read off it, ``idx.numel() == 0``, tests data, not it)."""
         for node, use in tested_operands(test):
-            if use == "whole" and type(node) is ast.Name and node.id in self.unpacked:
+            if use in WHOLE_USES and type(node) is ast.Name and node.id in self.unpacked:
                 use = "element"  # full, swa = self.handles: `swa is None` tests what it holds
             self.uses[id(node)] = use
-            if type(node) is ast.Name and node.id in self.tests and use == "whole":
+            if type(node) is ast.Name and node.id in self.tests and use in WHOLE_USES:
                 self.replay(node, self.tests[node.id])
             if type(node) is not ast.Name or node.id not in self.method_locals:
                 continue
@@ -2594,8 +2594,9 @@ def _reads_only(call: ast.Call) -> bool:
 
 def tested_operands(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
     """``(value, use)`` for what a condition tests itself: the condition or an ``and``/``or``
-    operand, a side of ``is (not) None``, the argument of ``isinstance``/``callable``/``bool``
-    (``"whole"``), the container of ``in`` (``"element"``: what it holds is searched), the
+    operand and the argument of ``bool`` (``"truth"``: its ``__bool__`` runs), a side of ``is
+    (not) None``, the argument of ``isinstance``/``callable``/``hasattr`` (``"whole"``; both are
+    in ``WHOLE_USES``), the container of ``in`` (``"element"``: what it holds is searched), the
     operands of an ordering or equality comparison (``"compared"``)."""
     kind = type(test)
     if kind is ast.BoolOp:
@@ -2614,11 +2615,12 @@ def tested_operands(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
             yield test.comparators[0], "element"
     elif kind is ast.Call and last_name(test.func) in _WHOLE_TESTS:
         for arg in test.args[:1]:
-            yield from _whole(arg)
+            yield from _whole(arg, "truth" if last_name(test.func) == "bool" else "whole")
     else:
-        yield from _whole(test)
+        yield from _whole(test, "truth")
 
 
+WHOLE_USES = frozenset(("whole", "truth"))  # the value itself tested (``GateEvent.use``)
 # calls testing their first argument itself: its type, presence of a name, callability, truth
 _WHOLE_TESTS = ("isinstance", "callable", "bool", "hasattr")
 # comparisons whose operands a decision tests as quantities (``"compared"``: a capacity kept

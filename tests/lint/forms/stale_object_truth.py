@@ -2,7 +2,8 @@
 ``__bool__`` (else ``__len__``) run on what the object holds. When that method tests state the
 object keeps from the pool (a sub-pool, a list picked by a type test), the decision testing the
 object is a decision on that state, stale after a FROZEN_KV swap like a direct test of it. A
-container's emptiness is decided by what built it: a decision on the pool (a choice with an
+local aliasing the object, or ``bool()`` of it, is tested the same way (``is None`` calls no
+method of it). A container's emptiness is decided by what built it: a decision on the pool (a choice with an
 empty side, a fill under a test), not a dict per page ratio."""
 from __future__ import annotations
 
@@ -67,4 +68,7 @@ class TruthTestedAttnBackend(AttentionBackend):
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if self.tables and layer.sliding_window_size > 0:  # expect: KVP003
             return q
-        return k if self.handles else v  # expect: KVP003
+        held = self.handles
+        if held:  # expect: KVP003
+            return v
+        return k if bool(self.handles) else v  # expect: KVP003
