@@ -157,9 +157,9 @@ def _stop_cleanly() -> None:
             signal.signal(stop, _interrupt_once)
 
 
-def lint(args: argparse.Namespace) -> int:
-    from lint_rules.cache import ResultCache, not_a_folder, write_failure
-    from lint_rules.runner import parse_timeout, run
+def _refuse_bad_usage(args: argparse.Namespace) -> None:
+    """What makes the run a usage error before any work."""
+    from lint_rules.runner import parse_timeout
 
     try:
         parse_timeout()  # a bad $POOLGUARD_PARSE_TIMEOUT is a usage error before any work
@@ -173,16 +173,32 @@ def lint(args: argparse.Namespace) -> int:
     if args.write_baseline == "-":  # stdout holds the report: "-" would be a file of that name
         raise UsageError("--write-baseline needs a file the next run reads back, got '-' "
                          "(stdout holds the report)")
-    utf8 = stdout_takes_utf8()
-    _stop_cleanly()
-    config = resolve_config(args)
+
+
+def _run_cache(args: argparse.Namespace, config) -> tuple:
+    """``(cache, why it is unusable or "")``: a cache folder that cannot be one is said once,
+    and the run goes on without a cache."""
+    from lint_rules.cache import ResultCache, not_a_folder
+
     cache = (ResultCache.disabled() if args.no_cache else
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
     unusable = cache.path is not None and not_a_folder(cache.path.parent)
-    if unusable:  # said once, and the run goes on without a cache
+    if unusable:
         write_stderr(f"poolguard: warning: no cache: {unusable} "
                      "(set POOLGUARD_CACHE_DIR to a folder)\n")
         cache = ResultCache.disabled()
+    return cache, unusable
+
+
+def lint(args: argparse.Namespace) -> int:
+    from lint_rules.cache import write_failure
+    from lint_rules.runner import run
+
+    _refuse_bad_usage(args)
+    utf8 = stdout_takes_utf8()
+    _stop_cleanly()
+    config = resolve_config(args)
+    cache, unusable = _run_cache(args, config)
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
     stdin_name, linted = _stdin_name(args), None  # linted: bytes that are no file's (stdin)
     if stdin_name is not None:
