@@ -8,6 +8,7 @@ import errno
 import fnmatch
 import hashlib
 import os
+import re
 import stat
 import time
 
@@ -22,6 +23,16 @@ def digest_bytes(data: bytes) -> str:
     """The digest of one file's bytes (the cache's content key, the unchanged-file check):
     128 bits of SHA-256, which CPUs of this decade hash in hardware (twice blake2b's speed)."""
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+# A source's first two lines with their ends (CR, LF or CRLF, as bytes.splitlines splits):
+# all that holds an encoding cookie (PEP 263), and all tokenize.detect_encoding reads.
+_TWO_LINES = re.compile(rb"(?:[^\r\n]*(?:\r\n|\r|\n|\Z)){1,2}")
+
+
+def first_two_lines(data: bytes) -> bytes:
+    """The first two lines of ``data`` (with their ends), never a copy of the rest."""
+    return data[:_TWO_LINES.match(data).end()]
 
 
 def read_regular_file(path, limit: int) -> bytes:

@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_file, fingerprint,
                               not_written, write_atomically)
-from lint_rules.files import digest_bytes, read_regular_file
+from lint_rules.files import digest_bytes, first_two_lines, read_regular_file
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name
 from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
@@ -354,7 +354,8 @@ class PackageIndex:
 
     def _text(self, path: str) -> str:
         data = self._bytes(path)
-        encoding, _ = tokenize.detect_encoding(iter(data.splitlines(True)).__next__)
+        encoding, _ = tokenize.detect_encoding(  # it reads two lines: the rest is not split
+            iter(first_two_lines(data).splitlines(True)).__next__)
         return data.decode(encoding)
 
     def _module_of(self, path: str, tree: ast.AST, text: str) -> _Module:

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
 from lint_rules.finding import Finding
 from lint_rules.fixes import DECLINED
-from lint_rules.files import (WriteRefused, digest_bytes, is_stray_temp, read_regular_file,
-                              read_regular_file_stat, remove_stray_temp, write_fix)
+from lint_rules.files import (WriteRefused, digest_bytes, first_two_lines, is_stray_temp,
+                              read_regular_file, read_regular_file_stat, remove_stray_temp,
+                              write_fix)
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -167,14 +168,11 @@ def _unlintable(entry: os.DirEntry) -> str:
 
 # ---------------------------------------------------------------- reading (main process)
 
-# the first two lines, which end at CR too (a CR-only file's first "\n" may be nowhere)
-_TWO_LINES = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?[^\r\n]*")
-
-
 def _decode(data: bytes) -> tuple[str, str]:
     """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
-    # a cookie counts only on the first two lines: "decoding" further on is no cookie
-    head = data[:_TWO_LINES.match(data).end()]
+    # a cookie counts only on the first two lines, which end at CR too (a CR-only file's
+    # first "\n" may be nowhere): "decoding" further on is no cookie
+    head = first_two_lines(data)
     if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
         return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
