@@ -1410,6 +1410,29 @@ class _Pass:
     def runner_attr(self, attr: str) -> Taint:
         return self._around("runner", attr, self.scope.runner_attr(attr, self.flow.options))
 
+    def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]:
+        """``(attr, taint)`` for each attribute the constructor of this class's base in the
+        file keeps on ``self`` when ``super().__init__(...)`` hands it arguments holding these
+        taints (the base alone keeps what its own callers give it: nothing derived)."""
+        base = next((c for c in self.facts.family[1:] if "__init__" in c.methods), None)
+        if base is None or self.depth >= MAX_DEPTH:
+            return []
+        function = base.methods["__init__"]
+        # (an inner backend handed on is the base's own business: its flow says what the swap
+        # reaches, as it does for every class that hands the base its inners)
+        arguments = tuple(CLEAN if v & INNER else v for v in arguments)
+        keywords = tuple((k, v) for k, v in keywords if not v & INNER)
+        if not any(arguments) and not keywords:
+            return []
+        self.depth += 1  # (a base's own super().__init__ is its base's business here too)
+        try:
+            flow = MethodFlow(self, function, "__init__", env=_bound(
+                function, arguments, keywords)).run(function.body)
+        finally:
+            self.depth -= 1
+        return [(e.attr, e.taint) for e in flow.stores if e.scope == "self" and e.taint and
+                e.attr != ACTIVE_POOL]  # (the pool itself handed on: the swap point)
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None:
         """``self.<name>(...)`` passes these taints: the method runs with them next pass."""
         function = self.facts.methods.get(name)

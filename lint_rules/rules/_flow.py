@@ -660,6 +660,8 @@ class FlowOwner(Protocol):
 
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
+    def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
+
     def runner_attr(self, attr: str) -> Taint: ...
 
     def holds_backend(self, attr: str) -> bool: ...
@@ -1352,6 +1354,13 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr == ALLOCATOR_POOL and self.is_allocator(owner):
             self.visit(owner)  # the allocator's pool, taken without looking at the active one
             return CLEAN if self.deferred else POOL  # (asked per call in a closure: live)
+        if func.attr == "__init__" and _is_super(owner):  # the base's constructor keeps what
+            if self.record and not self.deferred and any(values):  # it is handed
+                keywords = tuple((k.arg, v) for k, v in zip(
+                    node.keywords, values[len(node.args):]) if k.arg and v)
+                for attr, held in self.owner.base_keeps(values[: len(node.args)], keywords):
+                    self.store(attr, node, None, node, held)
+            return CLEAN
         if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
