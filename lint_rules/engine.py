@@ -73,25 +73,28 @@ def lint_source(
     ``package`` (``lint_rules.package.PackageIndex``) and the file's ``path`` let the analysis
     follow bases, mixins and helpers of the other modules of the package (the CLI does).
     """
-    with _collector_paused():
+    with collector_paused():
         analysis = _FileAnalysis(source, codes, options, honor_noqa, tree, package=package,
                                  path=path)
         return analysis.findings()
 
 
 @contextlib.contextmanager
-def _collector_paused():
-    """No cyclic garbage collection while one file is analysed: the analysis only builds (its
-    facts live until its findings are made), and each collection of the oldest generation
-    walked everything built so far again, so a file twice as large took more than twice as
-    long (8 x the gates: 9.5 x the time, 7.5 x without). What it leaves is collected as usual
-    once the collector is back (as the caller had it: the CLI's run keeps it off)."""
+def collector_paused(freeze: bool = False):
+    """No cyclic garbage collection while one file is analysed (or a whole run, ``runner``):
+    the analysis only builds (its facts live until its findings are made), and each
+    collection of the oldest generation walked everything built so far again, so a file twice
+    as large took more than twice as long (8 x the gates: 9.5 x the time, 7.5 x without).
+    What it leaves is collected as usual once the collector is back (as the caller had it: the
+    CLI's run keeps it off), or with ``freeze`` never (``gc.freeze``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
+            if freeze:
+                gc.freeze()
             gc.enable()
 
 

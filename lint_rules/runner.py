@@ -12,7 +12,6 @@ and the process pool are imported only when some file needs them.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import errno
 import gc
 import io
@@ -572,27 +571,16 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
         cache: Optional[ResultCache] = None, unsafe: bool = False) -> RunResult:
     """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``
     (``unsafe``: a fix or diff applies the unsafe fixes too)."""
-    with _trees_untraced():
+    from lint_rules.engine import collector_paused
+
+    # no cyclic collection while the run builds its syntax trees: they live to its end, and
+    # the collector walked all of them again each time the heap grew (a third of a cold run's
+    # CPU on SGLang's tree; the peak memory is the same without it). Workers collect their own
+    # garbage again (``_start_worker``). What the run leaves is frozen: its first collection
+    # would otherwise walk every object the run made (seconds: a Ctrl-C, or the exit, would
+    # wait for it); a caller in the same process keeps what it left in cycles, which are small.
+    with collector_paused(freeze=True):
         return _run(paths, config, mode, jobs, cache or ResultCache.disabled(), unsafe)
-
-
-@contextlib.contextmanager
-def _trees_untraced():
-    """No cyclic garbage collection while the run builds its syntax trees: they live to its
-    end, and the collector walked all of them again each time the heap grew (a third of a
-    cold run's CPU on SGLang's tree; the peak memory is the same without it). Workers
-    collect their own garbage again (``_start_worker``). What the run leaves is frozen
-    before the collector is back: its first collection would otherwise walk every object
-    the run made (seconds: a Ctrl-C, or the exit, would wait for it); a caller in the same
-    process keeps what the run left in cycles, which are small."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.enable()
 
 
 # Fixing one module can change another's findings (a subclass gating on the flag the fix made
