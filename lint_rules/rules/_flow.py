@@ -1153,6 +1153,8 @@ class MethodFlow(ast.NodeVisitor):
             return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
         if called in AWAITING and args and type(func) is ast.Attribute and (
                 called != "run" or last_name(func.value) == "asyncio"):
+            if id(args[0]) in self.fields:  # (the fields of what it returns too)
+                self.fields[id(node)] = self.fields[id(args[0])]
             return values[0]  # asyncio.run(probe(pool)): what the coroutine returns
         if called in GATHERING and type(func) is ast.Attribute:  # asyncio.gather(a(), b())
             return container(union(values))
@@ -2008,7 +2010,7 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
-            made = self.visit(node.value)
+            made, positions = self.returned_tuple(node.value)
             value = self.controlled(node.value, made)
             decided = self.control[-1]
             if decided is not CLEAN and value & BUILT and decided & TYPE_TESTS and not (
@@ -2022,6 +2024,20 @@ class MethodFlow(ast.NodeVisitor):
                 elif self.kept_picked is None:
                     self.kept_picked = node
             _merge(self.returned_fields, self.fields_of(node.value))
+            if positions:
+                _merge(self.returned_fields, positions)
+
+    def returned_tuple(self, value_node: ast.AST) -> Tuple[Taint, Dict[str, Taint]]:
+        """What a returned value holds, and for a tuple display what each position holds
+        (``return True, pool.swa_kv_pool``: a verdict and a sub-pool), kept as the fields
+        ``#0``, ``#1``, ... of what the call returns, for an unpacking of it to spell."""
+        if type(value_node) is not ast.Tuple or len(value_node.elts) > MAX_PARTS or any(
+                type(e) is ast.Starred for e in value_node.elts):
+            return self.visit(value_node), {}
+        parts = [self.visit(e) for e in value_node.elts]
+        held = union(parts)
+        return container(held) | sized(held), {
+            f"#{i}": self.controlled(e, p) for i, (e, p) in enumerate(zip(value_node.elts, parts))}
 
     def visit_Yield(self, node: ast.Yield) -> Taint:
         """A generator returns a container of what it yields (``dict(gen(pool))``); what is
@@ -2408,6 +2424,15 @@ class MethodFlow(ast.NodeVisitor):
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             held = element(value) if value & RECORD else value  # unpacked: what it holds
+            spelled = self.fields_of(value_node.value if type(value_node) is ast.Await else
+                                     value_node) if value else None
+            if spelled and all(f"#{i}" in spelled for i in range(len(target.elts))) and \
+                    len(target.elts) == sum(k[0] == "#" for k in spelled) and not any(
+                        type(t) is ast.Starred for t in target.elts):
+                for i, name in enumerate(target.elts):  # a, b = probe(pool): what it returns
+                    self.bind(name, value_node, spelled[f"#{i}"] | value & STALE, None)  # there
+                self.unpacked.update(n.id for n in target.elts if type(n) is ast.Name)
+                return
             for name in target.elts:
                 self.bind(name, value_node, held, None)
             self.unpacked.update(n.id for n in target.elts if type(n) is ast.Name)

@@ -22,6 +22,12 @@ async def _probe_windowed(pool):
     return isinstance(pool, SWAKVPool)
 
 
+async def _probe_layout(pool):
+    if isinstance(pool, SWAKVPool):
+        return True, pool.full_to_swa_index_mapping
+    return False, None
+
+
 def _row_table(pool):
     return getattr(pool, "full_to_swa_index_mapping", None)
 
@@ -33,11 +39,14 @@ class EventLoopProbeAttnBackend(AttentionBackend):
         loop = asyncio.new_event_loop()
         self.sub_pool = loop.run_until_complete(_probe_sub_pool(self.token_to_kv_pool))  # expect: KVP001
         self.windowed = asyncio.run(asyncio.wait_for(_probe_windowed(model_runner.token_to_kv_pool), 5))  # expect: KVP002
+        self.paged, self.page_rows = loop.run_until_complete(_probe_layout(self.token_to_kv_pool))  # expect: KVP001,KVP002
         loop.close()
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if self.windowed:  # expect: KVP003
             return self.sub_pool.get_key_buffer(layer.layer_id)
+        if self.paged:  # expect: KVP003
+            return self.page_rows
         return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
 
 
@@ -69,6 +78,7 @@ class AsyncSetupAttnBackend(AttentionBackend):
         pool = self.token_to_kv_pool
         self.table = await asyncio.to_thread(_row_table, pool)  # expect: KVP001
         self.found = await asyncio.gather(_probe_sub_pool(pool), _probe_windowed(pool))  # expect: KVP001
+        self.split, self.split_rows = await _probe_layout(pool)  # expect: KVP001,KVP002
         loop = asyncio.get_running_loop()
         self.table2 = await loop.run_in_executor(None, _row_table, pool)  # expect: KVP001
 
