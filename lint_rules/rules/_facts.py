@@ -1922,16 +1922,18 @@ class FileFacts:
         return self._exactness(Flag(name), sinks)
 
     def _inner_classes(self, cls: ClassFacts, holder: str) -> set:
-        """The ``...Backend`` classes whose instances the class builds into ``self.<holder>``
+        """The attention backend classes (named ``...Backend``, or backends of the module by
+        lineage: a ``...BackendFixed``) whose instances the class builds into ``self.<holder>``
         (a wrapper built by a class that only follows the protocol is SGLang's multi-step
         draft wrapper: EAGLE's per-step backends, never handed a FROZEN_KV swap)."""
         found = set()
+        known = self.scope.backend_names(self.options) if self.scope is not None else ()
         for method in (m for c in cls.family for m in c.methods.values()):
             for node in nodes_under(method):
                 value = _filled_value(node, holder)
                 found.update(last_name(n.func) for n in nodes_under(value or ast.Pass())
-                             if isinstance(n, ast.Call) and last_name(n.func).endswith(
-                                 BACKEND_SUFFIX))
+                             if isinstance(n, ast.Call) and (last_name(n.func).endswith(
+                                 BACKEND_SUFFIX) or last_name(n.func) in known))
         return found
 
     def guarding_gate(self, cls: ClassFacts, store: Store) -> Optional[Gate]:
@@ -2256,6 +2258,8 @@ class FileFacts:
         bits = gate.bits  # (a module global read: what the class stored in it)
         if not bits & STALE or not (bits & DECISION or untrusted(bits)):
             return None
+        if gate.use in WHOLE_USES and bits & BUILT:
+            return None  # the truth of a record or object it answers (``config or make()``)
         return Flag(gate.name, pool_type=not bits & (TYPE | RUNNER | MIRROR | CHOICE))
 
     def _exactness(self, flag: Flag, sinks: List[Store]) -> Flag:

@@ -1288,9 +1288,18 @@ class MethodFlow(ast.NodeVisitor):
             self.fields[id(node)] = fields
 
     def fields_of(self, value_node) -> Dict[str, Taint]:
-        """The fields of the record ``value_node`` builds, or of the local bound to one."""
-        if isinstance(value_node, ast.Name):
+        """The fields of the record ``value_node`` builds, or of the local bound to one; a
+        value picked by ``or``/``and`` or a ternary holds the fields of each record it may be
+        (``config or Config.of(runner)``)."""
+        kind = type(value_node)
+        if kind is ast.Name:
             return self.record_locals.get(value_node.id, {})
+        if kind is ast.BoolOp or kind is ast.IfExp:
+            found: Dict[str, Taint] = {}
+            for part in value_node.values if kind is ast.BoolOp else (
+                    value_node.body, value_node.orelse):
+                _merge(found, self.fields_of(part))
+            return found
         return self.fields.get(id(value_node), {})
 
     def local_call(self, name: str, node: ast.Call, values: Tuple[Taint, ...]) -> Taint:

@@ -1301,7 +1301,11 @@ class SwaFlagGate(Rule):
                      if gate.name not in deciding or not (
                          gate.kind == "call" or gate.kind in ("attr", "alias")
                          and gate.name in properties)]
-            flagged = {gate.node.lineno for gate in gates if self._flag(cls, gate)}
+            flag_gates = [gate for gate in gates if self._flag(cls, gate)]
+            flagged = {gate.node.lineno for gate in flag_gates}
+            # (one finding per decision: kept state read in a decision a flag already makes,
+            # ``not self.swa or self._mapping is not None``, is that flag's finding)
+            decided = {self.facts.decision_of(cls, gate) for gate in flag_gates}
             swap_checks = _swap_checks(cls.node)
             decisions: dict = {}  # (decision, kind) -> [(gate, flag)]: one finding each
             for gate in gates:
@@ -1309,6 +1313,7 @@ class SwaFlagGate(Rule):
                 if flag is None:  # (one finding per decision line: a flag gate's fix wins)
                     line = gate.node.lineno
                     if line not in flagged and id(gate.node) not in swap_checks \
+                            and self.facts.decision_of(cls, gate) not in decided \
                             and self.facts.reads_kept_state(cls, gate):
                         flagged.add(line)
                         sized = self.facts.reads_kept_size(cls, gate)
