@@ -29,6 +29,7 @@ SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
 READ_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
              "extend-exclude", "kvp-backend-bases", "kvp-swa-flags", "kvp-pool-attr")
 CODE_PREFIX = "KVP"
+QUOTED = re.compile(r"[\[\]{}\"']")  # a TOML or JSON list, which an INI file keeps as text
 
 # Directories never worth walking into when no ``exclude`` is configured (VCS, tox/nox,
 # virtualenvs, caches); a directory holding ``pyvenv.cfg`` is skipped as a venv whatever its name.
@@ -219,7 +220,13 @@ def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple
 
 
 def _kvp_only(codes: tuple, known: tuple, where: str) -> tuple:
-    """Keep entries that can name a KVP code; a KVP-looking entry that names none is an error."""
+    """Keep entries that can name a KVP code; a KVP-looking entry that names none is an error,
+    and so is one that can be no plugin's code (``["KVP004"]``: TOML's list, which an INI file
+    keeps as text; it selected nothing, silently)."""
+    odd = [c for c in codes if QUOTED.search(c)]
+    if odd:
+        raise ConfigError(f"{odd[0]!r} in {where} is no code: list codes bare, comma-separated "
+                          "(e.g. select = KVP001, KVP004)")
     mine = tuple(c for c in codes if c.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(c))
     return check_codes(mine, known, where)
 

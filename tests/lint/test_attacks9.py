@@ -84,3 +84,21 @@ def test_a_blank_cache_dir_is_unset_not_a_folder_in_the_linted_tree(tmp_path, bl
     assert done.returncode == 1 and "s.py:3:9: KVP001" in done.stdout, done.stderr
     assert sorted(p.name for p in root.iterdir()) == ["s.py"]
     assert (home / ".cache" / "sglang-poolguard").is_dir()
+
+
+@pytest.mark.parametrize("line", ['extend-select = ["KVP004"]', "select = 'KVP001'",
+                                  "ignore = [KVP001]", "extend-ignore = {KVP002}"])
+def test_a_code_list_spelled_as_toml_in_an_ini_config_is_refused(tmp_path, line):
+    # the INI file keeps '["KVP004"]' as text: no KVP code, so it was dropped as another
+    # plugin's and the run went on with the default set (KVP004 never on, KVP001 not ignored)
+    root = write(tmp_path / "t", {"s.py": STALE, "setup.cfg": f"[flake8]\n{line}\n"})
+    done = poolguard("lint", "--no-cache", ".", cwd=root, expect=2)
+    assert done.stderr.count("\n") == 1 and "is no code: list codes bare, comma-separated" \
+        in done.stderr, done.stderr
+
+
+def test_a_comment_left_in_a_code_list_still_reads_as_before(tmp_path):
+    root = write(tmp_path / "t", {"s.py": STALE,
+                                  "setup.cfg": "[flake8]\nextend-ignore = E203, # black\n"})
+    done = poolguard("lint", "--no-cache", ".", cwd=root, expect=1)
+    assert "s.py:3:9: KVP001" in done.stdout
