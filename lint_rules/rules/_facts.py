@@ -30,6 +30,7 @@ from typing import Dict, Iterable, Iterator, KeysView, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
+    called_method,
     decorated_methods,
     dispatched,
     descriptor_methods,
@@ -394,6 +395,21 @@ class ModuleScope:
             self.alternatives.setdefault(local, []).insert(0, earlier)
         self.imports[local] = target
         self.globals.add(local)
+
+    def called_object(self, klass: str) -> Optional[str]:
+        """The name of the module function that is the ``__call__`` of the module's class
+        ``klass`` (its own ``self`` renamed, so that it reads the object, not the backend),
+        made on first use; None when the class defines none."""
+        node = self.classes.get(klass)
+        method = next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == "__call__"
+                       and [*s.args.posonlyargs, *s.args.args]), None) if node else None
+        if method is None:
+            return None
+        name = f"{klass}()"
+        if name not in self.functions:
+            first = [*method.args.posonlyargs, *method.args.args][0].arg
+            self.functions[name] = called_method(method, first, name)
+        return name
 
     def is_resolver(self, name: str) -> bool:
         """A module function that asks the allocator: the fix itself, never followed."""
@@ -1409,6 +1425,9 @@ class _Pass:
 
     def runner_attr(self, attr: str) -> Taint:
         return self._around("runner", attr, self.scope.runner_attr(attr, self.flow.options))
+
+    def called_object(self, klass: str) -> Optional[str]:
+        return self.scope.called_object(klass)
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]:
         """``(attr, taint)`` for each attribute the constructor of this class's base in the

@@ -662,6 +662,8 @@ class FlowOwner(Protocol):
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
 
+    def called_object(self, klass: str) -> Optional[str]: ...
+
     def runner_attr(self, attr: str) -> Taint: ...
 
     def holds_backend(self, attr: str) -> bool: ...
@@ -734,6 +736,7 @@ class MethodFlow(ast.NodeVisitor):
         self.local_results: Dict[tuple, Taint] = {}  # (def, argument taints) -> what it returns
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
+        self.made_by: Dict[str, str] = {}  # local -> the name called to make it (Probe())
         self.unpacked: set = set()  # locals bound to an element unpacked from a container
         self.globals: set = set()
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
@@ -1159,7 +1162,15 @@ class MethodFlow(ast.NodeVisitor):
         if called in GATHERING and type(func) is ast.Attribute:  # asyncio.gather(a(), b())
             return container(union(values))
         if name in self.env:  # a local function: what it captured, and made of its arguments
+            if name in self.made_by and any(values):  # probe = Probe(); probe(pool)
+                called = self.called_object(self.made_by[name], node, values)
+                if called is not None:
+                    return called
             return self.env[name] | self.local_call(name, node, values)
+        if type(func) is ast.Call and type(func.func) is ast.Name and any(values):
+            called = self.called_object(func.func.id, node, values)  # Probe()(pool)
+            if called is not None:
+                return called
         if self.deferred and any(v is not CLEAN and carries(v, ALLOC) for v in values):
             # (a closure asks the allocator it hands a helper when it is called: live)
             values = tuple(v & ~ALLOC for v in values)
@@ -1194,6 +1205,18 @@ class MethodFlow(ast.NodeVisitor):
             return self.method_call(node, func, values)
         self.visit(func)
         return CLEAN
+
+    def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...]
+                      ) -> Optional[Taint]:
+        """What calling an object of the module's class ``klass`` returns: its ``__call__``
+        run with these arguments (the object's own ``self`` is not the backend's)."""
+        method = self.owner.called_object(klass)
+        if method is None:
+            return None
+        keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(node.args):])
+                         if v is not CLEAN)
+        return self.owner.function_returns(ast.Name(id=method, ctx=ast.Load()), (
+            CLEAN, *values[: len(node.args)]), True, keywords)
 
     def record_copy(self, node: ast.Call, source: ast.AST, values: Tuple[Taint, ...]) -> Taint:
         """A copy of a record with fields replaced: what the source holds and what is given
@@ -1822,6 +1845,10 @@ class MethodFlow(ast.NodeVisitor):
         # (asked before the name's own tables change: ``p = p.main_pool`` reads the old ``p``)
         kept = statement is not None and value is not CLEAN and self.reads_kept(value_node, value)
         self.env[name] = value
+        if type(value_node) is ast.Call and type(value_node.func) is ast.Name:
+            self.made_by[name] = value_node.func.id  # probe = Probe(): called later
+        elif name in self.made_by:
+            del self.made_by[name]
         self.bind_shape(name, value_node, value)
         self.bind_role(name, value_node, value, kept)
 

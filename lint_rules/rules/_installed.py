@@ -99,6 +99,12 @@ class _Renamer(ast.NodeTransformer):
         return node
 
 
+def called_method(method: ast.AST, instance: str, name: str) -> ast.AST:
+    """A class's ``__call__`` as a function of the module called ``name``: its own ``self``
+    (``instance``) is ``_descriptor``, an object of its own, never the backend."""
+    return _renamed(method, None, name, descriptor=instance)
+
+
 def handed_helpers(handed: Dict[str, int], functions: Dict[str, ast.AST],
                    methods: Dict[str, ast.AST]) -> List[Tuple[str, ast.AST]]:
     """``(name, method)`` for each function of the module a method hands ``self`` to
