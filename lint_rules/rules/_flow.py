@@ -761,6 +761,7 @@ class MethodFlow(ast.NodeVisitor):
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.defaulted = ""  # the name a getattr with a default is reading
+        self.suppressing = 0  # > 0 in a ``with suppress(...)`` block: a read that raises ends it
         self.alone = False
         self.stores: List[StoreEvent] = []
         self.gates: Dict[int, GateEvent] = {}
@@ -882,7 +883,7 @@ class MethodFlow(ast.NodeVisitor):
                 f"{held}.{name}")):
             return self.global_read(node, f"{held}.{name}")  # _TLS.windowed, set by the class
         base = self.visit(holder)
-        if self.defaulted:
+        if self.defaulted or self.suppressing:
             return self.read_off(base, name)
         return self.source(self.derived(self.probed(base, name), name))
 
@@ -928,7 +929,7 @@ class MethodFlow(ast.NodeVisitor):
         deciding, self.deciding = self.deciding, 0  # the gate is on the path, not its holder
         try:
             base = self.visit(holder)
-            if self.defaulted:
+            if self.defaulted or self.suppressing:
                 return self.read_off(base, name)
             return self.source(self.derived(self.probed(base, name), name))
         finally:
@@ -936,11 +937,13 @@ class MethodFlow(ast.NodeVisitor):
 
     def read_off(self, base: Taint, name: str) -> Taint:
         """``holder.name`` given what ``holder`` holds. Read with a default (``getattr(pool,
-        "swa_layer_nums", 0)``), an SWA-only name off the pool is a duck test too: the pool's
-        value or the default, picked by what the pool is."""
+        "swa_layer_nums", 0)``) or where raising only ends a ``suppress`` block, an SWA-only name
+        off the pool is a duck test too: the pool's value or the default, picked by what the
+        pool is."""
         value = self.derived(self.probed(base, name), name)
-        if self.defaulted == name and base & POOL and not base & BUILT and not value & STATE_SIZE \
-                and is_swa_word(name) and not is_geometry(name):
+        probe = self.defaulted == name or self.suppressing  # (suppress: a read that raises)
+        if probe and base & POOL and not base & BUILT and not value & STATE_SIZE and \
+                is_swa_word(name) and not is_geometry(name):
             value |= CHOICE | (base & STALE)
         return self.source(value)
 
@@ -1054,6 +1057,12 @@ class MethodFlow(ast.NodeVisitor):
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
         func = node.func
+        kind = type(func)
+        if (func.attr if kind is ast.Attribute else func.id if kind is ast.Name else "") in \
+                OPERATORS and _operator_name(func):  # (a dict lookup first: calls are many)
+            spelled = _operator_spelled(node)  # operator.not_(x) is not x, operator.eq(a, b)...
+            if spelled is not None:
+                return self.visit(spelled)
         if isinstance(func, ast.Attribute) and func.attr == "get" and node.args and const_str(
                 node.args[0]) and isinstance(func.value, ast.Call) and last_name(
                 func.value.func) == "globals":
@@ -1670,6 +1679,9 @@ class MethodFlow(ast.NodeVisitor):
     # -- decisions (gates) --------------------------------------------------------------------
     def condition(self, test: ast.AST) -> Taint:
         """Evaluate a condition; every ``self`` read in it is a gate candidate."""
+        if type(test) is ast.Call and last_name(test.func) in OPERATORS and _operator_name(
+                test.func):
+            test = _operator_spelled(test) or test  # (what it tests: operator.is_not(x, None))
         self.direct_gates(test)
         self.local_gates(test)
         self.deciding += 1
@@ -2323,12 +2335,28 @@ class MethodFlow(ast.NodeVisitor):
         return True
 
     def visit_With(self, node) -> None:
+        if any(type(i.context_expr) is ast.Call and last_name(i.context_expr.func) == "suppress"
+               for i in node.items):
+            return self.suppressed(node)
         for item in node.items:
             value = self.visit(item.context_expr)
             if item.optional_vars is not None:
                 self.bind(item.optional_vars, item.context_expr,
                           self.entered(item.context_expr, value), None)
         self.under(CLEAN, [node.body])
+
+    def suppressed(self, node) -> None:
+        """``with contextlib.suppress(E): body`` is ``try: body`` with a handler that passes: a
+        read of an SWA-only name off the pool there either ends the block or gives the pool's
+        value (a duck test, as ``getattr(pool, name, default)`` is: ``read_off``)."""
+        for item in node.items:
+            self.visit(item.context_expr)
+        handler = ast.ExceptHandler(type=None, name=None, body=[ast.Pass()])
+        self.suppressing += 1
+        try:
+            self.visit_Try(ast.Try(body=node.body, handlers=[handler], orelse=[], finalbody=[]))
+        finally:
+            self.suppressing -= 1
 
     def entered(self, call: ast.AST, value: Taint) -> Taint:
         """What ``with cm as target`` (or ``stack.enter_context(cm)``) binds: what a generator
@@ -2629,6 +2657,40 @@ def picked(value: Taint, decided: Taint) -> Taint:
 
 
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
+
+# the operator module's functions that are a test spelled as a call: what each spells
+OPERATORS = {"not_": ast.Not, "truth": None, "is_": ast.Is, "is_not": ast.IsNot, "eq": ast.Eq,
+             "ne": ast.NotEq, "contains": ast.In}
+BARE_OPERATORS = frozenset(("not_", "is_not"))  # imported bare, and named so by nothing else
+
+
+def _operator_name(func: ast.AST) -> str:
+    """``"not_"`` for ``operator.not_`` (or ``not_`` imported bare): a test spelled as a call."""
+    kind = type(func)
+    if kind is ast.Attribute:
+        name = func.attr if type(func.value) is ast.Name and func.value.id == "operator" else ""
+    else:
+        name = func.id if kind is ast.Name and func.id in BARE_OPERATORS else ""
+    return name if name in OPERATORS else ""
+
+
+def _operator_spelled(call: ast.Call) -> Optional[ast.AST]:
+    """``not x`` for ``operator.not_(x)``, ``bool(x)`` for ``truth(x)``, ``a is b`` for
+    ``is_(a, b)``, ``b in a`` for ``contains(a, b)``, placed at the call."""
+    if call.keywords:
+        return None
+    op, args = OPERATORS[_operator_name(call.func)], call.args
+    if op is ast.Not or op is None:
+        if len(args) != 1:
+            return None
+        made = ast.UnaryOp(op=ast.Not(), operand=args[0]) if op else ast.Call(
+            func=ast.Name(id="bool", ctx=ast.Load()), args=[args[0]], keywords=[])
+    elif len(args) != 2:
+        return None
+    else:
+        left, right = (args[1], args[0]) if op is ast.In else (args[0], args[1])
+        made = ast.Compare(left=left, ops=[op()], comparators=[right])
+    return ast.copy_location(made, call)
 
 
 def _plain_test(node: ast.AST) -> bool:
