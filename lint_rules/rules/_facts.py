@@ -2129,6 +2129,8 @@ class FileFacts:
         made, nor the resolved pool attribute (KVP004's business)."""
         if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
+        if gate.use == "present":  # hasattr(self, "x"): whether a pool decision set it
+            return self._set_only_under_decision(cls, gate.name)
         truth = gate.kind == "attr" or gate.use == "truth" and gate.kind in ("alias", "read")
         if truth and any(  # if self.handles: its __bool__ run on what it holds (through a
                 # local aliasing it, bool(self.handles) too)
@@ -2227,6 +2229,15 @@ class FileFacts:
                    for s in self.stores_of(cls, name)) or any(
             Taint(summary.stores.get(name, 0)) & STATE and not Taint(
                 summary.stores[name]) & INNER for c in cls.family for summary in c.foreign)
+
+    def _set_only_under_decision(self, cls: ClassFacts, name: str) -> bool:
+        """``self.<name>`` is set, outside per-forward code, only where a kept pool decision
+        (a stored flag, a type test of the pool) allowed it: whether it exists at all
+        (``hasattr(self, name)``) is that decision."""
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
+        return bool(stores) and all(
+            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
+                s.under & STALE or _under_pool_test(cls, s))) for s in stores)
 
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a

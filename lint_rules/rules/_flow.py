@@ -607,7 +607,8 @@ class GateEvent:
     negated: bool
     kind: str
     bits: Taint = Taint.CLEAN  # for a ``call``: what the helper returns given these arguments
-    use: str = "other"  # "whole"/"truth": the value itself tested; "element": indexed, searched
+    use: str = "other"  # "whole"/"truth": the value itself tested; "element": indexed, searched;
+    # "present": whether it was ever set (hasattr(self, "x"))
 
 
 class FlowOwner(Protocol):
@@ -1138,6 +1139,9 @@ class MethodFlow(ast.NodeVisitor):
                 swa = False  # isinstance(layer, SWAAttention): SWA, but not a pool's type
             return self.type_test(args[0], values[0], swa)
         if name == "hasattr" and len(args) == 2 and const_str(args[1]) is not None:
+            if self.deciding and is_self(args[0]):  # whether self.<x> was ever set: a test
+                self.uses[id(node)] = "present"  # of the decision that set it (``facts``)
+                self.gate(node, node, False, "read", name=const_str(args[1]))
             return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])))
         if name in ("type", "bool", "cast", "callable") and args:
             last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
