@@ -294,6 +294,7 @@ class ModuleScope:
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.callers: Dict[str, ast.Call] = {}  # NAME = operator.methodcaller("get_key_buffer", 0)
         self.globals: set = set()
+        self.objects: Dict[str, str] = {}  # NAME = Klass(...): the class that made it
         self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
         self.imports: Dict[str, str] = {}
         self.alternatives: Dict[str, List[str]] = {}  # name -> other targets it was imported as
@@ -357,6 +358,8 @@ class ModuleScope:
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             self.globals.update(names)
             value = statement.value
+            if type(value) is ast.Call and type(value.func) is ast.Name:
+                self.objects.update((name, value.func.id) for name in names)  # X = Klass()
             if "__all__" in names and isinstance(value, (ast.List, ast.Tuple)):
                 self.exports = tuple(filter(None, map(const_str, value.elts)))
             if getter_path(value) is not None:
@@ -396,20 +399,26 @@ class ModuleScope:
         self.imports[local] = target
         self.globals.add(local)
 
-    def called_object(self, klass: str) -> Optional[str]:
-        """The name of the module function that is the ``__call__`` of the module's class
-        ``klass`` (its own ``self`` renamed, so that it reads the object, not the backend),
-        made on first use; None when the class defines none."""
+    def called_object(self, klass: str, attr: str = "__call__") -> Optional[Tuple[str, bool]]:
+        """``(name, bound)``: the module function that is method ``attr`` of an object of the
+        module's class ``klass`` (``__call__``: calling the object), made on first use, and
+        whether its first parameter is the object (its own ``self``, renamed as a
+        descriptor's is: it reads the object, never the backend; not for a staticmethod);
+        None when the class defines no such method."""
         node = self.classes.get(klass)
-        method = next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == "__call__"
-                       and [*s.args.posonlyargs, *s.args.args]), None) if node else None
+        method = next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == attr),
+                      None) if node else None
         if method is None:
             return None
-        name = f"{klass}()"
+        bound = "staticmethod" not in _decorator_names(method, self.imports)
+        positional = [*method.args.posonlyargs, *method.args.args]
+        if bound and not positional:
+            return None
+        name = f"{klass}().{attr}"
         if name not in self.functions:
-            first = [*method.args.posonlyargs, *method.args.args][0].arg
-            self.functions[name] = called_method(method, first, name)
-        return name
+            self.functions[name] = called_method(method, positional[0].arg, name) if bound \
+                else method
+        return name, bound
 
     def is_resolver(self, name: str) -> bool:
         """A module function that asks the allocator: the fix itself, never followed."""
@@ -683,6 +692,15 @@ class ClassFlow:
                 for statement in cls.node.body if type(statement) is ast.Assign
                 and const_str(statement.value) for target in statement.targets
                 if type(target) is ast.Name}
+
+    @cached_property
+    def made_attrs(self) -> Dict[str, str]:
+        """``self.<attr> = Klass(...)`` at the top of a method of the family: attr -> Klass."""
+        return {target.attr: statement.value.func.id for cls in reversed(self.facts.family)
+                for method in cls.methods.values() for statement in method.body
+                if type(statement) is ast.Assign and type(statement.value) is ast.Call
+                and type(statement.value.func) is ast.Name
+                for target in statement.targets if self_attr(target)}
 
     @cached_property
     def kept_handed(self) -> Tuple[frozenset, frozenset]:
@@ -1426,8 +1444,16 @@ class _Pass:
     def runner_attr(self, attr: str) -> Taint:
         return self._around("runner", attr, self.scope.runner_attr(attr, self.flow.options))
 
-    def called_object(self, klass: str) -> Optional[str]:
-        return self.scope.called_object(klass)
+    def called_object(self, klass: str, attr: str = "__call__") -> Optional[Tuple[str, bool]]:
+        if klass in self.scope.backend_names(self.flow.options):
+            return None  # (an inner backend's methods are its own class's business)
+        return self.scope.called_object(klass, attr)
+
+    def made_by(self, name: str, scope: str) -> Optional[str]:
+        """The class of the module a module global (``scope`` "module") or a ``self``
+        attribute (``"self"``) was made by, ``_LAYOUT = Layout()``, ``self.layout = Layout()``
+        in a method of the class."""
+        return (self.scope.objects if scope == "module" else self.flow.made_attrs).get(name)
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]:
         """``(attr, taint)`` for each attribute the constructor of this class's base in the

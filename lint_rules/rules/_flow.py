@@ -663,7 +663,9 @@ class FlowOwner(Protocol):
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
 
-    def called_object(self, klass: str) -> Optional[str]: ...
+    def called_object(self, klass: str, attr: str = "__call__") -> Optional[Tuple[str, bool]]: ...
+
+    def made_by(self, name: str, scope: str) -> Optional[str]: ...
 
     def runner_attr(self, attr: str) -> Taint: ...
 
@@ -1219,17 +1221,33 @@ class MethodFlow(ast.NodeVisitor):
         self.visit(func)
         return CLEAN
 
-    def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...]
-                      ) -> Optional[Taint]:
-        """What calling an object of the module's class ``klass`` returns: its ``__call__``
-        run with these arguments (the object's own ``self`` is not the backend's)."""
-        method = self.owner.called_object(klass)
+    def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...],
+                      attr: str = "__call__", held: Taint = CLEAN) -> Optional[Taint]:
+        """What calling an object of the module's class ``klass`` (its method ``attr``)
+        returns: that method run with these arguments (the object's own ``self`` is not the
+        backend's)."""
+        method = self.owner.called_object(klass, attr)
         if method is None:
             return None
         keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(node.args):])
                          if v is not CLEAN)
-        return self.owner.function_returns(ast.Name(id=method, ctx=ast.Load()), (
-            CLEAN, *values[: len(node.args)]), True, keywords)
+        passed = values[: len(node.args)]
+        return self.owner.function_returns(ast.Name(id=method[0], ctx=ast.Load()), (
+            held, *passed) if method[1] else passed, True, keywords)  # (held: the object's)
+
+    def receiver_class(self, holder: ast.AST) -> Optional[str]:
+        """The class of the module an object whose method is called was made by: ``Klass()``
+        there, a local or module global bound to one, a ``self`` attribute made so."""
+        kind = type(holder)
+        if kind is ast.Call:
+            return holder.func.id if type(holder.func) is ast.Name else None
+        if kind is ast.Name:
+            name = holder.id
+            if name in self.env:
+                return self.made_by.get(name)
+            return self.owner.made_by(name, "module")
+        attr = self_attr(holder) if kind is ast.Attribute else None
+        return self.owner.made_by(attr, "self") if attr else None
 
     def record_copy(self, node: ast.Call, source: ast.AST, values: Tuple[Taint, ...]) -> Taint:
         """A copy of a record with fields replaced: what the source holds and what is given
@@ -1425,6 +1443,11 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ENTERING and len(node.args) == 1:  # ExitStack().enter_context(cm)
             self.visit(owner)
             return self.entered(node.args[0], values[0])
+        klass = self.receiver_class(owner) if any(values) else None
+        if klass is not None:  # Layout().classify(pool), layout.classify(pool): its method
+            returned = self.called_object(klass, node, values, func.attr, self.visit(owner))
+            if returned is not None:
+                return returned
         memo = self.set_default(node)
         if memo is not None:  # m = self.maps.setdefault(key, value): a fill keyed by key
             with self.memoising(memo, True):
