@@ -14,15 +14,14 @@ Public API (used by the flake8 adapter, the CLI and the benchmarks): ``Finding``
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
-import gc
 import sys
 import warnings
 from typing import Collection, Dict, List, Optional
 
 
 from lint_rules import fixes as fix_model
+from lint_rules.collector import collector_paused
 from lint_rules.finding import Finding
 from lint_rules.fixes.plan import refusal
 from lint_rules.noqa import NoqaMap
@@ -77,25 +76,6 @@ def lint_source(
         analysis = _FileAnalysis(source, codes, options, honor_noqa, tree, package=package,
                                  path=path)
         return analysis.findings()
-
-
-@contextlib.contextmanager
-def collector_paused(freeze: bool = False):
-    """No cyclic garbage collection while one file is analysed (or a whole run, ``runner``):
-    the analysis only builds (its facts live until its findings are made), and each
-    collection of the oldest generation walked everything built so far again, so a file twice
-    as large took more than twice as long (8 x the gates: 9.5 x the time, 7.5 x without).
-    What it leaves is collected as usual once the collector is back (as the caller had it: the
-    CLI's run keeps it off), or with ``freeze`` never (``gc.freeze``)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            if freeze:
-                gc.freeze()
-            gc.enable()
 
 
 def fix_source(

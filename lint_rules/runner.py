@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Optional
 
 from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
+from lint_rules.collector import collector_paused
 from lint_rules.finding import Finding
 from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, first_two_lines, is_stray_temp,
@@ -571,8 +572,6 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
         cache: Optional[ResultCache] = None, unsafe: bool = False) -> RunResult:
     """Lint, fix or diff every Python file under ``paths`` with one resolved ``config``
     (``unsafe``: a fix or diff applies the unsafe fixes too)."""
-    from lint_rules.engine import collector_paused
-
     # no cyclic collection while the run builds its syntax trees: they live to its end, and
     # the collector walked all of them again each time the heap grew (a third of a cold run's
     # CPU on SGLang's tree; the peak memory is the same without it). Workers collect their own
