@@ -716,6 +716,13 @@ class MethodFlow(ast.NodeVisitor):
         }
         self.deferred, self.record = deferred, record
         self.env: Dict[str, Taint] = dict(env or {})
+        self.calling = calling  # local functions being evaluated (a recursion guard)
+        self._start_locals()
+        self._start_results()
+        self._start_decisions()
+
+    def _start_locals(self) -> None:
+        """What the body's locals are known to hold beside their taint (``env``)."""
         self.aliases: Dict[str, Tuple[tuple, ...]] = {}  # local -> (self read, name) it holds
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
@@ -733,19 +740,28 @@ class MethodFlow(ast.NodeVisitor):
         self.inner_locals: Dict[str, str] = {}  # local -> the self.<x> inner backends it is one of
         # local -> (the self path of the record it copies, the fields the copy replaced)
         self.copies: Dict[str, Tuple[str, frozenset]] = {}
-        self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
         self.local_defs: Dict[str, ast.AST] = {}  # local name -> its nested def or lambda
-        self.calling = calling  # local functions being evaluated (a recursion guard)
         self.local_results: Dict[tuple, Taint] = {}  # (def, argument taints) -> what it returns
         self.walrus: Optional[set] = None  # names a comprehension's walrus binds outside it
         self.instances: set = set()  # locals holding an instance of this class (cls(...))
         self.made_by: Dict[str, str] = {}  # local -> the name called to make it (Probe())
         self.unpacked: set = set()  # locals bound to an element unpacked from a container
+
+    def _start_results(self) -> None:
+        """What the body makes: its stores, gates and return, and the globals it sets."""
         self.globals: set = set()
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
         self.global_stores: List[StoreEvent] = []  # each of those stores (made where it stands)
         self.returned = CLEAN
+        self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
         self.used = CLEAN  # a closure body's calls on captured state: what it keeps using
+        self.stores: List[StoreEvent] = []
+        self.gates: Dict[int, GateEvent] = {}
+        self.runner_reads: List[ast.Attribute] = []
+        self.closures: List["MethodFlow"] = []  # nested flows whose gates belong to this method
+
+    def _start_decisions(self) -> None:
+        """The decisions, tries and memo refills enclosing the statement being visited."""
         self.control: List[Taint] = [CLEAN]  # what the enclosing decisions decided, cumulated
         self.tries: List[list] = []  # open ``try`` bodies: what they have read so far
         self.guards: Dict[str, int] = {}  # self paths tested by enclosing ifs (lazy fills)
@@ -766,10 +782,6 @@ class MethodFlow(ast.NodeVisitor):
         self.defaulted = ""  # the name a getattr with a default is reading
         self.suppressing = 0  # > 0 in a ``with suppress(...)`` block: a read that raises ends it
         self.alone = False
-        self.stores: List[StoreEvent] = []
-        self.gates: Dict[int, GateEvent] = {}
-        self.runner_reads: List[ast.Attribute] = []
-        self.closures: List["MethodFlow"] = []  # nested flows whose gates belong to this method
 
     def visit(self, node: ast.AST):
         """``NodeVisitor.visit``, its method looked up once per node type (it builds the
@@ -1072,16 +1084,7 @@ class MethodFlow(ast.NodeVisitor):
             return self.global_read(node, const_str(node.args[0]))  # globals().get("NAME")
         alias = attribute_alias(node) or self.named_read(node)
         if alias is not None:  # getattr(x, "name"[, default]), attrgetter("name")(x)
-            fallback = _fallback(node)  # the value when x has no such attribute
-            if fallback is None:
-                value = self.attribute(node, *alias)
-            else:
-                self.defaulted, outer = alias[1], self.defaulted
-                try:
-                    value = self.attribute(node, *alias)
-                finally:
-                    self.defaulted = outer
-            return value | self.visit(fallback) if fallback is not None else value
+            return self.aliased_read(node, alias)
         func, args = node.func, node.args
         caller = self.caller_of(func) if type(func) is not ast.Attribute else None
         if caller is not None and len(args) == 1 and not node.keywords:  # methodcaller(m)(x)
@@ -1121,6 +1124,19 @@ class MethodFlow(ast.NodeVisitor):
                 opened[1] |= union(values) & STATE
         return self.call_value(node, name, values)
 
+    def aliased_read(self, node: ast.Call, alias: tuple) -> Taint:
+        """What a call spelling an attribute read returns (``getattr(x, "name"[, default])``,
+        ``attrgetter("name")(x)``): the attribute, or else its default."""
+        fallback = _fallback(node)  # the value when x has no such attribute
+        if fallback is None:
+            return self.attribute(node, *alias)
+        self.defaulted, outer = alias[1], self.defaulted
+        try:
+            value = self.attribute(node, *alias)
+        finally:
+            self.defaulted = outer
+        return value | self.visit(fallback)
+
     def set_into(self, node: ast.Call, holder: ast.AST, value: Taint) -> None:
         """``_MAP_VAR.set(mapping)``: a context variable of the module (or any object it
         keeps) holds the value now, past the call."""
@@ -1132,7 +1148,17 @@ class MethodFlow(ast.NodeVisitor):
     def call_value(self, node: ast.Call, name: str, values: Tuple[Taint, ...]) -> Taint:
         """What a call returns, given what its arguments (then its keywords' values) hold;
         ``name``: the local or global name called (``""`` for ``obj.method(...)``)."""
-        func, args = node.func, node.args
+        value = self.builtin_value(node, name, values)
+        if value is None:
+            value = self.library_value(node, name, values)
+        return value if value is not None else self.callee_value(node, name, values)
+
+    def builtin_value(self, node: ast.Call, name: str,
+                      values: Tuple[Taint, ...]) -> Optional[Taint]:
+        """What a call of a builtin that tests or passes on its argument returns
+        (``isinstance``, ``hasattr``, ``type``, ``bool``, ``cast``, ``callable``); None for
+        any other call."""
+        args = node.args
         if name in ("isinstance", "issubclass") and len(args) == 2:
             if type(args[1]) is ast.Name and args[1].id in self.env:  # for cls in TYPES: ...
                 self.narrowing[id(node)] = (args[1].id, values[0])
@@ -1152,6 +1178,14 @@ class MethodFlow(ast.NodeVisitor):
             if name == "type" and values[last] & STATE and not values[last] & RECORD:
                 return values[last] | CHOICE  # the pool's class: picked by what it is
             return values[last]
+        return None
+
+    def library_value(self, node: ast.Call, name: str,
+                      values: Tuple[Taint, ...]) -> Optional[Taint]:
+        """What a call of a library function whose result is known from its arguments returns:
+        record copies, containers, weak references, allocations, counts, awaiting and
+        gathering; None for any other call."""
+        func, args = node.func, node.args
         called = last_name(func)
         if called == "cast" and isinstance(func, ast.Attribute) and args:
             return values[len(args) - 1]
@@ -1176,6 +1210,14 @@ class MethodFlow(ast.NodeVisitor):
             return values[0]  # asyncio.run(probe(pool)): what the coroutine returns
         if called in GATHERING and type(func) is ast.Attribute:  # asyncio.gather(a(), b())
             return container(union(values))
+        return None
+
+    def callee_value(self, node: ast.Call, name: str, values: Tuple[Taint, ...]) -> Taint:
+        """What a call of anything else returns: a local function or object of the module
+        run with these arguments, a function of the module or the package followed, a record
+        or object built, a method called."""
+        func, args = node.func, node.args
+        called = last_name(func)
         if name in self.env:  # a local function: what it captured, and made of its arguments
             if name in self.made_by and any(values):  # probe = Probe(); probe(pool)
                 called = self.called_object(self.made_by[name], node, values)
