@@ -573,12 +573,17 @@ class PackageIndex:
         return name.encode() in data or STAR_IMPORT.search(data) is not None
 
     # -- what _facts asks -------------------------------------------------------------------------
-    def class_def(self, qualified: str) -> Optional[ast.ClassDef]:
-        """The class statement of ``pkg.mod.C``; None when unknown."""
+    def _class_module(self, qualified: str) -> Optional[tuple]:
+        """``(module, "C")`` for class ``pkg.mod.C`` of the package; None when unknown."""
         found = self._split(qualified, None)
         if found is None or found[1] not in found[0].scope.classes:
             return None
-        return found[0].scope.classes[found[1]]
+        return found
+
+    def class_def(self, qualified: str) -> Optional[ast.ClassDef]:
+        """The class statement of ``pkg.mod.C``; None when unknown."""
+        found = self._class_module(qualified)
+        return None if found is None else found[0].scope.classes[found[1]]
 
     def method_def(self, qualified: str, method: str) -> Optional[ast.AST]:
         """The def of method ``method`` in class ``pkg.mod.C`` (an inherited helper: run with
@@ -619,9 +624,8 @@ class PackageIndex:
         from lint_rules.rules._facts import factory_method
 
         owner, _, method = qualified.rpartition(".")
-        found = self._split(owner, None) if owner else None
-        if found is None or found[1] not in found[0].scope.classes or factory_method(
-                found[0].scope.classes[found[1]], method) is None:
+        found = self._class_module(owner) if owner else None
+        if found is None or factory_method(found[0].scope.classes[found[1]], method) is None:
             return None
         return found[0], f"{found[1]}.{method}"
 
@@ -630,8 +634,8 @@ class PackageIndex:
         taints (``_facts.Instance``; None: unknown)."""
         from lint_rules.rules._facts import instance_summary
 
-        found = self._split(qualified, None)
-        if found is None or found[1] not in found[0].scope.classes:
+        found = self._class_module(qualified)
+        if found is None:
             return None
         module, name = found
         return self._remembered(  # by the defining file, as function_returns
@@ -661,8 +665,8 @@ class PackageIndex:
     def _summary(self, qualified: str, view: str):
         from lint_rules.rules._facts import summarise_class
 
-        found = self._split(qualified, None)
-        if found is None or found[1] not in found[0].scope.classes:
+        found = self._class_module(qualified)
+        if found is None:
             return None
         module, name = found
         return self._remembered(  # by the defining file, as function_returns
