@@ -497,16 +497,14 @@ class _Rewrite(cst.CSTTransformer):
         return updated
 
     def leave_If(self, original, updated):
+        """The gate, and the reads of the pool in the branch it guards (``if`` statement or
+        ternary alike: both keep their test in ``test`` and the guarded branch in ``body``)."""
         updated = updated.with_changes(test=self._gate(updated.test))
         if self._active() and self._exists(updated.test):
             updated = updated.with_changes(body=updated.body.visit(_PoolReads(self.pool_attr)))
         return updated
 
-    def leave_IfExp(self, original, updated):
-        updated = updated.with_changes(test=self._gate(updated.test))
-        if self._active() and self._exists(updated.test):
-            updated = updated.with_changes(body=updated.body.visit(_PoolReads(self.pool_attr)))
-        return updated
+    leave_IfExp = leave_If
 
     def leave_While(self, original, updated):
         return updated.with_changes(test=self._gate(updated.test))
