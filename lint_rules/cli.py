@@ -17,6 +17,7 @@ from typing import Optional
 from lint_rules import commands
 from lint_rules.commands import EXIT_ERROR, UsageError, error, tool_version
 from lint_rules.config import ConfigError
+from lint_rules.options import OPTION_SPECS
 
 
 class _Version(argparse.Action):
@@ -127,12 +128,8 @@ def _add_lint(commands) -> None:
     lint.add_argument("--config", metavar="FILE",
                       help="read [flake8]/[poolguard] from FILE instead of searching")
     lint.add_argument("--isolated", action="store_true", help="ignore every config file")
-    lint.add_argument("--kvp-backend-bases", metavar="NAMES",
-                      help="extra base-class names that make a class an attention backend")
-    lint.add_argument("--kvp-swa-flags", metavar="NAMES",
-                      help="extra boolean SWA flag attribute names (KVP003)")
-    lint.add_argument("--kvp-pool-attr", metavar="NAME",
-                      help="pool attribute the fixes read (default: _swa_kv_pool)")
+    for spec in OPTION_SPECS:
+        lint.add_argument(f"--{spec.name}", metavar=spec.metavar, help=spec.help)
 
 
 def build_parser() -> argparse.ArgumentParser:

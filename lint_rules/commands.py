@@ -81,6 +81,7 @@ def resolve_config(args: argparse.Namespace):
     """The run's ``RunConfig`` from the config file and the flags, resolved once."""
     from lint_rules.cache import rule_codes
     from lint_rules.config import build_run_config, find_config_file, read_config_file
+    from lint_rules.options import OPTION_SPECS
 
     all_codes, default_codes = rule_codes(use_cache=not getattr(args, "no_cache", False))
 
@@ -105,11 +106,7 @@ def resolve_config(args: argparse.Namespace):
         cli_select=args.select,
         cli_extend_select=args.extend_select,
         cli_ignore=args.ignore,
-        cli_options={
-            "kvp-backend-bases": args.kvp_backend_bases,
-            "kvp-swa-flags": args.kvp_swa_flags,
-            "kvp-pool-attr": args.kvp_pool_attr,
-        },
+        cli_options={spec.name: getattr(args, spec.dest) for spec in OPTION_SPECS},
     )
 
 

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from lint_rules.files import read_regular_file
-from lint_rules.options import OptionError, Options
+from lint_rules.options import OPTION_SPECS, OptionError, Options
 
 CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # no INI config is this large; reading one costs its size
 SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
 READ_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-             "extend-exclude", "kvp-backend-bases", "kvp-swa-flags", "kvp-pool-attr")
+             "extend-exclude", *(spec.name for spec in OPTION_SPECS))
 CODE_PREFIX = "KVP"
 QUOTED = re.compile(r"[\[\]{}\"']")  # a TOML or JSON list, which an INI file keeps as text
 
@@ -334,11 +334,9 @@ def build_run_config(
 
 def _options(values: dict, cli: dict) -> Options:
     """Rule options: the CLI's ``--kvp-*`` flags win over the config file's keys."""
-    def pick(key):
-        return cli[key] if cli.get(key) is not None else values.get(key)
-
     try:
-        return Options.from_values(pick("kvp-backend-bases"), pick("kvp-swa-flags"),
-                                   pick("kvp-pool-attr"))
+        return Options.from_settings({
+            spec.name: cli[spec.name] if cli.get(spec.name) is not None else values.get(spec.name)
+            for spec in OPTION_SPECS})
     except OptionError as exc:
         raise ConfigError(str(exc)) from None

@@ -14,7 +14,7 @@ from typing import Iterator, Sequence, Tuple
 from flake8.exceptions import ExecutionError
 
 from lint_rules.engine import ALL_CODES, DEFAULT_CODES, lint_source
-from lint_rules.options import OptionError, Options
+from lint_rules.options import OPTION_SPECS, OptionError, Options
 from lint_rules.rules.kvp900_parse_error import ParseFailure
 
 try:
@@ -40,26 +40,10 @@ class PoolGuardChecker:
 
     @classmethod
     def add_options(cls, manager) -> None:
-        manager.add_option(
-            "--kvp-backend-bases",
-            default="",
-            parse_from_config=True,
-            comma_separated_list=True,
-            help="extra base-class names that make a class an attention backend (KVP rules)",
-        )
-        manager.add_option(
-            "--kvp-swa-flags",
-            default="",
-            parse_from_config=True,
-            comma_separated_list=True,
-            help="extra boolean SWA flag attribute names for KVP003",
-        )
-        manager.add_option(
-            "--kvp-pool-attr",
-            default=Options.pool_attr,
-            parse_from_config=True,
-            help="the resolved SWA pool attribute the KVP fixes test (default: %(default)s)",
-        )
+        for spec in OPTION_SPECS:
+            kind = {"comma_separated_list": True, "default": ""} if spec.listed else {
+                "default": getattr(Options, spec.field)}
+            manager.add_option(f"--{spec.name}", parse_from_config=True, help=spec.help, **kind)
         manager.extend_default_ignore(["KVP004"])
 
     @classmethod
@@ -67,9 +51,8 @@ class PoolGuardChecker:
         """The CLI's validation (``Options.from_values``); a bad value stops flake8 with one
         clear line, as flake8 reports its own critical errors."""
         try:
-            cls.options = Options.from_values(getattr(options, "kvp_backend_bases", ()),
-                                              getattr(options, "kvp_swa_flags", ()),
-                                              getattr(options, "kvp_pool_attr", None))
+            cls.options = Options.from_settings(
+                {spec.name: getattr(options, spec.dest, None) for spec in OPTION_SPECS})
         except OptionError as exc:
             raise ExecutionError(f"{cls.name}: {exc}") from None
         chosen = tuple(getattr(options, "select", None) or ()) + tuple(

@@ -4,7 +4,7 @@ from __future__ import annotations
 import keyword
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Optional, Union
+from typing import Iterable, Mapping, Optional, Union
 
 
 class OptionError(ValueError):
@@ -52,14 +52,51 @@ class Options:
                     ) -> "Options":
         """The one validation of the ``kvp-*`` options, shared by the CLI, its config files
         and the flake8 plugin; raises ``OptionError`` naming the bad value."""
-        bases = tuple(_checked_name(name, "kvp-backend-bases", dotted=True)
+        bases_option, flags_option, attr_option = (spec.name for spec in OPTION_SPECS)
+        bases = tuple(_checked_name(name, bases_option, dotted=True)
                       for name in cls.parse_list(backend_bases))
-        flags = tuple(_checked_name(name, "kvp-swa-flags", dotted=True)
+        flags = tuple(_checked_name(name, flags_option, dotted=True)
                       for name in cls.parse_list(swa_flags))
-        attr = _checked_name((pool_attr or "").strip() or cls.pool_attr, "kvp-pool-attr",
+        attr = _checked_name((pool_attr or "").strip() or cls.pool_attr, attr_option,
                              dotted=False)
         if attr.startswith("__") and not attr.endswith("__"):
             # the fixes read it as getattr(self, "__x"), which never sees the mangled _Cls__x
-            raise OptionError(f"kvp-pool-attr must not be a private name (Python mangles "
+            raise OptionError(f"{attr_option} must not be a private name (Python mangles "
                               f"{attr} per class, so the fixes could not read it), got {attr!r}")
         return cls(backend_bases=bases, swa_flags=flags, pool_attr=attr)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, object]) -> "Options":
+        """``from_values`` over a mapping keyed by option name (``kvp-pool-attr``); an absent
+        or None entry is the default."""
+        return cls.from_values(**{spec.field: settings.get(spec.name) for spec in OPTION_SPECS})
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One ``kvp-*`` option as every front door spells it: ``--<name>`` on the command line
+    and to flake8, ``<name>`` as a config key, ``Options.<field>`` once read."""
+
+    name: str
+    field: str
+    listed: bool  # a list of names (commas and whitespace split it) or one name
+    help: str
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse and flake8 keep the option's value under."""
+        return self.name.replace("-", "_")
+
+    @property
+    def metavar(self) -> str:
+        return "NAMES" if self.listed else "NAME"
+
+
+OPTION_SPECS = (  # the order of Options.from_values' parameters
+    OptionSpec("kvp-backend-bases", "backend_bases", True,
+               "extra base-class names that make a class an attention backend"),
+    OptionSpec("kvp-swa-flags", "swa_flags", True,
+               "extra boolean SWA flag attribute names (KVP003)"),
+    OptionSpec("kvp-pool-attr", "pool_attr", False,
+               f"pool attribute the fixes read (default: {Options.pool_attr})"),
+)
