@@ -1413,6 +1413,16 @@ class _Pass:
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
 
+    def backs_onto(self, attr: str, method: str) -> bool:
+        """In ``method``, run when the object is built (``__init__`` or what it calls),
+        ``self.<attr>`` of a helper object (no backend itself) is the backend that built it,
+        handed in (``Helper(self)``: ``self.backend = backend``): its ``token_to_kv_pool`` is
+        the pool a FROZEN_KV swap rebinds later, so what is kept of it now goes stale."""
+        facts = self.facts
+        return method in _built_by_init(facts) and holds_backend(facts.family, attr) and not any(
+            f"inner:{attr}" in c.pool_binds for c in facts.family) and \
+            facts.name not in self.scope.backend_names(self.flow.options)
+
     def module_strings(self, name: str) -> tuple:
         return self.scope.strings.get(name, ())
 
@@ -1702,6 +1712,17 @@ def _builds_backend(value: ast.AST) -> bool:
     if isinstance(value, ast.BoolOp):
         return any(map(_builds_backend, value.values))
     return isinstance(value, ast.Call) and last_name(value.func).endswith(BACKEND_SUFFIX)
+
+
+def _built_by_init(facts: ClassFacts) -> frozenset:
+    """``__init__`` and the methods of the class it calls, directly or through each other."""
+    found, todo = {"__init__"}, ["__init__"]
+    while todo:
+        for callee in facts.calls.get(todo.pop(), ()):
+            if callee in facts.methods and callee not in found:
+                found.add(callee)
+                todo.append(callee)
+    return frozenset(found)
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:

@@ -671,6 +671,8 @@ class FlowOwner(Protocol):
 
     def holds_backend(self, attr: str) -> bool: ...
 
+    def backs_onto(self, attr: str, method: str) -> bool: ...
+
     def holds_runner(self, attr: str) -> bool: ...
 
     def module_strings(self, name: str) -> tuple: ...
@@ -933,7 +935,7 @@ class MethodFlow(ast.NodeVisitor):
     def self_read(self, path: str, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         if self.deciding:
             self.gate(node, node, False, "read", name=path)
-        if path == ACTIVE_POOL:
+        if path == ACTIVE_POOL or _backed_pool(path, self.owner, self.name):  # (or a helper's
             return CLEAN if self.deferred else (POOL | STALE if self.kept else POOL)  # (a try
             # around it decides by what is read off it: a probe of an SWA name, its state)
         stored = self.owner.attr_value(path)
@@ -1257,7 +1259,8 @@ class MethodFlow(ast.NodeVisitor):
             self.note_fields(node, values)
             return container(union(values))  # a record (dataclass, namedtuple...) of its args
         if _is_class_name(func):  # (an object given the backend itself may copy its state)
-            return self.construct(node, values, follow or any(map(is_self, args)))
+            return self.construct(node, values, follow or any(map(is_self, (
+                *args, *(k.value for k in node.keywords)))))  # Helper(self), Helper(owner=self)
         if isinstance(func, ast.Attribute):
             return self.method_call(node, func, values)
         self.visit(func)
@@ -2912,6 +2915,13 @@ def _through_pool(node: ast.AST) -> bool:
             return True
         node = node.value
     return False
+
+
+def _backed_pool(path: str, owner: FlowOwner, method: str) -> bool:
+    """``self.backend.token_to_kv_pool`` while a helper object holding the backend that made
+    it is built: the active pool, read through the back-reference."""
+    holder, _, name = path.partition(".")
+    return name == ACTIVE_POOL and owner.backs_onto(holder, method)
 
 
 def _current_backend(node: ast.AST) -> bool:
