@@ -232,15 +232,36 @@ def read_baseline(source: str) -> set:
                             f"reads version {BASELINE_VERSION}: write it again with "
                             "--write-baseline")
     rows = payload.get("findings")
-    if not isinstance(rows, list) or not all(_baseline_row(row) for row in rows):
-        raise AdoptionError(f"baseline {source} has malformed findings")
+    if not isinstance(rows, list):
+        raise AdoptionError(f"baseline {source} has malformed findings (not a list)")
+    for number, row in enumerate(rows, 1):
+        wrong = _row_fault(row)
+        if wrong:
+            raise AdoptionError(f"baseline {source} has malformed findings (finding {number}: "
+                                f"{wrong})")
     return {(row["path"], row["code"], row["fingerprint"], row["occurrence"]) for row in rows}
 
 
-def _baseline_row(row) -> bool:
-    return (isinstance(row, dict) and all(isinstance(row.get(k), str)
-                                          for k in ("path", "code", "fingerprint"))
-            and isinstance(row.get("occurrence"), int))
+def _row_fault(row) -> str:
+    """What is wrong with one row of a baseline's findings ("" when nothing is)."""
+    if not isinstance(row, dict):
+        return "not an object"
+    for key in ("path", "code", "fingerprint"):
+        if not isinstance(row.get(key), str):
+            return f"{key} is not a string"
+    occurrence = row.get("occurrence")  # JSON's true is Python's True, an int equal to 1
+    if type(occurrence) is not int or occurrence < 1:
+        return f"occurrence {_shown(occurrence)} is not a whole number from 1 up"
+    return ""
+
+
+def _shown(value) -> str:
+    """A JSON value as the file spells it, cut short for an error line."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (ValueError, RecursionError):  # an int past str()'s digit limit, deep nesting
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def new_findings(findings: list, known: set, baseline_path: str) -> list:
