@@ -1702,10 +1702,14 @@ class MethodFlow(ast.NodeVisitor):
             self.bind(generator.target, generator.iter, source & ~RECORD, None)
             for condition in generator.ifs:
                 filtered |= self.decided(condition)  # the filter picks which elements are in
-        if filtered is not CLEAN and carries(filtered, TYPE_TESTS) and not (
-                self.per_forward or self.deferred or self.owner.is_live_view(self.name)):
+        once = filtered is not CLEAN and carries(filtered, TYPE_TESTS) and not (
+            self.per_forward or self.deferred or self.owner.is_live_view(self.name))
+        if once and self.record:
             filtered |= STALE  # a filter run once: what it admitted keeps its verdict
         value = picked(union(self.visit(r) for r in results), filtered)
+        if once and not self.record:  # a helper's filter runs at each call: what it admits
+            value |= CHOICE | (filtered & KIND)  # is picked by the pool it is given now (a
+            # caller keeping it keeps that verdict; one calling it per forward, a live one)
         bound = {name: self.env[name] for name in self.walrus if name in self.env}
         self.env = saved
         self.env.update(bound)  # a walrus in a comprehension binds in the enclosing function
