@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence
 
@@ -137,6 +138,46 @@ def decline_reason(module: cst.Module, class_name: str, codes: frozenset,
 
 def rewrite(module: cst.Module, class_name: str, options: Options, heirs=None) -> cst.Module:
     """``resolver_fix`` that says why it declines (raises ``Declined``)."""
+    try:
+        return _rewrite(module, class_name, options, heirs)
+    except Declined:
+        respelt = _respelt_names(module)
+        if respelt is None:
+            raise
+        # the facts name a flag as Python reads it (NFKC), libcst as it is spelt: when the
+        # file spelt as Python reads it would be rewritten, the spelling is why it is not
+        try:
+            accepted = _rewrite(respelt[1], class_name, options, heirs) is not respelt[1]
+        except Declined:
+            accepted = False
+        if not accepted:
+            raise
+        spelt, read = respelt[0]
+        raise Declined(f"the name {ascii(spelt)} is {read} to Python (NFKC) but not to the "
+                       f"codemod, which matches names as spelt: spell it {read}") from None
+
+
+def _respelt_names(module: cst.Module) -> Optional[tuple]:
+    """``((spelt, read), module)``: the first identifier the file spells otherwise than Python
+    reads it (NFKC: a fullwidth ``\uff53`` is ``s``, the ligature ``\ufb01`` is ``fi``) and the
+    module with every such identifier spelt as read; None when there is none."""
+    if module.code.isascii():
+        return None
+    found: List[tuple] = []
+
+    class _Respell(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+            read = unicodedata.normalize("NFKC", updated.value)
+            if read == updated.value:
+                return updated
+            found.append((updated.value, read))
+            return updated.with_changes(value=read)
+
+    respelt = module.visit(_Respell())
+    return (found[0], respelt) if found else None
+
+
+def _rewrite(module: cst.Module, class_name: str, options: Options, heirs=None) -> cst.Module:
     try:
         tree = ast.parse(module.code)
     except (SyntaxError, ValueError) as err:

@@ -2,7 +2,9 @@
 ``poolguard`` subprocess on real files."""
 from __future__ import annotations
 
+import ast
 import json
+from textwrap import dedent
 
 import pytest
 from clirun import STALE, poolguard, write
@@ -23,3 +25,50 @@ def test_a_baseline_occurrence_that_is_no_whole_number_is_refused(tmp_path, occu
     assert done.stderr.splitlines() == [
         f"poolguard: error: baseline base.json has malformed findings (finding 1: occurrence "
         f"{occurrence} is not a whole number from 1 up)"], done.stderr
+
+
+# The flag's store spelt with a fullwidth letter, its gate plainly: one attribute to Python.
+RESPELT = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class DemoAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.use_\\uff53wa = isinstance(self.token_to_kv_pool, SWAKVPool)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if self.use_swa:
+                return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
+            return q
+""").encode().decode("unicode_escape")
+
+
+@pytest.mark.parametrize("spelt, read", [("use_\uff53wa", "use_swa"),
+                                         ("Demo\uff21ttnBackend", "DemoAttnBackend")])
+def test_a_name_python_normalises_is_the_reason_the_codemod_declines(tmp_path, spelt, read):
+    # the facts (ast) name the flag as Python reads it (NFKC), libcst as it is spelt: the
+    # codemod found no store of self.use_swa and said "is not a statement of its own", or no
+    # class DemoAttnBackend and said "DemoAttnBackend.__init__ not found"
+    source = RESPELT.replace("use_\uff53wa", "use_swa").replace(read, spelt)
+    root = write(tmp_path / "t", {"b.py": source.encode()})
+    done = poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", "b.py",
+                     cwd=root, expect=1)
+    assert (f"poolguard: b.py: DemoAttnBackend not rewritten by --unsafe-fixes: the name "
+            f"{ascii(spelt)} is {read} to Python (NFKC) but not to the codemod, which matches "
+            f"names as spelt: spell it {read}") in done.stderr.splitlines(), done.stderr
+
+
+def test_a_gate_spelt_otherwise_still_gets_the_rewrite(tmp_path):
+    # a respelt gate reads the property the rewrite makes: rewritten, verified, idempotent
+    source = RESPELT.replace("use_\uff53wa", "use_swa").replace(
+        "if self.use_swa:", "if self.use_\uff53wa:")
+    root = write(tmp_path / "t", {"b.py": source.encode()})
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "b.py", cwd=root,
+              expect=0)
+    fixed = (root / "b.py").read_text()
+    ast.parse(fixed)
+    assert "self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)" in fixed
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "b.py", cwd=root,
+              expect=0)
+    assert (root / "b.py").read_text() == fixed
