@@ -75,6 +75,7 @@ from lint_rules.rules._flow import (
     name_pattern,
     nodes_under,
     params_of,
+    returns_nothing,
     self_attr,
     self_path,
     tested_operands,
@@ -1189,8 +1190,8 @@ class _Pass:
         owner = next((c for c in self.facts.family if name in c.methods), None)
         if owner is None:
             return self._inherited_returns(name, arguments) | self._foreign_returns(name)
-        if name in owner.resolvers:
-            return CLEAN
+        if name in owner.resolvers or returns_nothing(owner.methods[name]):
+            return CLEAN  # (one returning nothing is not run for it: its turn runs it)
         key = ("method", name, arguments)
         if key not in self.memo:
             if self.depth >= MAX_DEPTH:

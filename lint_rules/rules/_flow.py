@@ -226,6 +226,38 @@ def class_nodes(cls_node: ast.ClassDef) -> List[ast.AST]:
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def returns_nothing(function: ast.AST) -> bool:
+    """Whether ``function`` can give its caller nothing but ``None``: no ``return`` with a
+    value and no ``yield`` in its own body (those of its nested functions, lambdas and classes
+    are theirs). Only a value returned or yielded makes what a flow of it returns
+    (``MethodFlow.returned``), so a call of it returns CLEAN whatever it is handed."""
+    found = _VOID.get(function)
+    if found is None:
+        found = _VOID[function] = not any(map(_gives_value, _own_nodes(function.body)))
+    return found
+
+
+def _gives_value(node: ast.AST) -> bool:
+    kind = type(node)
+    return kind is ast.Yield or kind is ast.YieldFrom or kind is ast.Return and (
+        node.value is not None)
+
+
+def _own_nodes(statements: list) -> Iterator[ast.AST]:
+    """The nodes of a function body outside the functions, lambdas and classes nested in it."""
+    todo = list(statements)
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(child for child in ast.iter_child_nodes(node)
+                    if type(child) not in _SCOPES)
+
+
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+# function node -> returns_nothing (the trees are never changed once parsed)
+_VOID: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
 def _walk(node: ast.AST) -> List[ast.AST]:
     found = [node]
     for node in found:  # (a list grown while it is iterated is read to its new end)
