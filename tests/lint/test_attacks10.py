@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 from textwrap import dedent
 
 import pytest
@@ -72,3 +74,21 @@ def test_a_gate_spelt_otherwise_still_gets_the_rewrite(tmp_path):
     poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "b.py", cwd=root,
               expect=0)
     assert (root / "b.py").read_text() == fixed
+
+
+UNDECODABLE = b'class DemoAttnBackend(AttentionBackend):\n    x = "\xff\xfe"\n'
+
+
+def test_undecodable_stdin_is_one_kvp900_and_flake8s_own_failure_is_not_the_plugins(tmp_path):
+    # README: flake8 7 decodes stdin as UTF-8 itself (flake8.utils.stdin_get_value) before any
+    # plugin runs, so `flake8 -` ends in its own traceback; poolguard lint - reports the file
+    root = tmp_path / "t"
+    root.mkdir()
+    (tmp_path / "in.py").write_bytes(UNDECODABLE)
+    with open(tmp_path / "in.py", "rb") as stdin:
+        done = poolguard("lint", "--isolated", "-", cwd=root, expect=1, stdin=stdin, text=False)
+    assert done.stdout.decode().startswith("stdin:1:1: KVP900 cannot parse: cannot decode"), \
+        done.stdout
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "-"], cwd=root,
+                            input=UNDECODABLE, capture_output=True, timeout=120)
+    assert b"lint_rules" not in flake8.stderr, flake8.stderr.decode(errors="replace")
