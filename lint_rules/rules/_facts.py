@@ -34,6 +34,7 @@ from lint_rules.rules._installed import (
     decorated_methods,
     dispatched,
     descriptor_methods,
+    given_self,
     handed_helpers,
     made_classes,
     metaclass_methods,
@@ -525,6 +526,17 @@ def _absolute(module: str, target: str, level: int) -> str:
         return target
     parts = module.split(".")[: -level] if module else []
     return ".".join([*parts, target] if target else parts)
+
+
+# method node -> (positions, bound) -> its copy taking the backend there (``given_self``)
+_GIVEN_SELF: "weakref.WeakKeyDictionary[ast.AST, dict]" = weakref.WeakKeyDictionary()
+
+
+def _given_self(function: ast.AST, positions: Tuple[int, ...], bound: bool) -> Optional[ast.AST]:
+    copies = _GIVEN_SELF.setdefault(function, {})
+    if (positions, bound) not in copies:
+        copies[positions, bound] = given_self(function, positions, bound)
+    return copies[positions, bound]
 
 
 def _decorator_names(node, imports: Optional[Dict[str, str]] = None) -> set:
@@ -1185,18 +1197,28 @@ class _Pass:
         value = self._read("globals", name)
         return value | STALE if value else CLEAN
 
-    def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
-        """What ``self.<name>(...)`` returns for arguments holding these taints."""
+    def method_returns(self, name: str, arguments: Tuple[Taint, ...],
+                       given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint:
+        """What ``self.<name>(...)`` returns for arguments holding these taints; the
+        arguments at ``given_self`` are the backend itself (``self._pick(self)``: what the
+        method reads off that parameter is ours, live), ``bound``: as ``given_self``
+        (``_installed.given_self``) says."""
         owner = next((c for c in self.facts.family if name in c.methods), None)
         if owner is None:
             return self._inherited_returns(name, arguments) | self._foreign_returns(name)
         if name in owner.resolvers or returns_nothing(owner.methods[name]):
             return CLEAN  # (one returning nothing is not run for it: its turn runs it)
-        key = ("method", name, arguments)
+        function = owner.methods[name]
+        if given_self:
+            function = _given_self(function, given_self, bound)
+            if function is None:
+                return CLEAN
+            arguments = tuple(v for i, v in enumerate(arguments) if i not in given_self)
+        key = ("method", name, arguments, given_self, bound) if given_self else (
+            "method", name, arguments)
         if key not in self.memo:
             if self.depth >= MAX_DEPTH:
                 return self._read("returns", name)
-            function = owner.methods[name]
             returned = self._evaluate(key, function, name)
             cached = owner.properties.get(name, False) or name in owner.cached_methods
             self.memo[key] = returned | (STALE if cached and returned and not keyed_by_pool(
@@ -1295,22 +1317,23 @@ class _Pass:
                      if name in summary.returns), None)
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         follow: bool = True, keywords: tuple = ()) -> Optional[Taint]:
+                         follow: bool = True, keywords: tuple = (),
+                         given_self: Tuple[int, ...] = ()) -> Optional[Taint]:
         """What a function of this module or (``follow``: some argument carries state or is a
         runner) of another module of the package returns for these argument taints and
-        ``(name, taint)`` keyword arguments."""
+        ``(name, taint)`` keyword arguments; the arguments at ``given_self`` are the backend
+        itself (a function of this module: ``method_returns``)."""
         scope = self.scope
-        local = self._module_callable(func)
+        local = self._local_call(func, arguments, keywords, given_self)
         if local is not None:
-            name, function, klass = local
-            if scope.is_resolver(name) if not klass else _mentions(function, (
-                    ALLOCATOR, ALLOCATOR_POOL)):
+            key, function, klass = local
+            if function is None or (scope.is_resolver(key[1]) if not klass else _mentions(
+                    function, (ALLOCATOR, ALLOCATOR_POOL))):
                 return CLEAN
-            key = ("function", name, arguments, keywords)
             if key not in self.memo:
                 if self.depth >= MAX_DEPTH:
                     return CLEAN
-                self.memo[key] = self._evaluate(key, function, name, klass, keywords)
+                self.memo[key] = self._evaluate(key, function, key[1], klass, keywords)
             return self.memo[key]
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
@@ -1322,6 +1345,21 @@ class _Pass:
                 self.memo_fields[("package", qualified, arguments, keywords)] = found[1]
             return Taint(found[0])
         return None
+
+    def _local_call(self, func: ast.AST, arguments: Tuple[Taint, ...], keywords: tuple,
+                    given_self: Tuple[int, ...]) -> Optional[tuple]:
+        """``(key, def, class)`` of a call of a function of this module (``_module_callable``)
+        with these arguments: the def as given the backend at ``given_self`` (None when it
+        takes no parameter there), those arguments left out of the key's."""
+        local = self._module_callable(func)
+        if local is None:
+            return None
+        name, function, klass = local
+        if not given_self or klass:
+            return ("function", name, arguments, keywords), function, klass
+        function = _given_self(function, given_self, False)
+        arguments = tuple(v for i, v in enumerate(arguments) if i not in given_self)
+        return ("function", name, arguments, keywords, given_self), function, klass
 
     def _module_callable(self, func: ast.AST) -> Optional[Tuple[str, ast.AST, str]]:
         """``(name, def, class)`` for a function of this module (``helper``) or a factory of
@@ -1339,30 +1377,28 @@ class _Pass:
         return None
 
     def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                        keywords: tuple = ()) -> Dict[str, Taint]:
+                        keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> Dict[str, Taint]:
         """The fields of the record a function of this module returns for these arguments
         (known once ``function_returns`` evaluated it)."""
-        local = self._module_callable(func)
+        local = self._local_call(func, arguments, keywords, given_self)
         if local is None:  # (a factory of another module, once function_returns asked)
             qualified = self.scope.qualified(func)
             return self.memo_fields.get(("package", qualified, arguments, keywords), {})
-        return self.memo_fields.get(("function", local[0], arguments, keywords), {})
+        return self.memo_fields.get(local[0], {})
 
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         keywords: tuple = ()) -> list:
+                         keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list:
         """The stores of module globals (``global X``, a module container) a function of this
         module makes when called with these arguments (``StoreEvent``s; known once evaluated)."""
-        local = self._module_callable(func)
-        key = ("function", local[0], arguments, keywords) if local else None
-        return self.memo_globals.get(key, []) if local else []
+        local = self._local_call(func, arguments, keywords, given_self)
+        return self.memo_globals.get(local[0], []) if local else []
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                       keywords: tuple = ()) -> list:
+                       keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list:
         """The decisions on module globals a function of this module makes when called with
         these arguments (``_flow.GateEvent``s; known once evaluated): its caller's gates."""
-        local = self._module_callable(func)
-        key = ("function", local[0], arguments, keywords) if local else None
-        return self.memo_gates.get(key, []) if local else []
+        local = self._local_call(func, arguments, keywords, given_self)
+        return self.memo_gates.get(local[0], []) if local else []
 
     def is_cached_function(self, func: ast.AST) -> bool:
         return isinstance(func, ast.Name) and func.id in self.scope.cached

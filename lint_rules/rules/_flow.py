@@ -302,6 +302,11 @@ def is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+def selves(args: list) -> Tuple[int, ...]:
+    """The positions of the arguments that are ``self``."""
+    return tuple(i for i, a in enumerate(args) if type(a) is ast.Name and a.id == "self")
+
+
 def const_str(node: Optional[ast.AST]) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -660,19 +665,23 @@ class FlowOwner(Protocol):
 
     def global_value(self, name: str) -> Taint: ...
 
-    def method_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint: ...
+    def method_returns(self, name: str, arguments: Tuple[Taint, ...],
+                       given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint: ...
 
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         follow: bool = True, keywords: tuple = ()) -> Optional[Taint]: ...
+                         follow: bool = True, keywords: tuple = (),
+                         given_self: Tuple[int, ...] = ()) -> Optional[Taint]: ...
 
     def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                        keywords: tuple = ()) -> Dict[str, Taint]: ...
+                        keywords: tuple = (), given_self: Tuple[int, ...] = ()
+                        ) -> Dict[str, Taint]: ...
 
     def function_globals(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                         keywords: tuple = ()) -> list: ...
+                         keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list: ...
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                       keywords: tuple = ()) -> List["GateEvent"]: ...
+                       keywords: tuple = (), given_self: Tuple[int, ...] = ()
+                       ) -> List["GateEvent"]: ...
 
     def is_cached_function(self, func: ast.AST) -> bool: ...
 
@@ -1281,9 +1290,11 @@ class MethodFlow(ast.NodeVisitor):
                 name == "cls" or name == self.owner.class_name and name not in self.env):
             # cls(pool=...), Klass(...) in a factory of this class: its __init__'s arguments
             self.owner.note_call("__init__", values[: len(args)], dict(keywords))
-        returned = self.owner.function_returns(func, values[: len(args)], follow, keywords)
+        handed = selves(args)  # helper(self): the backend handed itself
+        returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
+                                               handed)
         if returned is not None:  # a function of this module or of the package
-            return self.function_call(node, returned, values, keywords)
+            return self.function_call(node, returned, values, keywords, handed)
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)
@@ -1367,19 +1378,20 @@ class MethodFlow(ast.NodeVisitor):
         return value
 
     def function_call(self, node: ast.Call, returned: Taint, values: Tuple[Taint, ...],
-                      keywords: tuple) -> Taint:
+                      keywords: tuple, handed: Tuple[int, ...] = ()) -> Taint:
         """A call of a function of this module or of the package: what it returns, the fields
         of the record it builds (``Facts.of(pool)``), the module globals it sets (``global X``
-        there: a store of this call) and, cached, a sink of its own."""
+        there: a store of this call) and, cached, a sink of its own; ``handed``: the
+        positions of the arguments that are ``self``."""
         func, passed = node.func, values[: len(node.args)]
-        fields = self.owner.function_fields(func, passed, keywords)
+        fields = self.owner.function_fields(func, passed, keywords, handed)
         if fields:
             self.fields[id(node)] = fields
-        for made in self.owner.function_globals(func, passed, keywords):  # install(pool):
+        for made in self.owner.function_globals(func, passed, keywords, handed):  # install(
             self.store(made.attr, made.node, made.statement, made.value, made.taint, "module",
-                       made.under)  # its stores, where they stand in it, made by this call
+                       made.under)  # pool): its stores, where they stand, made by this call
         if self.record and not self.deferred:  # translate(loc): `if _MAP is None` in it
-            for event in self.owner.function_gates(func, passed, keywords):
+            for event in self.owner.function_gates(func, passed, keywords, handed):
                 self.gates.setdefault(id(event.node), event)
         returned = self.cached(node, func, returned, values)
         if self.deciding and returned & STALE:  # if windowed(): what it answers is kept state
@@ -1508,7 +1520,8 @@ class MethodFlow(ast.NodeVisitor):
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
             passed = values[: len(node.args)]
-            returned = self.owner.method_returns(func.attr, passed)
+            returned = self.owner.method_returns(func.attr, passed, selves(node.args), is_self(
+                owner) or _is_super(owner))  # (self._pick(self): the backend handed itself)
             if self.deciding and is_self(owner):  # what this call returns, for these arguments
                 self.gate(node, node, False, "call", self.decides(func.attr, node.args, passed,
                                                                   returned))

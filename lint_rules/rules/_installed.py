@@ -121,6 +121,23 @@ def handed_helpers(handed: Dict[str, int], functions: Dict[str, ast.AST],
     return found
 
 
+def given_self(function: ast.AST, positions: Tuple[int, ...], bound: bool) -> Optional[ast.AST]:
+    """``function`` as called with the backend itself at the call's argument ``positions``
+    (``self._pick_pool(self)``, ``Klass.probe(x, self)``): each parameter given it renamed
+    ``self`` (its ``runner.token_to_kv_pool`` is the backend's live pool, not a runner's).
+    ``bound``: the call binds the first parameter itself (``self.m``, ``cls.m``), unless
+    ``function`` is a staticmethod. None when no such parameter exists (``*args``)."""
+    decorators = {last_name(getattr(d, "func", d)) for d in function.decorator_list}
+    skip = 0 if "staticmethod" in decorators else 1 if bound or "classmethod" in decorators \
+        else 0
+    positional = [*function.args.posonlyargs, *function.args.args][skip:]
+    if any(i >= len(positional) for i in positions):
+        return None
+    names = {positional[i].arg: INSTANCE for i in positions}
+    copied = _Renamer(names, {}).visit(copy.deepcopy(function))
+    return copied
+
+
 def made_classes(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST]) -> list:
     """``Name = type("Name", (Base,), {"__init__": init, ...})``: a class statement built
     from the functions of the module the namespace names (placed at the call)."""
