@@ -669,7 +669,8 @@ class ClassFlow:
     def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope,
                  earlier: Optional["ClassFlow"] = None) -> None:
         self.facts, self.options, self.scope = facts, options, scope
-        self.per_forward = _per_forward(facts.methods, facts.calls)
+        self.per_forward = _per_forward(facts.methods, facts.calls) | _called_back(
+            facts, scope, options)
         self.resolvers = facts.resolvers
         self.order = sorted(facts.methods, key=lambda n: n != "__init__")
         self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
@@ -1450,15 +1451,12 @@ class _Pass:
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
 
-    def backs_onto(self, attr: str, method: str) -> bool:
-        """In ``method``, run when the object is built (``__init__`` or what it calls),
-        ``self.<attr>`` of a helper object (no backend itself) is the backend that built it,
-        handed in (``Helper(self)``: ``self.backend = backend``): its ``token_to_kv_pool`` is
-        the pool a FROZEN_KV swap rebinds later, so what is kept of it now goes stale."""
-        facts = self.facts
-        return method in _built_by_init(facts) and holds_backend(facts.family, attr) and not any(
-            f"inner:{attr}" in c.pool_binds for c in facts.family) and \
-            facts.name not in self.scope.backend_names(self.flow.options)
+    def backs_onto(self, attr: str) -> bool:
+        """``self.<attr>`` of a helper object is the backend that built it (``Helper(self)``:
+        ``self.backend = backend``): its ``token_to_kv_pool`` is the pool a FROZEN_KV swap
+        rebinds, read as a backend reads its own (live where the backend calls the helper, kept
+        where the helper is built or memoises it)."""
+        return attr in _back_references(self.facts, self.scope, self.flow.options)
 
     def module_strings(self, name: str) -> tuple:
         return self.scope.strings.get(name, ())
@@ -1749,6 +1747,39 @@ def _builds_backend(value: ast.AST) -> bool:
     if isinstance(value, ast.BoolOp):
         return any(map(_builds_backend, value.values))
     return isinstance(value, ast.Call) and last_name(value.func).endswith(BACKEND_SUFFIX)
+
+
+# __init__ -> the attributes it keeps a backend parameter in
+_HANDED_BACKENDS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def _back_references(facts: ClassFacts, scope: ModuleScope, options: Options) -> frozenset:
+    """The attributes a helper class (no backend itself) keeps the backend that builds it in:
+    ``self.<attr> = <parameter>`` in ``__init__``, both named for a backend
+    (``self.backend = backend``, ``self.attn_backend = owner_backend``), not one it builds."""
+    init = facts.methods.get("__init__")
+    if init is None:
+        return frozenset()
+    if init not in _HANDED_BACKENDS:
+        params = set(params_of(init))
+        _HANDED_BACKENDS[init] = frozenset(
+            target.attr for statement in nodes_under(init) if type(statement) is ast.Assign
+            and type(statement.value) is ast.Name and statement.value.id in params
+            and statement.value.id.lower().endswith(INNER_HOLDER_SUFFIXES)
+            for target in statement.targets if isinstance(target, ast.Attribute)
+            and is_self(target.value) and target.attr.lower().endswith(INNER_HOLDER_SUFFIXES))
+    handed = _HANDED_BACKENDS[init]
+    if not handed or facts.name in scope.backend_names(options):
+        return frozenset()
+    return frozenset(a for a in handed if f"inner:{a}" not in facts.pool_binds)
+
+
+def _called_back(facts: ClassFacts, scope: ModuleScope, options: Options) -> frozenset:
+    """A helper holding the backend that built it runs a method when the backend calls it:
+    every method but those building it (``__init__`` and what it calls) is per-forward."""
+    if not _back_references(facts, scope, options):
+        return frozenset()
+    return frozenset(facts.methods) - _built_by_init(facts)
 
 
 def _built_by_init(facts: ClassFacts) -> frozenset:

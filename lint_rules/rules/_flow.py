@@ -712,7 +712,7 @@ class FlowOwner(Protocol):
 
     def holds_backend(self, attr: str) -> bool: ...
 
-    def backs_onto(self, attr: str, method: str) -> bool: ...
+    def backs_onto(self, attr: str) -> bool: ...
 
     def holds_runner(self, attr: str) -> bool: ...
 
@@ -976,7 +976,8 @@ class MethodFlow(ast.NodeVisitor):
     def self_read(self, path: str, node: ast.AST, holder: ast.AST, name: str) -> Taint:
         if self.deciding:
             self.gate(node, node, False, "read", name=path)
-        if path == ACTIVE_POOL or _backed_pool(path, self.owner, self.name):  # (or a helper's
+        if path == ACTIVE_POOL or path[-_HELD_TAIL:] == _HELD_POOL and _backed_pool(
+                path, self.owner):  # (a helper's self.backend.token_to_kv_pool: the same)
             return CLEAN if self.deferred else (POOL | STALE if self.kept else POOL)  # (a try
             # around it decides by what is read off it: a probe of an SWA name, its state)
         stored = self.owner.attr_value(path)
@@ -2966,11 +2967,15 @@ def _through_pool(node: ast.AST) -> bool:
     return False
 
 
-def _backed_pool(path: str, owner: FlowOwner, method: str) -> bool:
-    """``self.backend.token_to_kv_pool`` while a helper object holding the backend that made
-    it is built: the active pool, read through the back-reference."""
+_HELD_POOL = f".{ACTIVE_POOL}"  # the tail of ``<held>.token_to_kv_pool``, tested first
+_HELD_TAIL = len(_HELD_POOL)
+
+
+def _backed_pool(path: str, owner: FlowOwner) -> bool:
+    """``self.backend.token_to_kv_pool`` in a helper object holding the backend that made it:
+    the active pool, read through the back-reference."""
     holder, _, name = path.partition(".")
-    return name == ACTIVE_POOL and owner.backs_onto(holder, method)
+    return name == ACTIVE_POOL and owner.backs_onto(holder)
 
 
 def _current_backend(node: ast.AST) -> bool:
