@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lint_rules.files import WriteRefused, read_regular_file, write_whole
 from lint_rules.noqa import NOQA_INLINE_REGEXP, NoqaMap, listed_codes
-from lint_rules.output import valid_unicode
+from lint_rules.output import message_path, valid_unicode
 
 BASELINE_FORMAT = "poolguard-baseline"
 BASELINE_VERSION = 1
@@ -132,16 +132,17 @@ def add_noqa_everywhere(findings: list) -> tuple:
         if finding.code != "KVP900":
             by_file.setdefault(path, {}).setdefault(finding.line, set()).add(finding.code)
         else:  # the rules never saw this file: a noqa would hide nothing it has
-            errors.append(f"{path}: cannot add noqa: the file was not checked ({finding.code} "
-                          f"{finding.message})")
+            errors.append(f"{message_path(path)}: cannot add noqa: the file was not checked ("
+                          f"{finding.code} {finding.message})")
     lines = files = 0
     for path, codes_by_line in sorted(by_file.items()):
         try:
             changed, refused = add_noqa(path, codes_by_line)
-            errors.extend(f"{path}: cannot add noqa: {why}" for why in refused)
+            errors.extend(f"{message_path(path)}: cannot add noqa: {why}" for why in refused)
         except (OSError, WriteRefused, NoqaRefused, SyntaxError, UnicodeError,
                 LookupError) as exc:
-            errors.append(f"{path}: cannot add noqa: {getattr(exc, 'strerror', None) or exc}")
+            errors.append(f"{message_path(path)}: cannot add noqa: "
+                          f"{getattr(exc, 'strerror', None) or exc}")
             continue
         lines += changed
         files += bool(changed)

@@ -348,8 +348,10 @@ def _say_declined(findings: list) -> None:
         for title, applicability in f.fixes:
             if applicability == DECLINED:
                 seen.add((path, title))
+    from lint_rules.output import message_path
+
     for path, title in sorted(seen):
-        write_stderr(f"poolguard: {path}: {title}\n")
+        write_stderr(f"poolguard: {message_path(path)}: {title}\n")
 
 
 def _summarise_diff(result, findings: list) -> None:

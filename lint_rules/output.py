@@ -75,6 +75,19 @@ def text_path(path: str, utf8: bool = True) -> str:
     return path if shown == raw else os.fsdecode(shown)
 
 
+def message_path(path: str) -> str:
+    """A file's name inside a one-line message on stderr: as ``text_path`` shows it, and with
+    every non-ASCII byte an octal escape when the name is not UTF-8 (stderr writes no raw bytes
+    back). A name never splits the line, never reaches a terminal as a control sequence
+    (ESC, CR) and never reads as another name."""
+    raw = os.fsencode(path)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return git_quoted(raw, non_ascii=True).decode("ascii")
+    return text_path(path)
+
+
 def render_text(findings: list, unsafe: bool = False, utf8: bool = True) -> str:
     """flake8's shape, ``[*]`` on what ``--fix`` fixes (with ``unsafe``: also the unsafe
     fixes), then the fix's title; the path as ``text_path`` shows it on a stdout that is

@@ -32,6 +32,7 @@ from lint_rules.fixes import DECLINED
 from lint_rules.files import (WriteRefused, digest_bytes, first_two_lines, is_stray_temp,
                               read_regular_file, read_regular_file_stat, remove_stray_temp,
                               write_fix)
+from lint_rules.output import message_path
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -107,7 +108,7 @@ def _said_once(errors: list) -> list:
         key = os.path.abspath(path)
         if key not in seen:
             seen.add(key)
-            lines.append(f"{path}: {why}")
+            lines.append(f"{message_path(path)}: {why}")
     return lines
 
 
@@ -242,7 +243,8 @@ def analyse(mode: str, options, job: _Job) -> tuple:
         new_text, remaining = fix_source(job.text, unsafe=job.unsafe, **kwargs)
         return remaining, new_text, None, _deps_of(job.path)
     except Exception as exc:  # reported per file, see the docstring
-        return [], None, f"{job.path}: internal error, please report: {type(exc).__name__}: {exc}"
+        return [], None, (f"{message_path(job.path)}: internal error, please report: "
+                          f"{type(exc).__name__}: {exc}")
 
 
 def _deps_of(path: str) -> Optional[dict]:
@@ -373,7 +375,7 @@ class _TreeRun:
         try:  # bounded: a huge (or sparse) file must cost its own line, not the run's memory
             data, st = read_regular_file_stat(path, MAX_SOURCE_BYTES)
         except OSError as exc:
-            self.errors.append(f"{path}: {exc.strerror or exc}")
+            self.errors.append(f"{message_path(path)}: {exc.strerror or exc}")
             self.results[path] = FileResult(path, error=self.errors[-1])
             return None
         full = self._full(path)
@@ -528,7 +530,7 @@ class _TreeRun:
 
     def _unfixed(self, job: _Job, why: str) -> None:
         """An error line for the file; it keeps its findings, as a lint of its bytes shows them."""
-        self.errors.append(f"{job.path}: {why}")
+        self.errors.append(f"{message_path(job.path)}: {why}")
         before = analyse("lint", self.config.options, job)[0]
         self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
 

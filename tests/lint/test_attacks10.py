@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from textwrap import dedent
@@ -92,3 +93,45 @@ def test_undecodable_stdin_is_one_kvp900_and_flake8s_own_failure_is_not_the_plug
     flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "-"], cwd=root,
                             input=UNDECODABLE, capture_output=True, timeout=120)
     assert b"lint_rules" not in flake8.stderr, flake8.stderr.decode(errors="replace")
+
+
+def _stderr_lines(done) -> list:
+    return done.stderr.decode("utf-8", "backslashreplace").split("\n")[:-1]
+
+
+@pytest.mark.parametrize("name, shown", [
+    (b"fi\nfo.py", '"./fi\\nfo.py"'),
+    (b"fi\x1b[31mred.py", '"./fi\\033[31mred.py"'),
+    (b"x\xff\rr.py", '"./x\\377\\015r.py"'),
+    (b'say "hi".py', '"./say \\"hi\\".py"'),
+])
+def test_a_name_in_an_error_line_is_quoted_as_in_the_report(tmp_path, name, shown):
+    # the line said "poolguard: error: fi" and "fo.py: not a regular file, not checked" (two
+    # lines), sent ESC sequences and CRs to the terminal, and a byte that is not UTF-8 as
+    # "\udcff"; text findings C-quote such names as git does, error lines now too
+    root = tmp_path / "t"
+    root.mkdir()
+    os.mkfifo(os.path.join(os.fsencode(root), name))
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=root, expect=2, text=False)
+    assert _stderr_lines(done) == [
+        f"poolguard: error: {shown}: not a regular file, not checked",
+        "poolguard: No findings in the files checked; 1 error above."], done.stderr
+
+
+def test_a_read_only_file_with_an_escape_in_its_name_is_one_quoted_line(tmp_path):
+    root = write(tmp_path / "t", {"ro\x1b.py": RESPELT.replace("use_\uff53wa", "use_swa")})
+    (root / "ro\x1b.py").chmod(0o444)
+    done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", ".",
+                     cwd=root, expect=2, text=False)
+    assert ('poolguard: error: "ro\\033.py": cannot write the fix: read-only; not rewritten '
+            '(make it writable to apply the fix)') in _stderr_lines(done), done.stderr
+    assert b"\x1b" not in done.stderr
+
+
+def test_a_declined_class_in_a_file_with_a_newline_in_its_name_is_one_line(tmp_path):
+    root = write(tmp_path / "t", {"a\nb.py": RESPELT.encode()})
+    done = poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", ".",
+                     cwd=root, expect=1, text=False)
+    assert any(line.startswith('poolguard: "a\\nb.py": DemoAttnBackend not rewritten by '
+                               '--unsafe-fixes: the name') for line in _stderr_lines(done)), \
+        done.stderr
