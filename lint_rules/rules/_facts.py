@@ -2471,6 +2471,19 @@ def keeps_decision(bits: Taint) -> bool:
     return bool(bits & TYPE and not bits & RECORD or bits & (RUNNER | CHOICE | KIND | GATED))
 
 
+def is_chosen_verdict(bits: Taint) -> bool:
+    """A kept value a pool type or duck test picked and nothing else (``"swa" if hasattr(pool,
+    "swa_kv_pool") else "full"``, an enum member, a helper's ``return "swa"`` under ``case
+    SWAKVPool()``): that test's verdict spelled as a value, holding no pool data, KVP002's
+    (never a pool state for KVP001; no property over the pool can stand for it)."""
+    return bits & (CHOICE | STALE) == CHOICE | STALE and not bits & VERDICT_EXCLUDED
+
+
+# what makes a choice more than a pool type verdict: pool data or capacity, a built object, a
+# non-SWA class test, the runner's flag, a stored flag it was made under, a flag it already is
+VERDICT_EXCLUDED = STATE | SIZE | BUILT | KIND | RUNNER | GATED | TYPE
+
+
 def is_swap_point(store: Store) -> bool:
     """``self.token_to_kv_pool = <runner>.token_to_kv_pool``: the attribute the swap rebinds."""
     plain = isinstance(store.value, (ast.Name, ast.Attribute)) or (

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import _by_lineage, is_swap_point, shown_sink
+from lint_rules.rules._facts import _by_lineage, is_chosen_verdict, is_swap_point, shown_sink
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
@@ -1046,7 +1046,7 @@ class StalePoolState(Rule):
             # sources in any spelling (attrgetter, vars(), sub-pools, per-ratio pools, bound
             # methods);
             # sinks at any depth, class attributes, module containers, __dict__.update, a helper
-            # given the pool, a choice made by a type test, a functools cache
+            # given the pool, a sub-pool picked by a type test, a functools cache
             dedent(
                 """\
                 _POOL_OF = operator.attrgetter("token_to_kv_pool")
@@ -1064,7 +1064,7 @@ class StalePoolState(Rule):
                         _POOLS["active"] = pool
                         self.__dict__.update(view=pool.swa_kv_pool)
                         self._init_translation(pool)
-                        self.layout = "swa" if isinstance(pool, SWAKVPool) else "full"
+                        self.half = pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
 
                     def _init_translation(self, pool):
                         self.to_swa = pool.translate_loc_from_full_to_swa
@@ -1515,8 +1515,9 @@ class StalePoolState(Rule):
                 if not store.sink or store.resolver or is_swap_point(store) or store in kept:
                     continue
                 bits = store.bits
-                if bits & TYPE and not bits & RECORD or is_runner_copy(bits):
-                    continue  # a flag: KVP002's
+                if bits & TYPE and not bits & RECORD or is_runner_copy(bits) or \
+                        is_chosen_verdict(bits):
+                    continue  # a flag, or a value a pool test picked: KVP002's
                 if _empty_half(store):
                     continue  # no pool data: a decision reading it, or its twin, is the finding
                 if bits & (STATE | CHOICE | KIND | GATED | SIZE):

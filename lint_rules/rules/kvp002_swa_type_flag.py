@@ -5,7 +5,7 @@ from textwrap import dedent
 from typing import Iterator
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import joins_other_conditions, shown_sink
+from lint_rules.rules._facts import is_chosen_verdict, joins_other_conditions, shown_sink
 from lint_rules.rules._fixes import property_fix
 from lint_rules.rules._flow import GATED, KIND, RECORD, TYPE, is_runner_copy
 
@@ -25,7 +25,12 @@ class SwaTypeFlag(Rule):
         dependence; such a second-order flag, or one computed from a stale flag, is decided by
         the pool type through that flag, and its message names the flag it is set from); a
         helper's test written with ``try``/``except``, ``hasattr`` or ``getattr(..., None)`` and
-        early returns counts the same. A runner-level SWA flag kept
+        early returns counts the same. A value such a test picks is its verdict spelled
+        otherwise and is flagged too, with no fix (no property over the pool can stand for
+        it): ``"swa" if hasattr(pool, "swa_kv_pool") else "full"``, an enum member or class
+        constant chosen in a branch or a ``match`` on the pool, a helper returning one
+        (``_classify(pool)``), what an SWA-only attribute read with a default answers
+        (``getattr(pool, "swa_layer_nums", None)``). A runner-level SWA flag kept
         on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
         ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
@@ -532,6 +537,28 @@ class SwaTypeFlag(Rule):
             expected=((5, "KVP002"), (6, "KVP002")),
         ),
         Invalid(
+            # a value the test picks is its verdict: a string key, an enum member, a helper's
+            # answer, a match on the pool (no fix: no boolean over the pool stands for it)
+            dedent(
+                """\
+                def pool_kind(pool):
+                    match pool:
+                        case SWAKVPool():
+                            return "windowed"
+                    return "flat"
+
+
+                class PickedVerdictBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        self.kernel = "swa" if hasattr(pool, "swa_kv_pool") else "full"
+                        self.layout = Layout.SPLIT if isinstance(pool, SWAKVPool) else Layout.FLAT
+                        self.kind = pool_kind(pool)
+                """
+            ),
+            expected=((11, "KVP002"), (12, "KVP002"), (13, "KVP002")),
+        ),
+        Invalid(
             # the presence of a pool a non-SWA type test picked (a page-interleaved shard pool)
             # decides another pool class: KVP001's pool-type finding, never the SWA flag; the
             # same presence test of an SWA sub-pool is the SWA flag
@@ -566,6 +593,11 @@ class SwaTypeFlag(Rule):
         "{subject} is set from flag self.{flag}, stale under FROZEN_KV: make it a property"
     )
 
+    # (a value picked by the test: "swa" / "full", an enum member, a strategy's name)
+    CHOSEN_MESSAGE = (
+        "{subject} is picked by a pool type test once, stale under FROZEN_KV: {test_pool}"
+    )
+
     RUNNER_MESSAGE = (
         "{subject} keeps the runner's SWA flag, blind to FROZEN_KV pool swaps: {test_pool}"
     )
@@ -586,4 +618,7 @@ class SwaTypeFlag(Rule):
                                       subject=shown_sink(store), flag=made, **remedy)
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
+                                      subject=shown_sink(store))
+                elif is_chosen_verdict(store.bits):  # no fix: it is no boolean over the pool
+                    yield self.report(store.node, None, cls.node, self.CHOSEN_MESSAGE,
                                       subject=shown_sink(store))

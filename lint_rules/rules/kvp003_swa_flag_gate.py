@@ -632,11 +632,12 @@ class SwaFlagGate(Rule):
                         return self._decode(q, k, v, layer, forward_batch)
                 """
             ),
-            expected=((3, "KVP002"), (4, "KVP002"), (6, "KVP001"), (9, "KVP003"), (11, "KVP003"),
+            expected=((3, "KVP002"), (4, "KVP002"), (6, "KVP002"), (9, "KVP003"), (11, "KVP003"),
                       (13, "KVP003"), (14, "KVP003")),
         ),
         Invalid(
             # a mode picked by a match on the pool's class: every case's store is that decision
+            # (a value the test picks, KVP002's; the sub-pool it binds, KVP001's)
             dedent(
                 """\
                 class MatchModeBackend(AttentionBackend):
@@ -659,7 +660,7 @@ class SwaFlagGate(Rule):
                         return v
                 """
             ),
-            expected=((5, "KVP001"), (6, "KVP001"), (8, "KVP001"), (10, "KVP001"),
+            expected=((5, "KVP002"), (6, "KVP001"), (8, "KVP002"), (10, "KVP002"),
                       (13, "KVP003"), (16, "KVP003")),
         ),
         Invalid(

@@ -22,7 +22,7 @@ class AugmentedAttnBackend(AttentionBackend):
         if model_runner.sliding_window_size:
             self.mode |= Mode.WINDOW
         if isinstance(pool, SWAKVPool):
-            self.mode |= Mode.SWA  # expect: KVP001
+            self.mode |= Mode.SWA  # expect: KVP002
         self.tables = []
         self.tables += [model_runner.req_to_token_pool.req_to_token]
         self.tables += [pool.full_to_swa_index_mapping]  # expect: KVP001

@@ -13,10 +13,10 @@ class DefaultedProbeAttnBackend(AttentionBackend):
         self.window_size = getattr(model_runner, "sliding_window_size", None)
         self.has_window_layers = getattr(self.token_to_kv_pool, "swa_layer_nums", 0) > 0  # expect: KVP002
         pool = model_runner.token_to_kv_pool
-        self.windowed_layers = getattr(pool, "swa_layer_nums", None)  # expect: KVP001
+        self.windowed_layers = getattr(pool, "swa_layer_nums", None)  # expect: KVP002
         self.heads = getattr(pool, "head_num", 1)
         self.dtype = getattr(pool, "dtype", None)
-        self.window_heads = getattr(pool, "swa_head_num", None)  # expect: KVP001
+        self.window_heads = getattr(pool, "swa_head_num", None)  # expect: KVP002
 
     def init_forward_metadata(self, forward_batch):
         if self.has_window_layers:  # expect: KVP003

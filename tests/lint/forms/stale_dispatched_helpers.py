@@ -38,7 +38,7 @@ class DispatchedLookupAttnBackend(AttentionBackend):
         super().__init__()
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self.rows = window_rows(self.token_to_kv_pool)  # expect: KVP001
-        self.label = pool_label(model_runner.token_to_kv_pool)  # expect: KVP001
+        self.label = pool_label(model_runner.token_to_kv_pool)  # expect: KVP002
         self.sub = self._sub_of(self.token_to_kv_pool)  # expect: KVP001
         self.heads = model_runner.model_config.num_attention_heads
 

@@ -18,7 +18,7 @@ class HeldTestsAttnBackend(AttentionBackend):
         self.pool_fields = frozenset(vars(pool))  # expect: KVP001
         self.kept_pool = pool  # expect: KVP001
         self.by_kind = {"swa": pool.swa_kv_pool} if isinstance(pool, SWAKVPool) else {}  # expect: KVP001
-        self.layout = "windowed" if isinstance(pool, SWAKVPool) else "flat"  # expect: KVP001
+        self.layout = "windowed" if isinstance(pool, SWAKVPool) else "flat"  # expect: KVP002
 
     def _layout(self):
         return self.layout

@@ -23,7 +23,7 @@ class NarrowedClassAttnBackend(AttentionBackend):
                 break
         for kind, cls in _POOL_KINDS.items():
             if pool is not None and issubclass(type(pool), cls):
-                self.layout = kind  # expect: KVP001
+                self.layout = kind  # expect: KVP002
 
     def init_forward_metadata(self, forward_batch):
         if self.pool_cls is SWAKVPool:  # expect: KVP003

@@ -20,11 +20,11 @@ class MemberPickAttnBackend(AttentionBackend):
     def __init__(self, model_runner):
         self.token_to_kv_pool = pool = model_runner.token_to_kv_pool
         if isinstance(pool, SWAKVPool):
-            self.rows_kind = type(self).SWA_ROWS  # expect: KVP001
-            self.paging = Paging["SPLIT"]  # expect: KVP001
+            self.rows_kind = type(self).SWA_ROWS  # expect: KVP002
+            self.paging = Paging["SPLIT"]  # expect: KVP002
         else:
-            self.rows_kind = self.__class__.FULL_ROWS  # expect: KVP001
-            self.paging = Paging["FLAT"]  # expect: KVP001
+            self.rows_kind = self.__class__.FULL_ROWS  # expect: KVP002
+            self.paging = Paging["FLAT"]  # expect: KVP002
         self.window_kind = type(self).SWA_ROWS if model_runner.sliding_window_size else "none"
 
     def init_forward_metadata(self, forward_batch):

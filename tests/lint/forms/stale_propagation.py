@@ -98,7 +98,7 @@ class ControlDependenceAttnBackend(AttentionBackend):
             self.translate_needed = False  # expect: KVP002
         else:
             self.translate_needed = True  # expect: KVP002
-        self.kv_layout = "swa" if isinstance(pool, SWAKVPool) else "full"  # expect: KVP001
+        self.kv_layout = "swa" if isinstance(pool, SWAKVPool) else "full"  # expect: KVP002
         for _, (_, is_swa) in pool.layers_mapping.items():
             if is_swa:
                 self.has_window_layers = True  # expect: KVP002

@@ -23,7 +23,7 @@ class SpelledTestsAttnBackend(AttentionBackend):
         self.fields = frozenset(vars(pool))  # expect: KVP001
         self.swa_layers = 0
         with contextlib.suppress(AttributeError):
-            self.swa_layers = pool.swa_layer_nums  # expect: KVP001
+            self.swa_layers = pool.swa_layer_nums  # expect: KVP002
         self.translated = False
         with contextlib.suppress(Exception):
             self.translated = pool.translate_loc_from_full_to_swa is not None  # expect: KVP002

@@ -24,7 +24,7 @@ class HeldTestAttnBackend(AttentionBackend):
     def __init__(self, model_runner):
         pool = model_runner.token_to_kv_pool
         self.token_to_kv_pool = pool
-        self.layout = Layout.SWA if isinstance(pool, SWAKVPool) else Layout.FULL  # expect: KVP001
+        self.layout = Layout.SWA if isinstance(pool, SWAKVPool) else Layout.FULL  # expect: KVP002
         self.plan = _Plan(self.layout, model_runner.sliding_window_size)  # expect: KVP001
         self.is_swa = isinstance(pool, SWAKVPool)  # expect: KVP002
 

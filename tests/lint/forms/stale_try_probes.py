@@ -29,7 +29,7 @@ class ProbedLocalAttnBackend(AttentionBackend):
         except (AttributeError, KeyError):
             pass
         else:
-            self.mode = "swa"  # expect: KVP001
+            self.mode = "swa"  # expect: KVP002
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if self.mode == "swa":  # expect: KVP003

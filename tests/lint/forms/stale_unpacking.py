@@ -11,7 +11,7 @@ class PairedAttnBackend(AttentionBackend):
         pool = model_runner.token_to_kv_pool
         self.token_to_kv_pool = pool
         self.window_on, self.window_pool = (True, pool.swa_kv_pool) if isinstance(pool, SWAKVPool) else (False, None)  # expect: KVP001,KVP002
-        self.swa_map, self.map_on = (pool.full_to_swa_index_mapping, 1) if isinstance(pool, SWAKVPool) else (None, 0)  # expect: KVP001
+        self.swa_map, self.map_on = (pool.full_to_swa_index_mapping, 1) if isinstance(pool, SWAKVPool) else (None, 0)  # expect: KVP001,KVP002
         self.layout_on, *self.layout_pools = [True, pool.swa_kv_pool, pool.full_kv_pool] if isinstance(pool, SWAKVPool) else [False, None, pool]  # expect: KVP001,KVP002
         (self.nested_on, (self.nested_swa, self.heads)) = (True, (pool.swa_kv_pool, 8)) if isinstance(pool, SWAKVPool) else (False, (None, 8))  # expect: KVP001,KVP002
         enabled, target = (False, None) if not isinstance(pool, SWAKVPool) else (True, pool.swa_kv_pool)
