@@ -947,7 +947,8 @@ class _Pass:
         else:
             value = kept = getattr(self.env, table).get(key, CLEAN)
         entry = (table, key)
-        self._note(entry, kept)
+        if self.seen.setdefault(entry, kept) != kept:  # (``_note``, in place: as frequent)
+            self.unsettled = True
         if self.recording:
             self.recording[-1].took(entry, kept)
         return value

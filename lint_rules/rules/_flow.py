@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import enum
 import weakref
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
@@ -233,14 +233,22 @@ def returns_nothing(function: ast.AST) -> bool:
     (``MethodFlow.returned``), so a call of it returns CLEAN whatever it is handed."""
     found = _VOID.get(function)
     if found is None:
-        found = _VOID[function] = not any(map(_gives_value, _own_nodes(function.body)))
+        found = _VOID[function] = not _gives_value(function)
     return found
 
 
-def _gives_value(node: ast.AST) -> bool:
-    kind = type(node)
-    return kind is ast.Yield or kind is ast.YieldFrom or kind is ast.Return and (
-        node.value is not None)
+def _gives_value(function: ast.AST) -> bool:
+    nodes = nodes_under(function)  # (its kept walk: the scans of its class made it)
+    kinds = list(map(type, nodes))
+    present = set(kinds)
+    if present.isdisjoint(_GIVING):
+        return False
+    nested = ast.Lambda in present or ast.ClassDef in present or kinds.count(
+        ast.FunctionDef) + kinds.count(ast.AsyncFunctionDef) > 1
+    if nested:  # (rare) only what is outside them is the function's own
+        nodes = list(_own_nodes(function.body))
+    return any(type(node) is not ast.Return or node.value is not None
+               for node in nodes if type(node) in _GIVING)
 
 
 def _own_nodes(statements: list) -> Iterator[ast.AST]:
@@ -253,6 +261,7 @@ def _own_nodes(statements: list) -> Iterator[ast.AST]:
                     if type(child) not in _SCOPES)
 
 
+_GIVING = frozenset({ast.Return, ast.Yield, ast.YieldFrom})
 _SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
 # function node -> returns_nothing (the trees are never changed once parsed)
 _VOID: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
@@ -730,6 +739,9 @@ class FlowOwner(Protocol):
 
 
 # -- the flow ----------------------------------------------------------------------------------
+_AS_IT_IS = nullcontext()  # a block run as it is (``MethodFlow.memoising``)
+
+
 class MethodFlow(ast.NodeVisitor):
     """Forward taint over one function body, in statement order.
 
@@ -2386,13 +2398,16 @@ class MethodFlow(ast.NodeVisitor):
             return node.id in self.pool_ids or keyed_by_pool((self.env.get(node.id, CLEAN),))
         return self.per_forward and self_path(node) == ACTIVE_POOL
 
-    @contextmanager
     def memoising(self, memo: Optional[Tuple[str, bool, bool]], body: bool):
         """Run the block of a memo test that refills it (``body``: the if-block, else the
-        else-block) as a refresh (keyed by the live pool) or as a fill (by another key)."""
+        else-block) as a refresh (keyed by the live pool) or as a fill (by another key); any
+        other block (nearly every one: each ``if`` asks) as it is."""
         if memo is None or memo[2] != body:
-            yield
-            return
+            return _AS_IT_IS
+        return self._refilling(memo)
+
+    @contextmanager
+    def _refilling(self, memo: Tuple[str, bool, bool]):
         if memo[1]:
             self.refreshing += 1
         else:
