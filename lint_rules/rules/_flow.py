@@ -2881,7 +2881,7 @@ def tested_operands(test: ast.AST) -> Iterator[Tuple[ast.AST, str]]:
             for part in (test.left, *test.comparators):
                 yield from _whole(part)
         elif isinstance(test.ops[0], (ast.In, ast.NotIn)):
-            yield test.comparators[0], "element"
+            yield from _whole(test.comparators[0], "element")
     elif kind is ast.Call and last_name(test.func) in _WHOLE_TESTS:
         for arg in test.args[:1]:
             yield from _whole(arg, "truth" if last_name(test.func) == "bool" else "whole")
@@ -2899,8 +2899,11 @@ _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 
 def _whole(node: ast.AST, use: str = "whole") -> Iterator[Tuple[ast.AST, str]]:
     """``node`` tested itself; through a read with a default (``getattr(layer, "x", self.x)``)
-    the default is too: it is what the read gives when the object lacks the attribute."""
+    the default is too: it is what the read gives when the object lacks the attribute; so is
+    what a walrus binds (``(swa := self.swa_kv) is not None`` tests ``self.swa_kv``)."""
     yield node, use
+    if type(node) is ast.NamedExpr:
+        yield from _whole(node.value, use)
     fallback = _fallback(node)
     if fallback is not None:
         yield from _whole(fallback, use)
