@@ -2167,6 +2167,8 @@ class MethodFlow(ast.NodeVisitor):
         ):
             self.store(holder.id, node, None, value_node, held, "module")
             return True
+        if isinstance(holder, ast.Name) and holder.id in self.env:  # bufs = []; bufs.append(
+            self.env[holder.id] |= held  # pool.swa_kv_pool): the local holds it (self.x = bufs)
         return False
 
     # -- statements ---------------------------------------------------------------------------
