@@ -2113,10 +2113,12 @@ class FileFacts:
         node = self._tests_in(method).if_of.get(gate.node)
         if node is None:
             return False
-        inside = {id(n) for n in nodes_under(node)}
-        rebinds = {id(s.statement) for s in swaps if id(s.statement) in inside}
-        return len(rebinds) < len(swaps) and all(
-            type(s) is ast.Pass or id(s) in rebinds for s in [*node.body, *node.orelse])
+        # read off the branches, never a walk of the if (once per gate: quadratic in a test of
+        # thousands of operands): when each branch statement is a pass or a swap point, which
+        # holds no statement, those are all the statements inside it
+        branches = {id(s) for s in [*node.body, *node.orelse] if type(s) is not ast.Pass}
+        rebinds = {id(s.statement) for s in swaps if id(s.statement) in branches}
+        return rebinds == branches and len(rebinds) < len(swaps)
 
     def _tests_in(self, method: ast.AST) -> "MethodTests":
         """What the decisions of ``method`` test, indexed once per method (the rules ask per

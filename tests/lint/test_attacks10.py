@@ -10,7 +10,7 @@ import sys
 from textwrap import dedent
 
 import pytest
-from clirun import STALE, poolguard, write
+from clirun import STALE, json_rows, poolguard, write
 
 
 @pytest.mark.parametrize("occurrence", ["true", "false", "0", "-1", "1.0", '"1"', "null", "[1]"])
@@ -135,3 +135,31 @@ def test_a_declined_class_in_a_file_with_a_newline_in_its_name_is_one_line(tmp_p
     assert any(line.startswith('poolguard: "a\\nb.py": DemoAttnBackend not rewritten by '
                                '--unsafe-fixes: the name') for line in _stderr_lines(done)), \
         done.stderr
+
+
+LONG_HEAD = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class DemoAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+            self.a0 = isinstance(self.token_to_kv_pool, SWAKVPool)
+""")
+
+
+def _lint_in_time(tmp_path, source: str):
+    """A lint of ``source`` under a 15 s analysis limit (a file still busy then is KVP900)."""
+    root = write(tmp_path / "t", {"b.py": source})
+    return poolguard("lint", "--isolated", "--no-cache", "--format", "json", "b.py", cwd=root,
+                     expect=1, env={"POOLGUARD_PARSE_TIMEOUT": "15"})
+
+
+def test_a_test_of_thousands_of_flag_reads_is_analysed_in_linear_time(tmp_path):
+    # FileFacts.decides_nothing walked the whole if once per gate of its test: 6,000 reads of
+    # the flag in one `or` took about a minute of CPU, so the file was KVP900 (the time limit),
+    # its findings lost
+    source = LONG_HEAD + "\n    def forward_decode(self, q):\n        if " + " or ".join(
+        ["self.a0"] * 6000) + ":\n            return 1\n"
+    rows = json_rows(_lint_in_time(tmp_path, source).stdout)
+    assert rows == [("b.py", 7, "KVP002"), ("b.py", 10, "KVP003")], rows[:3]
