@@ -326,13 +326,11 @@ def _resolve_at(owner: ClassFacts, method: str, stores: List[Store],
     nothing but the runner) may move, and only while the runner is never rebound."""
     function = owner.methods[method]
     store_line = min(s.statement.lineno for s in stores)
-    lines = [store_line]
-    for gate in owner.gates:
-        if gate.name in flags:
-            if gate.method == method:
-                lines.append(gate.node.lineno)
-            else:
-                lines.append(_first_call_line(owner, function, gate.method) or store_line)
+    gated = [gate for gate in owner.gates if gate.name in flags]
+    lines = [store_line, *(gate.node.lineno for gate in gated if gate.method == method)]
+    # one walk of the method per other method gating, not per gate (thousands of gates)
+    lines += [_first_call_line(owner, function, other) or store_line
+              for other in {gate.method for gate in gated} - {method}]
     first = min(lines)
     index = next(i for i, s in enumerate(function.body) if s.end_lineno >= first)
     if first < store_line and any(RESOLVER in c.methods for c in owner.family):

@@ -163,3 +163,16 @@ def test_a_test_of_thousands_of_flag_reads_is_analysed_in_linear_time(tmp_path):
         ["self.a0"] * 6000) + ":\n            return 1\n"
     rows = json_rows(_lint_in_time(tmp_path, source).stdout)
     assert rows == [("b.py", 7, "KVP002"), ("b.py", 10, "KVP003")], rows[:3]
+
+
+def test_thousands_of_gated_flags_are_planned_in_linear_time(tmp_path):
+    # the codemod's plan (fixes.plan._resolve_at) walked __init__ once per gate in another
+    # method: 6,000 flags stored there and gated in forward_decode took about 25 s of CPU,
+    # the file KVP900 under the limit
+    count = 6000
+    source = LONG_HEAD + "".join(f"        self.s{i} = self.a0\n" for i in range(count)) + \
+        "\n    def forward_decode(self, q):\n" + "".join(
+            f"        if self.s{i}:\n            q = 1\n" for i in range(count)) + \
+        "        return q\n"
+    rows = json_rows(_lint_in_time(tmp_path, source).stdout)
+    assert len(rows) == 1 + 2 * count and ("b.py", 7, "KVP002") in rows, rows[:3]
