@@ -2820,6 +2820,11 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         for summary in cls.foreign:
             for attr, bits in summary.stores.items():
                 fields[attr] = fields.get(attr, CLEAN) | Taint(bits)
+        for prop in cls.properties:  # translator.enabled: its getter run on what the object
+            # keeps answers for the pool it was given (stale); one reading the pool of the
+            # backend it holds back (Helper(self)) answers for the pool of each read: no field
+            if cls.returns.get(prop, CLEAN) & STALE and prop not in fields:
+                fields[prop] = cls.returns[prop]
     loose = init is None or _hands_on(init.methods[method])
     enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
     # (made from its arguments: kept only where they were; one returning itself is the object)
