@@ -187,10 +187,11 @@ _BLOCKS: Dict[type, Tuple[str, ...]] = {}  # statement type -> which of those fi
 
 
 def nodes_under(node: ast.AST) -> List[ast.AST]:
-    """``node`` and every node below it, in no particular order: what ``ast.walk`` yields,
-    at less than half its cost (no generator per node), for the scans that only collect or
-    count (they run over every method and every analysed module). A definition or module is
-    walked once (several scans ask for each method and class); the caller gets its own list."""
+    """``node`` and every node below it, in no particular order: what ``ast.walk`` yields
+    but the expression contexts (``_node_fields``), at a third of its cost (no generator per
+    node), for the scans that only collect or count (they run over every method and every
+    analysed module). A definition or module is walked once (several scans ask for each
+    method and class); the caller gets its own list."""
     if type(node) in _WALKS_KEPT:
         found = _WALKS.get(node)
         if found is None:
@@ -211,7 +212,8 @@ def class_nodes(cls_node: ast.ClassDef) -> List[ast.AST]:
     functions inside it."""
     found, functions = [cls_node], []
     for node in found:
-        for field in node._fields:
+        fields = _NODE_FIELDS.get(type(node))
+        for field in fields if fields is not None else _node_fields(type(node)):
             value = getattr(node, field, None)
             for item in value if type(value) is list else (value,):
                 if type(item) in _FUNCTIONS:
@@ -291,7 +293,11 @@ _NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node type -> the fields that m
 
 
 def _node_fields(kind: type) -> Tuple[str, ...]:
-    found = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if (kind, f) not in _LEAF_FIELDS)
+    """Its fields but those holding a name or a constant, and ``ctx``: a ``Load``, ``Store`` or
+    ``Del`` the parser shares between every expression (a third of the nodes of a module,
+    which no scan asks for: the reads ask ``node.ctx`` of the expression itself)."""
+    found = _NODE_FIELDS[kind] = tuple(f for f in kind._fields if (kind, f) not in _LEAF_FIELDS
+                                       and f != "ctx")
     return found
 
 
