@@ -2384,9 +2384,10 @@ class FileFacts:
                for s in stores):  # (an inner backend's own state is its own class's finding)
             return True
         if any(Taint(summary.stores.get(name, 0)) & STATE and name not in summary.flags and not (
-                whole and Taint(summary.stores.get(name, 0)) & BUILT)
-               for c in cls.family for summary in c.foreign):
-            return True  # kept by a base of another module
+                whole and Taint(summary.stores.get(name, 0)) & BUILT) and not (
+                    summary in c.heirs and name in summary.properties)
+               for c in cls.family for summary in (*c.foreign, *c.heirs)):
+            return True  # kept by a base of another module, or by an heir of a mixin
         root, _, rest = name.partition(".")
         if not rest and not stores and any(c.fields.get(name, CLEAN) & STATE for c in cls.family):
             return True  # what __getattr__ answers from a kept snapshot (ClassFlow.delegate)
