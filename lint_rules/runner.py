@@ -284,7 +284,9 @@ def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
 
     from lint_rules.output import git_quoted
 
-    shown = os.fsencode(path.replace(os.sep, "/"))
+    # an absolute path loses its leading slash, as in git's own diff (a/tmp/x.py, not
+    # a//tmp/x.py, which neither git apply nor patch -p1 takes from /)
+    shown = os.fsencode(path.replace(os.sep, "/")).lstrip(b"/")
     lines = difflib.diff_bytes(
         difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
         fromfile=git_quoted(b"a/" + shown), tofile=git_quoted(b"b/" + shown),

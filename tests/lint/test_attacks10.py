@@ -176,3 +176,20 @@ def test_thousands_of_gated_flags_are_planned_in_linear_time(tmp_path):
         "        return q\n"
     rows = json_rows(_lint_in_time(tmp_path, source).stdout)
     assert len(rows) == 1 + 2 * count and ("b.py", 7, "KVP002") in rows, rows[:3]
+
+
+def test_a_diff_of_a_file_named_by_its_absolute_path_applies_from_the_root(tmp_path):
+    # the header read a//tmp/.../b.py: git apply ('invalid path') and patch -p1 refused it
+    # from /; git's own diff writes a/tmp/.../b.py
+    root = write(tmp_path / "t", {"b.py": RESPELT.replace("use_\uff53wa", "use_swa")})
+    target = root / "b.py"
+    done = poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes",
+                     str(target), cwd=root, expect=1)
+    relative = str(target).lstrip("/")
+    assert done.stdout.startswith(f"--- a/{relative}\n+++ b/{relative}\n"), done.stdout[:200]
+    (tmp_path / "p.diff").write_text(done.stdout)
+    applied = subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd="/",
+                             capture_output=True, text=True, timeout=60)
+    assert applied.returncode == 0, applied.stderr
+    poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", str(target),
+              cwd=root, expect=0)
