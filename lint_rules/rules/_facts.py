@@ -2267,8 +2267,9 @@ class FileFacts:
             return True  # 0 < self.swa_capacity <= n: the capacity of the pool of that moment
         if gate.use == "compared":
             return False
-        if gate.use in WHOLE_USES and gate.name != self.options.pool_attr and \
-                self._made_only_under_flag(cls, gate.name):
+        if gate.use in WHOLE_USES and gate.name != self.options.pool_attr and (
+                self._made_only_under_flag(cls, gate.name) or self._picked_by_pool_test(
+                    cls, gate.name)):
             return True
         return self._kept_state(cls, gate.name, gate.use in WHOLE_USES)
 
@@ -2368,6 +2369,22 @@ class FileFacts:
             s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
                 s.under & STALE or _under_pool_test(cls, s)) or _vacant_side(s.value) and (
                 s.bits & STATE and _under_pool_test(cls, s, s.value.test))) for s in made)
+
+    def _picked_by_pool_test(self, cls: ClassFacts, name: str) -> bool:
+        """``self.<name>`` is one of the objects a pool decision kept past the swap picked (a
+        strategy, a kernel: ``Window(pool) if isinstance(pool, SWAKVPool) else Full()``, or a
+        store in each branch of such an ``if``): which one it is, tested whole (its type, its
+        identity), is that decision."""
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
+        if not any(s.bits & STATE for s in stores) or not all(
+                s.sink and not s.resolver for s in stores):
+            return False
+        if len(stores) == 1:
+            value = stores[0].value
+            return type(value) is ast.IfExp and not _vacant_side(value) and _under_pool_test(
+                cls, stores[0], value.test)
+        return all(not _vacant(s.value) and s.under & TYPE_TESTS and (
+            s.under & STALE or _under_pool_test(cls, s)) for s in stores)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's

@@ -2912,6 +2912,8 @@ def _whole(node: ast.AST, use: str = "whole") -> Iterator[Tuple[ast.AST, str]]:
     yield node, use
     if type(node) is ast.NamedExpr:
         yield from _whole(node.value, use)
+    elif type(node) is ast.Call and last_name(node.func) == "type" and len(node.args) == 1:
+        yield from _whole(node.args[0], "whole")  # type(self.x) is C: x's type tested
     fallback = _fallback(node)
     if fallback is not None:
         yield from _whole(fallback, use)
