@@ -93,6 +93,7 @@ from lint_rules.rules._vocab import (
     INNER_HOLDER_SUFFIXES,
     CACHED_DECORATORS,
     DEFAULT_FLAG,
+    DISPATCH_METHOD,
     FILLERS,
     LAYER_METHODS,
     LAYER_PARAM,
@@ -1948,6 +1949,10 @@ class FileFacts:
         if attr in (ACTIVE_POOL, *SHARED_POOLS) or attr.endswith("runner"):
             return (f"self.{attr} is the runner or its pool, never None: kvp-pool-attr must "
                     "name the resolved SWA pool")
+        if attr.startswith("__") and attr.endswith("__"):  # __class__, __dict__: set, they raise
+            return f"self.{attr} (kvp-pool-attr) is a special name Python gives its own meaning"
+        if attr == DISPATCH_METHOD or attr in BACKEND_METHODS:  # inherited: the base defines it
+            return f"self.{attr} (kvp-pool-attr) is a method every attention backend has"
         family = self.relatives(cls)
         if attr in flags or any(attr in c.methods or attr in c.properties for c in family):
             return f"self.{attr} (kvp-pool-attr) is a flag or method of the class"

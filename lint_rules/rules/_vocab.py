@@ -38,6 +38,7 @@ INNER_HOLDER_SUFFIXES = ("backend", "backends")
 BACKEND_METHODS = ("forward_decode", "forward_extend", "forward_mixed", "init_forward_metadata",
                    "init_cuda_graph_state", "init_forward_metadata_capture_cuda_graph",
                    "init_forward_metadata_replay_cuda_graph")
+DISPATCH_METHOD = "forward"  # AttentionBackend.forward, which calls the launch methods
 # A class is a backend by those methods only when it is one: its per-layer methods take the layer
 # they attend for (a model runner's ``forward_decode(forward_batch)`` runs the whole model) and it
 # does not create the pool or allocator (their owner, the runner, whose backends' pool is swapped).

@@ -193,3 +193,21 @@ def test_a_diff_of_a_file_named_by_its_absolute_path_applies_from_the_root(tmp_p
     assert applied.returncode == 0, applied.stderr
     poolguard("lint", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", str(target),
               cwd=root, expect=0)
+
+
+@pytest.mark.parametrize("attr, why", [
+    ("__class__", "is a special name Python gives its own meaning"),
+    ("__dict__", "is a special name Python gives its own meaning"),
+    ("forward", "is a method every attention backend has"),
+    ("init_forward_metadata", "is a method every attention backend has"),
+])
+def test_a_pool_attr_python_or_the_base_class_owns_is_never_fixed_into(tmp_path, attr, why):
+    # the rewrite stored the resolved pool there: `self.__class__ = None` raises TypeError,
+    # `self.forward = pool` shadows the dispatch AttentionBackend.forward every model calls
+    source = RESPELT.replace("use_\uff53wa", "use_swa")
+    root = write(tmp_path / "t", {"b.py": source})
+    done = poolguard("lint", "--isolated", "--no-cache", "--kvp-pool-attr", attr, "--fix",
+                     "--unsafe-fixes", "b.py", cwd=root, expect=1)
+    assert (root / "b.py").read_text() == source, done.stderr
+    assert (f"poolguard: b.py: DemoAttnBackend not rewritten by --unsafe-fixes: self.{attr} "
+            f"(kvp-pool-attr) {why}") in done.stderr.splitlines(), done.stderr
