@@ -1063,7 +1063,8 @@ class MethodFlow(ast.NodeVisitor):
     def derived(base: Taint, attr: str) -> Taint:
         """A read off a value. Off a pool: a sub-pool (``.main_pool``, ``.swa_kv_pool``,
         ``.get_pool(r)``) is a pool, anything else but geometry and shapes is its state (a
-        mapping, a buffer, a bound method). Off other state, or off a record (a container
+        mapping, a buffer, a bound method). Off its data, what the data holds (a buffer of a
+        layer's state object, a view) but geometry, shapes and tests; off a record (a container
         around state), only SWA-named data is."""
         if not carries(base, STATE) or attr in SHARED_POOLS:
             return CLEAN
@@ -1093,6 +1094,9 @@ class MethodFlow(ast.NodeVisitor):
                 and not is_swa_word(attr):
             return KIND | stale  # translator.is_translating: its verdict on the pool it was
             # built on (not SWA's question: no SWA rewrite fits a decision on it)
+        if base & SWA and not base & (RECORD | OBJECT | INNER) and reads_pool_state(attr) \
+                and not is_flag_like(attr):  # a layer's state object's buffer, mapping.data:
+            return SWA | stale  # still the pool's data (not its dtype, shape or a test of it)
         return SWA | stale if is_swa_word(attr) and reads_pool_state(attr) else CLEAN
 
     def visit_Subscript(self, node: ast.Subscript) -> Taint:

@@ -130,9 +130,10 @@ _by_name = functools.lru_cache(maxsize=None)
 DATA_WORDS = ("buffer", "pool", "mapping", "translate", "loc", "kv_cache", "index", "indices")
 
 
-# A pool getter whose result is one layer's tensor (``get_key_buffer(i)``, ``get_value_scale(i)``):
-# the data of that pool, even where its name also says geometry (a scale).
-PER_LAYER_WORDS = ("buffer", "scale")
+# A pool getter whose result is one layer's tensor or state object (``get_key_buffer(i)``,
+# ``get_value_scale(i)``, ``get_attention_compress_states(i)``): the data of that pool, even
+# where its name also says geometry (a scale).
+PER_LAYER_WORDS = ("buffer", "scale", "states")
 
 
 @_by_name

@@ -462,7 +462,11 @@ def test_flake8_plugin_and_cli_agree_with_the_engine():
 # per-forward decisions on that kept isinstance-or-None (``self._kv_shard_pool is not None``,
 # KVP003) in dsa, flashattention (init_forward_metadata, get_fused_kv_write_buffers), trtllm_mla;
 # DeepSeek V4's indexers from make_candidate_indexer / make_full_topk_indexer (dsv4/v41_indexer),
-# given the pool BY KEYWORD and keeping it (self.token_to_kv_pool = token_to_kv_pool): KVP001.
+# given the pool BY KEYWORD and keeping it (self.token_to_kv_pool = token_to_kv_pool): KVP001;
+# DeepSeek V4's OnlineC128MTPController (dsv4/online_c128_mtp.py), built with the backend itself,
+# memoising per layer the compress-state buffers it reads through self.backend.token_to_kv_pool
+# (get_attention_compress_states(i).kv_score_buffer.kv_score) on first use, never checked
+# against the pool again: KVP001 at self.online_c128_mtp (audit12).
 PACKAGE_ONLY = {
     "0.5.22": [(f"{SCOPE}/{path}", line, code) for path, line, code in (
         ("flashattention_backend.py", 217, "KVP001"),
@@ -470,6 +474,7 @@ PACKAGE_ONLY = {
         ("deepseek_v4_backend.py", 1166, "KVP001"),
         ("deepseek_v4_backend.py", 1166, "KVP001"),
         ("deepseek_v4_backend.py", 1173, "KVP001"),
+        ("deepseek_v4_backend.py", 1238, "KVP001"),  # online_c128_mtp
         ("flashattention_backend.py", 692, "KVP003"),
         ("trtllm_mla_backend.py", 254, "KVP001"),
         ("trtllm_mla_backend.py", 255, "KVP001"),
@@ -482,6 +487,7 @@ PACKAGE_ONLY = {
         ("deepseek_v4_backend.py", 1286, "KVP001"),  # prefill_candidates, decode_candidates
         ("deepseek_v4_backend.py", 1286, "KVP001"),
         ("deepseek_v4_backend.py", 1293, "KVP001"),
+        ("deepseek_v4_backend.py", 1360, "KVP001"),  # online_c128_mtp
         ("flashattention_backend.py", 217, "KVP001"),
         ("flashattention_backend.py", 221, "KVP001"),
         ("flashattention_backend.py", 741, "KVP003"),
