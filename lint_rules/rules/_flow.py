@@ -785,6 +785,8 @@ class MethodFlow(ast.NodeVisitor):
     def _start_locals(self) -> None:
         """What the body's locals are known to hold beside their taint (``env``)."""
         self.aliases: Dict[str, Tuple[tuple, ...]] = {}  # local -> (self read, name) it holds
+        self.elements: Dict[str, Tuple[tuple, ...]] = {}  # local -> (self read, name) it holds
+        # an element of (entry = self.layers[lid]; _, windowed = self.layers.get(lid))
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
         self.getters: Dict[str, str] = {}  # local -> the path of the attrgetter it holds
@@ -879,6 +881,11 @@ class MethodFlow(ast.NodeVisitor):
                           at=self.gate_at or node)  # test's: where the local holding it is)
             if self.env.get(node.id, CLEAN) & FLAGGING:
                 self.read_flag = True  # a local bound to a stored flag decides as the flag
+        if self.deciding and node.id in self.elements:
+            for read, name in self.elements[node.id]:  # a decision on what the local holds
+                self.uses[id(read if self.gate_at is not None else node)] = "element"  # is
+                self.gate(read, read, False, "alias", name=name,  # one on an element of the
+                          at=self.gate_at or node)  # kept container
         if node.id in self.env:
             return self.env[node.id]
         return self.global_read(node, node.id)
@@ -2023,6 +2030,7 @@ class MethodFlow(ast.NodeVisitor):
                 value_node.keys, value_node.values) if const_str(k)}
         _keep(self.copies, name, self.copy_of(value_node))
         _keep(self.aliases, name, self.alias_reads(value_node) or None)
+        _keep(self.elements, name, self.element_reads(value_node) or None)
         if value is not CLEAN and carries(value, ALLOC) or type(
                 value_node) is ast.Name and value_node.id in self.allocators:
             self.allocators.add(name)
@@ -2154,6 +2162,17 @@ class MethodFlow(ast.NodeVisitor):
                 return ((value_node, f"{inner}.{value_node.attr}"),)
         source = _container_copied(value_node)
         return self.alias_reads(source) if source is not None else ()
+
+    def element_reads(self, value_node) -> Tuple[tuple, ...]:
+        """``(read, name)`` of the ``self`` containers whose element a local bound to
+        ``value_node`` holds: ``self.layers[lid]``, ``self.layers.get(lid)``."""
+        kind = type(value_node)
+        if kind is ast.Subscript:
+            return self.alias_reads(value_node.value)
+        if kind is ast.Call and type(value_node.func) is ast.Attribute and \
+                value_node.func.attr == "get" and value_node.args:
+            return self.alias_reads(value_node.func.value)
+        return ()
 
     def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:
         """``self.pools[i] = pool`` / ``self.maps.append(...)`` / ``_CACHE[key] = pool``: the
