@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -74,7 +75,22 @@ def stdout_takes_utf8() -> bool:
 
 
 def error(message: str) -> None:
-    write_stderr(f"poolguard: error: {message}\n")
+    write_stderr(f"poolguard: error: {one_line(message)}\n")
+
+
+def warn(message: str) -> None:
+    write_stderr(f"poolguard: warning: {one_line(message)}\n")
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_C_ESCAPES = {"\t": "\\t", "\n": "\\n"}
+
+
+def one_line(message: str) -> str:
+    """``message`` as one line on stderr: a control character that a name or value brought in
+    (a newline, a CR, ESC) becomes its C escape, as git writes it in a quoted name, so one
+    message is one line and nothing reaches a terminal as a control sequence."""
+    return _CONTROL.sub(lambda m: _C_ESCAPES.get(m[0]) or "\\%03o" % ord(m[0]), message)
 
 
 def resolve_config(args: argparse.Namespace):
@@ -181,8 +197,7 @@ def _run_cache(args: argparse.Namespace, config) -> tuple:
              ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
     unusable = cache.path is not None and not_a_folder(cache.path.parent)
     if unusable:
-        write_stderr(f"poolguard: warning: no cache: {unusable} "
-                     "(set POOLGUARD_CACHE_DIR to a folder)\n")
+        warn(f"no cache: {unusable} (set POOLGUARD_CACHE_DIR to a folder)")
         cache = ResultCache.disabled()
     return cache, unusable
 
@@ -213,8 +228,7 @@ def lint(args: argparse.Namespace) -> int:
 
     failure = not unusable and write_failure()
     if failure:  # said once; the findings are this run's all the same
-        write_stderr(f"poolguard: warning: no cache written: {failure} "
-                     "(set POOLGUARD_CACHE_DIR to a writable folder)\n")
+        warn(f"no cache written: {failure} (set POOLGUARD_CACHE_DIR to a writable folder)")
     for message in result.errors:
         error(message)
     found = result.findings

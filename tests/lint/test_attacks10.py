@@ -211,3 +211,25 @@ def test_a_pool_attr_python_or_the_base_class_owns_is_never_fixed_into(tmp_path,
     assert (root / "b.py").read_text() == source, done.stderr
     assert (f"poolguard: b.py: DemoAttnBackend not rewritten by --unsafe-fixes: self.{attr} "
             f"(kvp-pool-attr) {why}") in done.stderr.splitlines(), done.stderr
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--config", "a\nb.cfg"], "poolguard: error: config file a\\nb.cfg does not exist"),
+    (["--baseline", "x\ny.json"],
+     "poolguard: error: cannot read baseline x\\ny.json: No such file or directory"),
+    (["--config", "c\x1b[2Jd.cfg"], "poolguard: error: config file c\\033[2Jd.cfg does not exist"),
+])
+def test_a_name_typed_with_a_control_character_stays_on_its_error_line(tmp_path, args, line):
+    # 'config file a' and 'b.cfg does not exist' were two lines; ESC[2J cleared the screen
+    root = write(tmp_path / "t", {"b.py": STALE})
+    done = poolguard("lint", *args, "b.py", cwd=root, expect=2)
+    assert done.stderr.splitlines() == [line], done.stderr
+
+
+def test_a_cache_folder_named_with_a_newline_is_warned_about_on_one_line(tmp_path):
+    root = write(tmp_path / "t", {"b.py": STALE, "a\nfile": ""})
+    done = poolguard("lint", "--isolated", "b.py", cwd=root, expect=1,
+                     cache_dir=root / "a\nfile")
+    assert done.stderr.splitlines()[0] == (
+        f"poolguard: warning: no cache: {root}/a\\nfile is not a directory (set "
+        "POOLGUARD_CACHE_DIR to a folder)"), done.stderr
