@@ -67,8 +67,9 @@ def stdout_takes_utf8() -> bool:
     in Python, goes out as the original byte); on any other encoding (``LC_ALL=C`` without
     UTF-8 mode, ``PYTHONIOENCODING=ascii``) what it cannot encode becomes a backslash escape
     and paths are git-quoted (``output.text_path``), so neither is ever ambiguous."""
-    encoding = (getattr(sys.stdout, "encoding", "") or "").lower().replace("-", "")
-    utf8 = encoding in ("utf8", "utf")
+    from lint_rules.output import takes_utf8
+
+    utf8 = takes_utf8(sys.stdout)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
     return utf8

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -75,17 +76,24 @@ def text_path(path: str, utf8: bool = True) -> str:
     return path if shown == raw else os.fsdecode(shown)
 
 
+def takes_utf8(stream) -> bool:
+    """Whether ``stream`` (stdout, stderr) encodes UTF-8."""
+    encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "")
+    return encoding in ("utf8", "utf")
+
+
 def message_path(path: str) -> str:
     """A file's name inside a one-line message on stderr: as ``text_path`` shows it, and with
-    every non-ASCII byte an octal escape when the name is not UTF-8 (stderr writes no raw bytes
-    back). A name never splits the line, never reaches a terminal as a control sequence
-    (ESC, CR) and never reads as another name."""
+    every non-ASCII byte an octal escape when the name is not UTF-8 or stderr is not (stderr
+    writes no raw bytes back, and its backslash escapes would read as a name). A name never
+    splits the line, never reaches a terminal as a control sequence (ESC, CR) and never reads
+    as another name."""
     raw = os.fsencode(path)
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError:
         return git_quoted(raw, non_ascii=True).decode("ascii")
-    return text_path(path)
+    return text_path(path, takes_utf8(sys.stderr))
 
 
 def render_text(findings: list, unsafe: bool = False, utf8: bool = True) -> str:

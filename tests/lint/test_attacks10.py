@@ -233,3 +233,15 @@ def test_a_cache_folder_named_with_a_newline_is_warned_about_on_one_line(tmp_pat
     assert done.stderr.splitlines()[0] == (
         f"poolguard: warning: no cache: {root}/a\\nfile is not a directory (set "
         "POOLGUARD_CACHE_DIR to a folder)"), done.stderr
+
+
+def test_a_non_ascii_name_on_a_stderr_that_is_not_utf8_is_quoted_as_on_stdout(tmp_path):
+    # the line said 'u/\xfc.py' (PYTHONIOENCODING=ascii), a backslash escape that reads as a
+    # name, or 'u/\udcc3\udcbc.py' (LC_ALL=C); text findings show "\303\274.py" there
+    root = tmp_path / "t"
+    root.mkdir()
+    os.mkfifo(root / "\u00fc.py")
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=root, expect=2,
+                     env={"PYTHONIOENCODING": "ascii"})
+    assert done.stderr.splitlines()[0] == (
+        'poolguard: error: "./\\303\\274.py": not a regular file, not checked'), done.stderr
