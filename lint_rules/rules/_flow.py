@@ -2168,11 +2168,16 @@ class MethodFlow(ast.NodeVisitor):
         ``value_node`` holds: ``self.layers[lid]``, ``self.layers.get(lid)``."""
         kind = type(value_node)
         if kind is ast.Subscript:
-            return self.alias_reads(value_node.value)
-        if kind is ast.Call and type(value_node.func) is ast.Attribute and \
+            container = value_node.value
+        elif kind is ast.Call and type(value_node.func) is ast.Attribute and \
                 value_node.func.attr == "get" and value_node.args:
-            return self.alias_reads(value_node.func.value)
-        return ()
+            container = value_node.func.value
+        else:
+            return ()
+        # (not off the pool attribute, self._swa_kv_pool.layers_mapping[lid]: its store, or
+        # the flag gate its reads sit under, is that finding; resolved, it is live)
+        return tuple(read for read in self.alias_reads(container)
+                     if read[1].partition(".")[0] != self.owner.pool_attr)
 
     def fill(self, holder: ast.AST, node: ast.AST, value_node, held: Taint) -> bool:
         """``self.pools[i] = pool`` / ``self.maps.append(...)`` / ``_CACHE[key] = pool``: the
