@@ -182,6 +182,9 @@ def _refuse_bad_usage(args: argparse.Namespace) -> None:
         raise UsageError(str(exc))
     except FileNotFoundError:
         raise UsageError("the current directory no longer exists: cd into one that does")
+    if "" in args.paths:  # an unset shell variable ("$FILES"), never a file: flake8 passes it
+        raise UsageError("a PATH is empty (an unset variable?): name a file or folder, "
+                         "or . for this one")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     if args.write_baseline == "-":  # stdout holds the report: "-" would be a file of that name

@@ -245,3 +245,14 @@ def test_a_non_ascii_name_on_a_stderr_that_is_not_utf8_is_quoted_as_on_stdout(tm
                      env={"PYTHONIOENCODING": "ascii"})
     assert done.stderr.splitlines()[0] == (
         'poolguard: error: "./\\303\\274.py": not a regular file, not checked'), done.stderr
+
+
+def test_an_empty_path_is_a_usage_error(tmp_path):
+    # `poolguard lint "$FILES"` with FILES unset said 'poolguard: error: : No such file or
+    # directory' (flake8 passes it silently, exit 0); ruff refuses it as usage
+    root = write(tmp_path / "t", {"b.py": STALE})
+    done = poolguard("lint", "--isolated", "", "b.py", cwd=root, expect=2)
+    assert done.stderr.splitlines() == [
+        "poolguard: error: a PATH is empty (an unset variable?): name a file or folder, or . "
+        "for this one"], done.stderr
+    assert done.stdout == ""
