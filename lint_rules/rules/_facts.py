@@ -2223,8 +2223,16 @@ class FileFacts:
             return False
         read = {self_path(n).partition(".")[0] for n in nodes_under(store.value)
                 if isinstance(n, ast.Attribute) and self_path(n) is not None}
-        return bool(read) and all(self._resolved(cls, attr) for attr in read) and not (
-            mirror_may_drift(self, cls, store.attr, tuple(read)))
+        pools = {attr for attr in read if self._resolved(cls, attr)}
+        return bool(pools) and all(attr in pools or self._holds_nothing(cls, attr)
+                                   for attr in read) and not (
+            mirror_may_drift(self, cls, store.attr, tuple(pools)))
+
+    def _holds_nothing(self, cls: ClassFacts, attr: str) -> bool:
+        """Every store of ``self.<attr>`` holds no pool state nor decision (geometry, as
+        ``self.num_swa_layers`` ANDed into a mirror): it cannot make the mirror stale."""
+        stores = self.stores_of(cls, attr)
+        return bool(stores) and not any(s.bits for s in stores)
 
     def _resolved(self, cls: ClassFacts, attr: str) -> bool:
         """Every store of ``self.<attr>`` is a call of a resolver the file defines, and no
