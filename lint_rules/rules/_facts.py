@@ -718,6 +718,16 @@ class ClassFlow:
                 for target in statement.targets if self_attr(target)}
 
     @cached_property
+    def getter_attrs(self) -> Dict[str, str]:
+        """``self.<attr> = operator.attrgetter("a.b")`` at the top of a method of the family:
+        attr -> the path a call of it reads off its argument."""
+        return {target.attr: path for cls in reversed(self.facts.family)
+                for method in cls.methods.values() for statement in method.body
+                if type(statement) is ast.Assign
+                and (path := getter_path(statement.value)) is not None
+                for target in statement.targets if self_attr(target)}
+
+    @cached_property
     def kept_handed(self) -> Tuple[frozenset, frozenset]:
         """(names ``__init__`` keeps, ``id`` of the callee of every call the class keeps) where
         the swap hands the pool (``_handing.kept_in``); nothing when it hands it nowhere."""
@@ -1445,7 +1455,10 @@ class _Pass:
         return name in self.scope.globals
 
     def getter(self, func: ast.AST) -> Optional[str]:
-        return self.scope.getters.get(func.id) if isinstance(func, ast.Name) else None
+        if isinstance(func, ast.Name):  # fetch = attrgetter(...) of the module
+            return self.scope.getters.get(func.id)
+        attr = self_attr(func) if isinstance(func, ast.Attribute) else None
+        return self.flow.getter_attrs.get(attr) if attr else None  # one kept on self
 
     def caller(self, func: ast.AST) -> Optional[ast.Call]:
         return self.scope.callers.get(func.id) if isinstance(func, ast.Name) else None
