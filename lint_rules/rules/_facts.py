@@ -1226,9 +1226,8 @@ class _Pass:
             function = _given_self(function, given_self, bound)
             if function is None:
                 return CLEAN
-            arguments = tuple(v for i, v in enumerate(arguments) if i not in given_self)
-        key = ("method", name, arguments, given_self, bound) if given_self else (
-            "method", name, arguments)
+        key = _method_key(name, arguments, given_self, bound)
+        arguments = key[2]
         if key not in self.memo:
             if self.depth >= MAX_DEPTH:
                 return self._read("returns", name)
@@ -1388,6 +1387,12 @@ class _Pass:
                 if method is not None:
                     return f"{owner}.{func.attr}", method, owner
         return None
+
+    def method_fields(self, name: str, arguments: Tuple[Taint, ...],
+                      given_self: Tuple[int, ...] = (), bound: bool = True) -> Dict[str, Taint]:
+        """The fields of the record or object ``self.<name>(...)`` returns for these arguments
+        (known once ``method_returns`` evaluated it): a helper building ``Builder(pool.x)``."""
+        return self.memo_fields.get(_method_key(name, arguments, given_self, bound), {})
 
     def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
                         keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> Dict[str, Taint]:
@@ -2721,6 +2726,16 @@ def mirror_polarity(value: Optional[ast.AST], pool_attr: str) -> Optional[bool]:
     if isinstance(value, ast.Call) and last_name(value.func) == "bool" and len(value.args) == 1:
         return True if self_attr(value.args[0]) == pool_attr else None
     return None
+
+
+def _method_key(name: str, arguments: Tuple[Taint, ...], given_self: Tuple[int, ...],
+                bound: bool) -> tuple:
+    """The memo key of ``self.<name>(...)`` evaluated for these arguments (those at
+    ``given_self``, the backend itself, dropped)."""
+    if not given_self:
+        return "method", name, arguments
+    passed = tuple(v for i, v in enumerate(arguments) if i not in given_self)
+    return "method", name, passed, given_self, bound
 
 
 def analyse(tree: ast.AST, options: Options, package=None, module: str = "",

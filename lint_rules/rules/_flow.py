@@ -687,6 +687,10 @@ class FlowOwner(Protocol):
                          follow: bool = True, keywords: tuple = (),
                          given_self: Tuple[int, ...] = ()) -> Optional[Taint]: ...
 
+    def method_fields(self, name: str, arguments: Tuple[Taint, ...],
+                      given_self: Tuple[int, ...] = (), bound: bool = True
+                      ) -> Dict[str, Taint]: ...
+
     def function_fields(self, func: ast.AST, arguments: Tuple[Taint, ...],
                         keywords: tuple = (), given_self: Tuple[int, ...] = ()
                         ) -> Dict[str, Taint]: ...
@@ -1550,8 +1554,11 @@ class MethodFlow(ast.NodeVisitor):
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
             passed = values[: len(node.args)]
-            returned = self.owner.method_returns(func.attr, passed, selves(node.args), is_self(
-                owner) or _is_super(owner))  # (self._pick(self): the backend handed itself)
+            handed, bound = selves(node.args), is_self(owner) or _is_super(owner)
+            returned = self.owner.method_returns(func.attr, passed, handed, bound)
+            fields = self.owner.method_fields(func.attr, passed, handed, bound)
+            if fields:  # self.builder = self._make(runner): the object it built, kept
+                self.fields[id(node)] = fields
             if self.deciding and is_self(owner):  # what this call returns, for these arguments
                 self.gate(node, node, False, "call", self.decides(func.attr, node.args, passed,
                                                                   returned))
