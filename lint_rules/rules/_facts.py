@@ -709,26 +709,23 @@ class ClassFlow:
                 if type(target) is ast.Name}
 
     @cached_property
-    def top_assigns(self) -> List[Tuple[str, ast.AST]]:
-        """``(attr, value)`` of each ``self.<attr> = value`` at the top of a method of the
-        family, bases first."""
-        return [(target.attr, statement.value) for cls in reversed(self.facts.family)
-                for method in cls.methods.values() for statement in method.body
-                if type(statement) is ast.Assign
-                for target in statement.targets if self_attr(target)]
-
-    @cached_property
     def made_attrs(self) -> Dict[str, str]:
         """``self.<attr> = Klass(...)`` at the top of a method of the family: attr -> Klass."""
-        return {attr: value.func.id for attr, value in self.top_assigns
-                if type(value) is ast.Call and type(value.func) is ast.Name}
+        return {target.attr: statement.value.func.id for cls in reversed(self.facts.family)
+                for method in cls.methods.values() for statement in method.body
+                if type(statement) is ast.Assign and type(statement.value) is ast.Call
+                and type(statement.value.func) is ast.Name
+                for target in statement.targets if self_attr(target)}
 
     @cached_property
     def getter_attrs(self) -> Dict[str, str]:
         """``self.<attr> = operator.attrgetter("a.b")`` at the top of a method of the family:
         attr -> the path a call of it reads off its argument."""
-        return {attr: path for attr, value in self.top_assigns
-                if (path := getter_path(value)) is not None}
+        return {target.attr: path for cls in reversed(self.facts.family)
+                for method in cls.methods.values() for statement in method.body
+                if type(statement) is ast.Assign
+                and (path := getter_path(statement.value)) is not None
+                for target in statement.targets if self_attr(target)}
 
     @cached_property
     def kept_handed(self) -> Tuple[frozenset, frozenset]:
@@ -2387,29 +2384,29 @@ class FileFacts:
         """``self.<name>`` is set, outside per-forward code, only where a kept pool decision
         (a stored flag, a type test of the pool) allowed it: whether it exists at all
         (``hasattr(self, name)``) is that decision."""
-        stores = self._self_stores(cls, name)
-        return bool(stores) and all(_kept_under_decision(cls, s) for s in stores)
-
-    def _self_stores(self, cls: ClassFacts, name: str) -> List[Store]:
-        return [s for s in self.stores_of(cls, name) if s.scope == "self"]
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
+        return bool(stores) and all(
+            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
+                s.under & STALE or _under_pool_test(cls, s))) for s in stores)
 
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a
         graph buffer allocated under ``if self.is_swa:`` or under a type test of the runner's
         pool, None elsewhere): whether it is there is that decision."""
-        stores = self._self_stores(cls, name)
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
         made = [s for s in stores if not _vacant(s.value)]
         empty = any(_vacant(s.value) or _vacant_side(s.value) for s in stores)
-        return bool(made) and empty and all(_kept_under_decision(cls, s) or (
-            s.sink and not s.resolver and _vacant_side(s.value) and s.bits & STATE
-            and _under_pool_test(cls, s, s.value.test)) for s in made)
+        return bool(made) and empty and all(
+            s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
+                s.under & STALE or _under_pool_test(cls, s)) or _vacant_side(s.value) and (
+                s.bits & STATE and _under_pool_test(cls, s, s.value.test))) for s in made)
 
     def _picked_by_pool_test(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is one of the objects a pool decision kept past the swap picked (a
         strategy, a kernel: ``Window(pool) if isinstance(pool, SWAKVPool) else Full()``, or a
         store in each branch of such an ``if``): which one it is, tested whole (its type, its
         identity), is that decision."""
-        stores = self._self_stores(cls, name)
+        stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
         if not any(s.bits & STATE for s in stores) or not all(
                 s.sink and not s.resolver for s in stores):
             return False
@@ -2417,7 +2414,8 @@ class FileFacts:
             value = stores[0].value
             return type(value) is ast.IfExp and not _vacant_side(value) and _under_pool_test(
                 cls, stores[0], value.test)
-        return all(not _vacant(s.value) and _under_kept_test(cls, s) for s in stores)
+        return all(not _vacant(s.value) and s.under & TYPE_TESTS and (
+            s.under & STALE or _under_pool_test(cls, s)) for s in stores)
 
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
@@ -2523,20 +2521,6 @@ def keeps_decision(bits: Taint) -> bool:
     """What KVP001/KVP002 report a store for when it holds a stale decision: a flag made from
     a type test or a runner flag, a choice, a pool-type verdict, a value made under a flag."""
     return bool(bits & TYPE and not bits & RECORD or bits & (RUNNER | CHOICE | KIND | GATED))
-
-
-def _under_kept_test(cls: ClassFacts, store: Store) -> bool:
-    """``store`` is made under a type test of a pool that outlives the swap: a stored flag
-    tested, or a type test of the runner's pool outside per-forward code."""
-    return bool(store.under & TYPE_TESTS and (store.under & STALE or _under_pool_test(
-        cls, store)))
-
-
-def _kept_under_decision(cls: ClassFacts, store: Store) -> bool:
-    """``store`` keeps, past the call, what a kept pool decision allowed: made under a stored
-    stale flag (``GATED``) or under a kept type test (``_under_kept_test``)."""
-    return bool(store.sink and not store.resolver and (
-        store.bits & GATED or _under_kept_test(cls, store)))
 
 
 def is_chosen_verdict(bits: Taint) -> bool:
