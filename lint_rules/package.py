@@ -66,6 +66,8 @@ class ClassSummary:
     properties: Dict[str, Taint] = field(default_factory=dict)  # property -> its value
     returns: Dict[str, Taint] = field(default_factory=dict)  # method -> what it returns
     flags: frozenset = frozenset()  # attributes that are stale SWA flags
+    # "planner.translate" -> what that field of an object kept whole holds (a helper built it)
+    fields: Dict[str, Taint] = field(default_factory=dict)
 
 
 @dataclass
@@ -780,7 +782,7 @@ for _name in ("__iter__", "__len__", "__eq__", "__ne__", "__or__", "__ror__", "_
               "__repr__", "__reduce__", "__reduce_ex__", "keys", "values", "items", "copy"):
     setattr(_LoggedTable, _name, _whole(_name))
 
-SUMMARY_TABLES = ("stores", "properties", "returns")
+SUMMARY_TABLES = ("stores", "properties", "returns", "fields")
 
 
 def _logged(summary: ClassSummary, reads: Dict[tuple, set], where: tuple) -> ClassSummary:
@@ -907,18 +909,20 @@ class _Asked(frozenset):
 def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> ClassSummary:
     """One summary for a class from its own and its bases' (own entries win)."""
     stores: Dict[str, Taint] = {}
+    fields: Dict[str, Taint] = {}
     properties: Dict[str, Taint] = {}
     returns: Dict[str, Taint] = {}
     flags: set = set()
     for summary in summaries:
-        for attr, value in summary.stores.items():
-            stores[attr] = stores.get(attr, CLEAN) | value
+        for table, mine in ((summary.stores, stores), (summary.fields, fields)):
+            for attr, value in table.items():
+                mine[attr] = mine.get(attr, CLEAN) | value
         for table, mine in ((summary.properties, properties), (summary.returns, returns)):
             for key, value in table.items():
                 mine.setdefault(key, value)
         flags |= summary.flags
         backend = backend or summary.backend
-    return ClassSummary(name, backend, stores, properties, returns, frozenset(flags))
+    return ClassSummary(name, backend, stores, properties, returns, frozenset(flags), fields)
 
 
 class HeaderCache:

@@ -2057,7 +2057,7 @@ class FileFacts:
         sinks = [s for s in stores if s.sink]
         if not stores and ("." in name or any(name in c.fields for c in family)):
             # a field of a stored record (self.layout.enabled), or what __getattr__ answers
-            held = [c.fields[name] for c in family if name in c.fields]
+            held = self._held_fields(cls, name)
             return Flag(name, pool_type=not any(
                 b & (TYPE | RUNNER | CHOICE) for b in held)) if any(map(untrusted, held)) else None
         forward = DECISIVE & ~GATED  # what is made per forward is made again: its own gate
@@ -2417,6 +2417,14 @@ class FileFacts:
         return all(not _vacant(s.value) and s.under & TYPE_TESTS and (
             s.under & STALE or _under_pool_test(cls, s)) for s in stores)
 
+    def _held_fields(self, cls: ClassFacts, name: str) -> List[Taint]:
+        """What the field ``name`` (``planner.translate``) of an object kept whole holds, as
+        the relatives of the file and the summaries of bases (or heirs) of other modules
+        record it."""
+        return [c.fields[name] for c in self.relatives(cls) if name in c.fields] + [
+            summary.fields[name] for c in cls.family for summary in (*c.foreign, *c.heirs)
+            if name in summary.fields]
+
     def _kept_state(self, cls: ClassFacts, name: str, whole: bool = False) -> bool:
         """``whole``: the value itself is tested (presence, type): a container's or helper's
         is decided by what built it, not by the pool it holds."""
@@ -2441,7 +2449,7 @@ class FileFacts:
             return True  # what __getattr__ answers from a kept snapshot (ClassFlow.delegate)
         if not rest or stores:
             return False
-        held = [c.fields[name] for c in self.relatives(cls) if name in c.fields]
+        held = self._held_fields(cls, name)
         if held:  # a field of a record or helper kept whole: self.helper.kv_pool (a container
             # tested whole, there too, is decided by what built it: ``_made_only_under_flag``)
             return any(bits & STATE and not (whole and bits & BUILT) for bits in held)
@@ -3104,12 +3112,17 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
         for store in relative.stores:
             if store.sink and store.scope in ("self", "class"):
                 stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | STALE
+    fields: Dict[str, Taint] = {}
+    for relative in cls.family:  # (a name __getattr__ answers is no field: the class's own)
+        for path, bits in relative.fields.items():
+            if "." in path:
+                fields[path] = fields.get(path, CLEAN) | bits
     properties = {p: c.returns.get(p, CLEAN) for c in cls.family for p in c.properties}
     returns = {m: c.returns.get(m, CLEAN) for c in cls.family for m in c.methods}
     flags = frozenset(attr for attr in (*stores, *properties) if facts.flag(cls, attr))
     backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
                   for c in cls.family for base in c.bases)
-    own = ClassSummary(name, backend, stores, properties, returns, flags)
+    own = ClassSummary(name, backend, stores, properties, returns, flags, fields)
     if view == "heir":
         return own, cls.foreign
     return merged([own, *cls.foreign], name, backend)

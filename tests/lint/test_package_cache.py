@@ -204,3 +204,49 @@ def test_a_star_imported_helper_follows_every_module_of_the_star_chain(tmp_path)
     assert _warm_is_cold(tmp_path, cache) == HELPED_ROWS
     write(pkg, {"other.py": HELPERS.replace("isinstance(", "bool(")})
     assert _warm_is_cold(tmp_path, cache) == []
+
+
+PLANNER = dedent("""\
+    class Planner:
+        def __init__(self, chunk, window_pool=None):
+            self.chunk = chunk
+            self.window_pool = window_pool
+""")
+PLANNED_BASE = dedent("""\
+    from pkg.planner import Planner
+
+
+    class PlannedBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.planner = self._build(model_runner)
+
+        def _build(self, model_runner):
+            return Planner(16, model_runner.token_to_kv_pool.swa_kv_pool)
+""")
+PLANNED_HEIR = dedent("""\
+    from pkg.base import PlannedBackend
+
+
+    class HeirBackend(PlannedBackend):
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if self.planner.window_pool is not None:
+                return 1
+""")
+
+
+def test_a_field_of_a_base_built_object_follows_the_modules_that_built_it(tmp_path):
+    """A subclass's gate on a field of an object its base's helper built (the base's summary
+    carries what each field holds): re-judged when the object's class or the base changes."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "planner.py": PLANNER, "base.py": PLANNED_BASE,
+                "heir.py": PLANNED_HEIR})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 6, "KVP001"),
+                                              ("pkg/heir.py", 6, "KVP003")]
+    write(pkg, {"planner.py": PLANNER.replace("= window_pool", "= None")})  # keeps none
+    assert _warm_is_cold(tmp_path, cache) == []
+    write(pkg, {"planner.py": PLANNER})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 6, "KVP001"),
+                                              ("pkg/heir.py", 6, "KVP003")]
+    write(pkg, {"base.py": PLANNED_BASE.replace("swa_kv_pool", "page_size")})  # geometry
+    assert _warm_is_cold(tmp_path, cache) == []
