@@ -66,6 +66,7 @@ class ClassSummary:
     properties: Dict[str, Taint] = field(default_factory=dict)  # property -> its value
     returns: Dict[str, Taint] = field(default_factory=dict)  # method -> what it returns
     flags: frozenset = frozenset()  # attributes that are stale SWA flags
+    decided: frozenset = frozenset()  # attributes set only where a kept pool decision allowed
     # "planner.translate" -> what that field of an object kept whole holds (a helper built it)
     fields: Dict[str, Taint] = field(default_factory=dict)
 
@@ -789,7 +790,8 @@ def _logged(summary: ClassSummary, reads: Dict[tuple, set], where: tuple) -> Cla
     """``summary`` with each table logging the keys read into ``reads[(*where, table)]``."""
     tables = {name: _LoggedTable(getattr(summary, name), reads.setdefault((*where, name), set()))
               for name in SUMMARY_TABLES}
-    return ClassSummary(summary.name, summary.backend, flags=summary.flags, **tables)
+    return ClassSummary(summary.name, summary.backend, flags=summary.flags,
+                        decided=summary.decided, **tables)
 
 
 def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
@@ -803,7 +805,8 @@ def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
         for j, (was, now) in enumerate(zip(foreign, others)):
             if was == now:
                 continue
-            if (was.name, was.backend, was.flags) != (now.name, now.backend, now.flags):
+            if (was.name, was.backend, was.flags, was.decided) != (
+                    now.name, now.backend, now.flags, now.decided):
                 return False
             for name in SUMMARY_TABLES:
                 read = reads.get((i, j, name), {_WHOLE})
@@ -913,6 +916,7 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
     properties: Dict[str, Taint] = {}
     returns: Dict[str, Taint] = {}
     flags: set = set()
+    decided: set = set()
     for summary in summaries:
         for table, mine in ((summary.stores, stores), (summary.fields, fields)):
             for attr, value in table.items():
@@ -921,8 +925,10 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
             for key, value in table.items():
                 mine.setdefault(key, value)
         flags |= summary.flags
+        decided |= summary.decided
         backend = backend or summary.backend
-    return ClassSummary(name, backend, stores, properties, returns, frozenset(flags), fields)
+    return ClassSummary(name, backend, stores, properties, returns, frozenset(flags),
+                        frozenset(decided), fields)
 
 
 class HeaderCache:

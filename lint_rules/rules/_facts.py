@@ -2279,7 +2279,7 @@ class FileFacts:
         if gate.use == "other" or gate.method in _construction(cls):
             return False  # (once, before any swap: what it keeps is flagged where kept)
         if gate.use == "present":  # hasattr(self, "x"): whether a pool decision set it
-            return self._set_only_under_decision(cls, gate.name)
+            return self.set_only_under_decision(cls, gate.name)
         truth = gate.kind == "attr" or gate.use == "truth" and gate.kind in ("alias", "read")
         if truth and any(  # if self.handles: its __bool__ run on what it holds (through a
                 # local aliasing it, bool(self.handles) too)
@@ -2380,14 +2380,18 @@ class FileFacts:
             Taint(summary.stores.get(name, 0)) & STATE and not Taint(
                 summary.stores[name]) & INNER for c in cls.family for summary in c.foreign)
 
-    def _set_only_under_decision(self, cls: ClassFacts, name: str) -> bool:
+    def set_only_under_decision(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is set, outside per-forward code, only where a kept pool decision
-        (a stored flag, a type test of the pool) allowed it: whether it exists at all
+        (a stored flag, a type test of the pool) allowed it, here and by every base (or heir)
+        of another module storing it (``ClassSummary.decided``): whether it exists at all
         (``hasattr(self, name)``) is that decision."""
         stores = [s for s in self.stores_of(cls, name) if s.scope == "self"]
-        return bool(stores) and all(
+        foreign = [summary for c in cls.family for summary in (*c.foreign, *c.heirs)
+                   if name in summary.stores]
+        return bool(stores or foreign) and all(
             s.sink and not s.resolver and (s.bits & GATED or s.under & TYPE_TESTS and (
-                s.under & STALE or _under_pool_test(cls, s))) for s in stores)
+                s.under & STALE or _under_pool_test(cls, s))) for s in stores) and all(
+            name in summary.decided for summary in foreign) and not _set_either_way(cls, stores)
 
     def _made_only_under_flag(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is None unless a pool decision kept past the swap allowed it (a
@@ -2638,6 +2642,26 @@ def _under_pool_test(cls: ClassFacts, store: Store, test: Optional[ast.AST] = No
     return any(isinstance(n, ast.If) and _pool_type_test(n.test, pools) and any(
         store.statement is m for b in (*n.body, *n.orelse) for m in nodes_under(b))
         for n in nodes)
+
+
+def _set_either_way(cls: ClassFacts, stores: List[Store]) -> bool:
+    """``stores`` (of one attribute) cover every block of one ``if``/``else`` (or ``try`` and
+    its handlers) of a method's top level: the attribute is there whichever way the decision
+    went, so whether it exists decides nothing (``self.translate = None`` in the ``else``)."""
+    statements = {id(s.statement) for s in stores if s.statement is not None}
+    for name in {s.method for s in stores}:
+        method = next((c.methods[name] for c in cls.family if name in c.methods), None)
+        for node in method.body if method is not None else ():
+            if type(node) is ast.If and node.orelse:
+                blocks = (node.body, node.orelse)
+            elif type(node) is ast.Try and node.handlers:
+                blocks = (node.body, *(handler.body for handler in node.handlers))
+            else:
+                continue
+            if all(any(id(n) in statements for statement in block for n in nodes_under(
+                    statement)) for block in blocks):
+                return True
+    return False
 
 
 def _pool_type_test(test: ast.AST, pools: set) -> bool:
@@ -3120,9 +3144,10 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
     properties = {p: c.returns.get(p, CLEAN) for c in cls.family for p in c.properties}
     returns = {m: c.returns.get(m, CLEAN) for c in cls.family for m in c.methods}
     flags = frozenset(attr for attr in (*stores, *properties) if facts.flag(cls, attr))
+    decided = frozenset(attr for attr in stores if facts.set_only_under_decision(cls, attr))
     backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
                   for c in cls.family for base in c.bases)
-    own = ClassSummary(name, backend, stores, properties, returns, flags, fields)
+    own = ClassSummary(name, backend, stores, properties, returns, flags, decided, fields)
     if view == "heir":
         return own, cls.foreign
     return merged([own, *cls.foreign], name, backend)

@@ -250,3 +250,33 @@ def test_a_field_of_a_base_built_object_follows_the_modules_that_built_it(tmp_pa
                                               ("pkg/heir.py", 6, "KVP003")]
     write(pkg, {"base.py": PLANNED_BASE.replace("swa_kv_pool", "page_size")})  # geometry
     assert _warm_is_cold(tmp_path, cache) == []
+
+
+DECIDING_BASE = dedent("""\
+    class DecidingBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            pool = model_runner.token_to_kv_pool
+            if isinstance(pool, SWAKVPool):
+                self.translate = pool.translate_loc_from_full_to_swa
+""")
+PROBING_HEIR = dedent("""\
+    from pkg.base import DecidingBackend
+
+
+    class ProbingBackend(DecidingBackend):
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if hasattr(self, "translate"):
+                return 1
+""")
+
+
+def test_whether_a_base_sets_an_attribute_follows_the_base(tmp_path):
+    """A subclass's ``hasattr`` of what its base of another module sets only under a pool
+    test (``ClassSummary.decided``), re-judged when the base sets it either way."""
+    pkg = tmp_path / "tree" / "pkg"
+    cache = tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "base.py": DECIDING_BASE, "heir.py": PROBING_HEIR})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 5, "KVP001"),
+                                              ("pkg/heir.py", 6, "KVP003")]
+    write(pkg, {"base.py": DECIDING_BASE + "        else:\n            self.translate = None\n"})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 5, "KVP001")]
