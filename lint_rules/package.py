@@ -107,6 +107,7 @@ class PackageIndex:
         self.mixins: frozenset = _Asked((), "mixin", self._touch)  # classes package backends
         # inherit, by name; every membership test is recorded as read
         self.backends: set = set()  # names of the package's attention backend classes
+        self.vocal: set = set()  # classes descending from one whose module names the vocabulary
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
@@ -127,9 +128,10 @@ class PackageIndex:
     # -- the class graph, from every file's class headers ---------------------------------------
     def connect(self, headers: Dict[str, list], mention: Dict[str, bool]) -> frozenset:
         """Record every file's class headers; return the files that hold package backend code
-        by inheritance alone: subclasses of a package backend (whatever their text says) and
-        the modules of the classes backends inherit from (mixins, bases) that ``mention`` the
-        rules' vocabulary."""
+        by inheritance alone: subclasses of a package backend (whatever their text says) that
+        descend from a class whose module ``mention``s the rules' vocabulary (what else could
+        they inherit pool state from: a LoRA or grammar "backend" family names none), and the
+        modules of the classes backends inherit from (mixins, bases) that mention it."""
         self.headers = {self._absolute(p): h for p, h in headers.items()}
         self._runners = None
         heirs = _heirs(self.headers.values())
@@ -140,12 +142,12 @@ class PackageIndex:
             name for rows in self.headers.values() for name, bases in rows
             if name.endswith(BACKEND_SUFFIX) or any(  # (its own name: no bases)
                 b.endswith(BACKEND_SUFFIX) or b in named for b in bases)), heirs, tests)
-        inherited, holders = set(), set()
+        inherited, heirs_at = set(), []
         for path, rows in self.headers.items():
             for name, bases in rows:
                 if name in backends:
                     if backends.intersection(bases):  # inherits a backend of the package
-                        holders.add(path)
+                        heirs_at.append((path, name))
                     inherited.update(bases)
                     for base in bases:
                         self.subclassed_in.setdefault(base, []).append(path)
@@ -153,10 +155,52 @@ class PackageIndex:
         for path, rows in self.headers.items():
             for name, _ in rows:
                 homes.setdefault(name, set()).add(path)
+        self.vocal = _closure((name for name in inherited & homes.keys()  # (by name, as
+                               if any(mention.get(path) for path in homes[name])), heirs)  # above)
+        holders = {path for path, name in heirs_at if name in self.vocal}
         self.mixins = _Asked((inherited & homes.keys()) - backends, "mixin", self._touch)
         holders.update(path for path in set().union(*map(homes.get, self.mixins))
                        if mention.get(path))
         return frozenset(holders)
+
+    def families(self, paths: List[str], count: int) -> List[List[str]]:
+        """``paths`` in at most ``count`` groups, each in the given order, for workers that
+        each summarise what their own group reads (``prepare``): files whose classes are tied
+        by inheritance (a base and its heirs, a mixin and its heirs, at any depth, through any
+        module) share a group, so no summary of the family is built twice; the groups are
+        filled largest family first, each into the lightest group. A base more than
+        ``HUB_HEIRS`` classes inherit (``AttentionBackend``) ties nothing: each group reads it."""
+        homes: Dict[str, List[str]] = {}
+        for path, rows in self.headers.items():
+            for name, _ in rows:
+                homes.setdefault(name, []).append(path)
+        heirs = _heirs(self.headers.values())
+        family: Dict[str, str] = {}
+
+        def root(path: str) -> str:
+            while family.get(path, path) != path:
+                path = family[path] = family.get(family[path], family[path])
+            return path
+
+        for path, rows in self.headers.items():
+            for _, bases in rows:
+                for base in bases:
+                    if len(heirs.get(base, ())) <= HUB_HEIRS:
+                        for home in homes.get(base, ()):
+                            family[root(path)] = root(home)
+        members: Dict[str, List[str]] = {}
+        for path in paths:
+            members.setdefault(root(self._absolute(path)), []).append(path)
+        weight = {key: sum(len(self.contents.get(self._absolute(p), b"")) for p in group)
+                  for key, group in members.items()}
+        groups: List[List[str]] = [[] for _ in range(max(1, min(count, len(members))))]
+        loads = [0] * len(groups)
+        for key in sorted(members, key=lambda k: -weight[k]):
+            lightest = loads.index(min(loads))
+            groups[lightest].extend(members[key])
+            loads[lightest] += weight[key]
+        order = {path: index for index, path in enumerate(paths)}
+        return [sorted(group, key=order.__getitem__) for group in groups]
 
     def subclass_summaries(self, scope, name: str, siblings_bare: bool = False) -> tuple:
         """Summaries of the package backends (in other modules) that inherit class ``name``:
@@ -279,6 +323,7 @@ class PackageIndex:
             asked[f"{ASKED}mixin:{name}"] = self.answer("mixin", name, path)
             for base in bases:
                 asked[f"{ASKED}backend:{base}"] = self.answer("backend", base, path)
+                asked[f"{ASKED}vocal:{base}"] = self.answer("vocal", base, path)
         if asked and self.stamp is not None:
             asked[TREE_KEY] = self.stamp
         return asked
@@ -301,6 +346,8 @@ class PackageIndex:
             return "1" if argument in self.backends else "0"
         if kind == "mixin":
             return "1" if self.is_mixin(argument) else "0"
+        if kind == "vocal":
+            return "1" if argument in self.vocal else "0"
         if kind == "runners":
             return "\n".join(self.runner_files())
         if kind == "heirs":
@@ -747,6 +794,7 @@ class PackageIndex:
         return found
 
 
+HUB_HEIRS = 8  # heirs by name (``_heirs``) above which a base ties no family (``families``)
 _WHOLE = ("whole",)  # a summary table read otherwise than by key
 
 

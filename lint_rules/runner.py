@@ -23,7 +23,7 @@ import sys
 import threading
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, List, Optional
 
 from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
 from lint_rules.collector import collector_paused
@@ -543,8 +543,14 @@ class _Mentions:
 
     def __init__(self, run: _TreeRun, mentions) -> None:
         self.run, self.mentions = run, mentions
+        self.answers: dict = {}  # path -> its answer, asked once
 
     def get(self, path: str) -> bool:
+        if path not in self.answers:
+            self.answers[path] = self._mentions(path)
+        return self.answers[path]
+
+    def _mentions(self, path: str) -> bool:
         try:
             text, _ = _decode(self.run.package.contents[os.path.abspath(path)])
         except (KeyError, SyntaxError, UnicodeError, LookupError):
@@ -619,8 +625,6 @@ def _pass(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool
     use_package(state.package)
-    if to_parse and state.package is not None:
-        _prepare(state.package, [job.path for job in to_parse])
     if state.headers is not None:
         state.headers.save(state.digests.values())
     if to_parse:
@@ -635,7 +639,8 @@ class _Overtime(BaseException):
 
 
 def _prepare(package, paths: list) -> None:
-    """The package's summaries, built here once for every worker (``PackageIndex.prepare``).
+    """The summaries a worker's files read, built once before its first file, in one order
+    (``PackageIndex.prepare``; each worker has its own family of files: ``families``).
 
     ``ast`` only (no libcst), so nothing here can crash the process; an error, a recursion
     deeper than the engine allows or a summary slower than ``parse_timeout`` only drops what
@@ -698,16 +703,18 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    orphans = []
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context(),
-                               initializer=_start_worker, initargs=(_PACKAGE,))
+    orphans, pools, submitted = [], [], []
     try:
-        submitted = []
-        for job in jobs:
-            try:
-                submitted.append((job, pool.submit(analyse, mode, options, job)))
-            except BrokenProcessPool:
-                orphans.append(job)
+        for group in _groups(jobs, workers):
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=_mp_context(),
+                                       initializer=_start_worker,
+                                       initargs=(_PACKAGE, [job.path for job in group]))
+            pools.append(pool)
+            for job in group:
+                try:
+                    submitted.append((job, pool.submit(analyse, mode, options, job)))
+                except BrokenProcessPool:
+                    orphans.append(job)
         timeout = parse_timeout()
         for job, future in submitted:
             try:
@@ -717,16 +724,29 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
                 continue
             state.complete(job, *result)
     except BaseException:  # Ctrl-C (once or many times) or a bug: stop now, never wait
-        _abandon(pool)
+        for pool in pools:
+            _abandon(pool)
         raise
-    pool.shutdown(wait=True)
+    for pool in pools:
+        pool.shutdown(wait=True)
     for job in orphans:
         state.complete(job, *analyse_isolated(mode, options, job, parse_timeout()))
 
 
-def _start_worker(package) -> None:
+def _groups(jobs: list, workers: int) -> List[list]:
+    """The jobs of each worker: one family of files each (``PackageIndex.families``)."""
+    if _PACKAGE is None or workers == 1:
+        return [jobs]
+    by_path = {job.path: job for job in jobs}
+    return [[by_path[path] for path in group]
+            for group in _PACKAGE.families(list(by_path), workers)]
+
+
+def _start_worker(package, paths: list) -> None:
     _ignore_interrupts()
     use_package(package)
+    if package is not None and paths:
+        _prepare(package, paths)
     # what the fork inherited (the package's trees and summaries) is never garbage: frozen,
     # the collector skips it, and it collects what this worker's analyses leave behind
     gc.freeze()

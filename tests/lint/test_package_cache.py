@@ -280,3 +280,87 @@ def test_whether_a_base_sets_an_attribute_follows_the_base(tmp_path):
                                               ("pkg/heir.py", 6, "KVP003")]
     write(pkg, {"base.py": DECIDING_BASE + "        else:\n            self.translate = None\n"})
     assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 5, "KVP001")]
+
+
+QUIET_BASE = dedent("""\
+    class LoRABackend:
+        def __init__(self, model_runner):
+            self.flag = False
+""")
+QUIET_HEIR = dedent("""\
+    from pkg.base import LoRABackend
+
+
+    class TritonLoRABackend(LoRABackend):
+        def run_lora(self, layer):
+            if self.flag:
+                return 1
+            return 0
+""")
+
+
+def test_a_heir_follows_its_family_into_the_vocabulary(tmp_path):
+    """Heirs of a backend family whose modules never name the vocabulary (LoRA, grammar
+    "backends") are not analysed: nothing they inherit can hold pool state. Once a base of the
+    family decides its flag from the pool, the heir's gate on it is found, warm as cold; and
+    a grand-heir in a third module follows the same base."""
+    pkg, cache = tmp_path / "tree" / "pkg", tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "base.py": QUIET_BASE, "heir.py": QUIET_HEIR})
+    assert _warm_is_cold(tmp_path, cache) == []
+    vocal = QUIET_BASE.replace("False", "isinstance(model_runner.token_to_kv_pool, SWAKVPool)")
+    write(pkg, {"base.py": vocal})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 3, "KVP002"),
+                                              ("pkg/heir.py", 6, "KVP003")]
+    grand = QUIET_HEIR.replace("pkg.base import LoRABackend", "pkg.heir import TritonLoRABackend")
+    write(pkg, {"grand.py": grand.replace("(LoRABackend)", "(TritonLoRABackend)").replace(
+        "class TritonLoRABackend", "class FusedLoRABackend")})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/base.py", 3, "KVP002"),
+                                              ("pkg/grand.py", 6, "KVP003"),
+                                              ("pkg/heir.py", 6, "KVP003")]
+    write(pkg, {"base.py": QUIET_BASE})
+    assert _warm_is_cold(tmp_path, cache) == []
+
+
+def test_each_worker_gets_whole_families_and_the_same_findings(tmp_path):
+    """Workers summarise only what their own files read, so a family (a base, its heirs, a
+    mixin and its heirs, through any module) goes to one worker whole; a base every backend
+    inherits ties nothing. The findings are those of one worker."""
+    from lint_rules.package import HUB_HEIRS, PackageIndex, class_headers
+
+    sources = {"hub.py": "class AttentionBackend:\n    pass\n",
+               "base.py": BASE_OF_FAMILY, "heir.py": HEIR_OF_FAMILY,
+               "mixin.py": MIXIN, "a.py": PLAIN_HEIR, "b.py": FLAG_HEIR}
+    sources.update({f"other{i}.py": f"class O{i}Backend(AttentionBackend):\n    pass\n"
+                    for i in range(HUB_HEIRS + 1)})
+    pkg = write(tmp_path / "tree" / "pkg", {"__init__.py": "", **sources})
+    paths = [str(pkg / name) for name in sources]
+    index = PackageIndex(paths)
+    index.connect({p: class_headers(open(p).read()) for p in paths}, {})
+    groups = index.families(paths, 2)
+    assert len(groups) == 2 and sorted(sum(groups, [])) == sorted(paths)
+    for family in (("base.py", "heir.py"), ("mixin.py", "a.py", "b.py")):
+        assert any({str(pkg / name) for name in family} <= set(group) for group in groups)
+    assert all(group == sorted(group, key=paths.index) for group in groups)
+    one = json_rows(poolguard(*LINT[:-1], "--jobs", "1", "pkg", cwd=tmp_path / "tree",
+                              cache_dir=tmp_path / "one").stdout)
+    two = json_rows(poolguard(*LINT[:-1], "--jobs", "2", "pkg", cwd=tmp_path / "tree",
+                              cache_dir=tmp_path / "two").stdout)
+    assert one == two == [("pkg/b.py", 6, "KVP002"), ("pkg/base.py", 3, "KVP002"),
+                          ("pkg/heir.py", 6, "KVP003"), MIXIN_GATE]
+
+
+BASE_OF_FAMILY = dedent("""\
+    class SharedBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.swa_on = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+""")
+HEIR_OF_FAMILY = dedent("""\
+    from pkg.base import SharedBackend
+
+
+    class LeafBackend(SharedBackend):
+        def forward_decode(self, layer):
+            if self.swa_on:
+                return 1
+            return 0
+""")
