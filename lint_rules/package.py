@@ -269,8 +269,9 @@ class PackageIndex:
 
     def prepare(self, paths: Iterable[str]) -> None:
         """Parse ``paths`` and summarise what their backend classes and mixins read of other
-        modules (bases, heirs), once, in this fixed order: forked workers inherit the trees and
-        the summaries instead of each computing them again, in an order of its own."""
+        modules (bases, heirs), once, in this fixed order, before the first file is analysed:
+        a worker does it for its own family of files (``families``), so each summary is built
+        in the same order whichever file asks first, and by one worker only."""
         for path in paths:
             path = os.path.abspath(path)
             if path not in self._modules:
