@@ -109,6 +109,7 @@ class PackageIndex:
         self.backends: set = set()  # names of the package's attention backend classes
         self.vocal: set = set()  # classes descending from one whose module names the vocabulary
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
+        self._homes: Dict[str, set] = {}  # class name -> the files defining one (``connect``)
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
         self._binds: Dict[str, Optional[frozenset]] = {}  # runner file -> self.<names> it sets
@@ -151,7 +152,7 @@ class PackageIndex:
                     inherited.update(bases)
                     for base in bases:
                         self.subclassed_in.setdefault(base, []).append(path)
-        homes: Dict[str, set] = {}  # class name -> the files defining one
+        self._homes = homes = {}  # class name -> the files defining one
         for path, rows in self.headers.items():
             for name, _ in rows:
                 homes.setdefault(name, set()).add(path)
@@ -170,11 +171,7 @@ class PackageIndex:
         module) share a group, so no summary of the family is built twice; the groups are
         filled largest family first, each into the lightest group. A base more than
         ``HUB_HEIRS`` classes inherit (``AttentionBackend``) ties nothing: each group reads it."""
-        homes: Dict[str, List[str]] = {}
-        for path, rows in self.headers.items():
-            for name, _ in rows:
-                homes.setdefault(name, []).append(path)
-        heirs = _heirs(self.headers.values())
+        homes, heirs = self._homes, _heirs(self.headers.values())
         family: Dict[str, str] = {}
 
         def root(path: str) -> str:
@@ -186,7 +183,7 @@ class PackageIndex:
             for _, bases in rows:
                 for base in bases:
                     if len(heirs.get(base, ())) <= HUB_HEIRS:
-                        for home in homes.get(base, ()):
+                        for home in sorted(homes.get(base, ())):
                             family[root(path)] = root(home)
         members: Dict[str, List[str]] = {}
         for path in paths:
