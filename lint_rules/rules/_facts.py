@@ -60,6 +60,7 @@ from lint_rules.rules._flow import (
     STATE,
     TYPE,
     TYPE_TESTS,
+    VERDICTS,
     WHOLE_USES,
     Built,
     MethodFlow,
@@ -2546,6 +2547,19 @@ def is_chosen_verdict(bits: Taint) -> bool:
 # what makes a choice more than a pool type verdict: pool data or capacity, a built object, a
 # non-SWA class test, the runner's flag, a stored flag it was made under, a flag it already is
 VERDICT_EXCLUDED = STATE | SIZE | BUILT | KIND | RUNNER | GATED | TYPE
+
+
+def is_flag_table(bits: Taint) -> bool:
+    """A kept dict, list, tuple or set of SWA type-test verdicts and nothing else (``{i:
+    isinstance(p, SWAKVPool) for i, p in enumerate(pools)}``, filled per layer in a loop): SWA
+    flags decided once, KVP002's, never pool state for KVP001 (the state its keys or its shell
+    carry is none: ``_flow.verdicts`` judged the elements); no property over the pool can
+    stand for a table, so no safe fix either."""
+    return bool(bits & VERDICTS and not bits & TABLE_EXCLUDED)
+
+
+# what another store of the attribute may add that makes the table more than verdicts
+TABLE_EXCLUDED = SIZE | INNER | Taint.OBJECT | KIND | RUNNER | CHOICE | Taint.PICKED | Taint.ALLOC
 
 
 def is_swap_point(store: Store) -> bool:

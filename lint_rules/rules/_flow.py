@@ -83,6 +83,9 @@ class Taint(enum.Flag):
     # PageInterleaveKVPoolMixin) else None``): a test of its presence is that test, not SWA's
     ALLOC = enum.auto()  # the pool allocator itself: the pool it hands out (``get_kvcache()``),
     # asked but not as a resolver's fallback, is the pool of that moment (a helper given it too)
+    VERDICTS = enum.auto()  # a dict, list, tuple or set whose elements are SWA type-test
+    # verdicts and nothing else (``{i: isinstance(p, SWAKVPool) for i, p in ...}``): a table of
+    # SWA flags, KVP002's (its keys, a layer id or a ratio, are no element)
 
     # enum.Flag makes each result through a class call (three Python frames per operator);
     # the flow combines taints at nearly every node, so results come from a table instead
@@ -138,6 +141,7 @@ ENTERING = ("enter_context", "enter_async_context")  # an ExitStack entering a m
 RUNNER, MIRROR, STALE, RECORD = Taint.RUNNER, Taint.MIRROR, Taint.STALE, Taint.RECORD
 CHOICE, KIND, GATED, OBJECT = Taint.CHOICE, Taint.KIND, Taint.GATED, Taint.OBJECT
 INNER, SIZE, PICKED, ALLOC = Taint.INNER, Taint.SIZE, Taint.PICKED, Taint.ALLOC
+VERDICTS = Taint.VERDICTS
 STATE = POOL | SWA
 DECISION = TYPE | RUNNER | MIRROR | KIND
 # What makes stored state a stale decision a later gate must not trust (a mirror of the
@@ -154,6 +158,8 @@ DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIN
 UNDER_FLAG = GATED | RUNNER
 STATE_SIZE = STATE | SIZE  # a read that is already the pool's state or its capacity
 BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is not the pool's
+# what makes an element more than an SWA type-test verdict (``verdicts``)
+NOT_VERDICTS = STATE | SIZE | BUILT | KIND | RUNNER | CHOICE | PICKED | ALLOC
 
 
 # -- syntax helpers (shared with _facts, _fixes and the package index) -------------------------
@@ -516,6 +522,18 @@ def container(value: Taint) -> Taint:
     if carries(value, TYPE_TESTS):
         held |= SWA
     return held | RECORD if carries(held, CONTAINED) else CLEAN
+
+
+def holding(held: Taint, keys: Taint = CLEAN) -> Taint:
+    """A dict, list, tuple or set built of elements holding ``held`` (their union; ``keys``:
+    what its keys or what it iterated hold, no element of it): ``container``, marked
+    ``VERDICTS`` when every element is an SWA type-test verdict and nothing else (no pool data
+    nor capacity, no object, no other kind of decision: a non-SWA class test, the runner's
+    flag, a value a test picked)."""
+    value = container(keys | held)
+    if carries(held, TYPE) and not carries(held, NOT_VERDICTS):
+        return value | VERDICTS
+    return value
 
 
 def element(value: Taint) -> Taint:
@@ -1334,7 +1352,9 @@ class MethodFlow(ast.NodeVisitor):
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)
         if called in CONTAINERS or self.owner.is_record_type(func) or name == "cls":
             self.note_fields(node, values)
-            return container(union(values))  # a record (dataclass, namedtuple...) of its args
+            held = union(values)  # (a copy of a table of verdicts is one: tuple(genexp))
+            copied = held & VERDICTS if called in CONTAINER_COPIERS else CLEAN
+            return container(held) | copied  # a record (dataclass, namedtuple...) of its args
         if _is_class_name(func):  # (an object given the backend itself may copy its state)
             return self.construct(node, values, follow or any(map(is_self, (
                 *args, *(k.value for k in node.keywords)))))  # Helper(self), Helper(owner=self)
@@ -1738,7 +1758,7 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Tuple(self, node) -> Taint:
         held = union(self.visit(el) for el in node.elts)
-        return container(held) | sized(held)  # (a shape holding the capacity)
+        return holding(held) | sized(held)  # (a shape holding the capacity)
 
     def visit_BinOp(self, node: ast.BinOp) -> Taint:
         """Arithmetic gives numbers, not state; on a pool's capacity, still its capacity; on a
@@ -1757,7 +1777,8 @@ class MethodFlow(ast.NodeVisitor):
     visit_List = visit_Set = visit_Tuple
 
     def visit_Dict(self, node: ast.Dict) -> Taint:
-        return container(union(self.visit(n) for n in (*node.keys, *node.values) if n))
+        keys = union(self.visit(n) for n in node.keys if n)
+        return holding(union(self.visit(n) for n in node.values), keys)
 
     def visit_Starred(self, node: ast.Starred) -> Taint:
         return self.visit(node.value)
@@ -1788,7 +1809,8 @@ class MethodFlow(ast.NodeVisitor):
             self.per_forward or self.deferred or self.owner.is_live_view(self.name))
         if once and self.record:
             filtered |= STALE  # a filter run once: what it admitted keeps its verdict
-        value = picked(union(self.visit(r) for r in results), filtered)
+        taints = [self.visit(r) for r in results]  # (a dict's key first, then its value)
+        value = picked(union(taints), filtered)
         if once and not self.record:  # a helper's filter runs at each call: what it admits
             value |= CHOICE | (filtered & KIND)  # is picked by the pool it is given now (a
             # caller keeping it keeps that verdict; one calling it per forward, a live one)
@@ -1800,7 +1822,8 @@ class MethodFlow(ast.NodeVisitor):
             return sized(value)
         if reduce:  # (whether anything was picked by a pool decision: that decision)
             return value & DECIDED | (TYPE if value & (STATE | CHOICE) else CLEAN)
-        return container(value | (SWA if iterated & SWA else CLEAN))
+        return holding(picked(taints[-1], filtered), value | (
+            SWA if iterated & SWA else CLEAN))
 
     def visit_ListComp(self, node) -> Taint:
         return self.comprehension(node, [node.elt])
@@ -1993,7 +2016,7 @@ class MethodFlow(ast.NodeVisitor):
             return self.store(_global_key(target), target, statement, value_node, value, "module")
         if isinstance(target, ast.Subscript):
             self.visit(target.slice)
-            self.fill(target.value, target.value, value_node, container(value))
+            self.fill(target.value, target.value, value_node, holding(value))
             return
         if isinstance(target, ast.Attribute):
             held = self.module_object(target.value)
@@ -2291,7 +2314,7 @@ class MethodFlow(ast.NodeVisitor):
                 )
                 held = self.controlled(call, held)  # (appended under a decision: made by it)
                 with self.memoising(self.set_default(call), True):
-                    if self.fill(call.func.value, call.func.value, call, container(held)):
+                    if self.fill(call.func.value, call.func.value, call, holding(held)):
                         return
         value = self.visit(call)
         if self.deferred and value & STATE:  # a closure writing into a sub-pool it captured

@@ -8,7 +8,13 @@ from typing import Iterator
 
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import _by_lineage, is_chosen_verdict, is_swap_point, shown_sink
+from lint_rules.rules._facts import (
+    _by_lineage,
+    is_chosen_verdict,
+    is_flag_table,
+    is_swap_point,
+    shown_sink,
+)
 from lint_rules.rules._flow import (
     CHOICE,
     GATED,
@@ -1429,9 +1435,9 @@ class StalePoolState(Rule):
             expected=((4, "KVP001"), (8, "KVP001"), (9, "KVP001"), (10, "KVP001")),
         ),
         Invalid(
-            # look-alikes of KVP003 gates (KVP001 on the kept templates only): a local bound
-            # to a kept template reads its fields, and geometry is no flag; a copy with its own
-            # entry for the flag holds that entry
+            # look-alikes of KVP003 gates (KVP001 on the kept template, KVP002 on the kept
+            # table of one SWA flag): a local bound to a kept template reads its fields, and
+            # geometry is no flag; a copy with its own entry for the flag holds that entry
             dedent(
                 """\
                 class TemplateFieldBackend(AttentionBackend):
@@ -1449,7 +1455,7 @@ class StalePoolState(Rule):
                             forward_batch.swa = True
                 """
             ),
-            expected=((4, "KVP001"), (5, "KVP001")),
+            expected=((4, "KVP001"), (5, "KVP002")),
         ),
         Invalid(
             # in a branch of a reported gate: a zeros buffer or an env value is the gate's
@@ -1516,8 +1522,8 @@ class StalePoolState(Rule):
                     continue
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits) or \
-                        is_chosen_verdict(bits):
-                    continue  # a flag, or a value a pool test picked: KVP002's
+                        is_chosen_verdict(bits) or is_flag_table(bits):
+                    continue  # a flag, a value a pool test picked, a table of flags: KVP002's
                 if _empty_half(store):
                     continue  # no pool data: a decision reading it, or its twin, is the finding
                 if bits & (STATE | CHOICE | KIND | GATED | SIZE):

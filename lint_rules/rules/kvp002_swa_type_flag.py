@@ -5,7 +5,12 @@ from textwrap import dedent
 from typing import Iterator
 
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
-from lint_rules.rules._facts import is_chosen_verdict, joins_other_conditions, shown_sink
+from lint_rules.rules._facts import (
+    is_chosen_verdict,
+    is_flag_table,
+    joins_other_conditions,
+    shown_sink,
+)
 from lint_rules.rules._fixes import property_fix
 from lint_rules.rules._flow import GATED, KIND, RECORD, TYPE, is_runner_copy
 
@@ -30,7 +35,11 @@ class SwaTypeFlag(Rule):
         it): ``"swa" if hasattr(pool, "swa_kv_pool") else "full"``, an enum member or class
         constant chosen in a branch or a ``match`` on the pool, a helper returning one
         (``_classify(pool)``), what an SWA-only attribute read with a default answers
-        (``getattr(pool, "swa_layer_nums", None)``). A runner-level SWA flag kept
+        (``getattr(pool, "swa_layer_nums", None)``). A dict, list, tuple or set of such tests
+        kept whole (per layer or per compression ratio: ``{i: isinstance(p, SWAKVPool) for i,
+        p in enumerate(pools)}``, or filled in a loop) is a table of such flags, flagged too,
+        with no fix (no property over the pool is a table); one also holding a sub-pool keeps
+        pool state (KVP001's). A runner-level SWA flag kept
         on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
         ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
@@ -559,6 +568,26 @@ class SwaTypeFlag(Rule):
             expected=((11, "KVP002"), (12, "KVP002"), (13, "KVP002")),
         ),
         Invalid(
+            # a table of SWA type tests, per layer or per ratio (a comprehension, a loop's
+            # fill): each entry a flag decided once (no fix); each lookup of it a gate
+            dedent(
+                """\
+                class LayerTableBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pools = model_runner.token_to_kv_pool.pools
+                        self.by_layer = {i: isinstance(p, SWAKVPool) for i, p in enumerate(pools)}
+                        self.by_ratio = {}
+                        for ratio, sub in model_runner.token_to_kv_pool.by_ratio.items():
+                            self.by_ratio[ratio] = hasattr(sub, "swa_kv_pool")
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.by_layer[layer.layer_id]:
+                            return q
+                """
+            ),
+            expected=((4, "KVP002"), (7, "KVP002"), (10, "KVP003")),
+        ),
+        Invalid(
             # the presence of a pool a non-SWA type test picked (a page-interleaved shard pool)
             # decides another pool class: KVP001's pool-type finding, never the SWA flag; the
             # same presence test of an SWA sub-pool is the SWA flag
@@ -598,6 +627,11 @@ class SwaTypeFlag(Rule):
         "{subject} is picked by a pool type test once, stale under FROZEN_KV: {test_pool}"
     )
 
+    # (a dict, list, tuple or set of type-test verdicts: per layer, per ratio)
+    TABLE_MESSAGE = (
+        "{subject} keeps pool type tests made once, stale under FROZEN_KV: {test_pool}"
+    )
+
     RUNNER_MESSAGE = (
         "{subject} keeps the runner's SWA flag, blind to FROZEN_KV pool swaps: {test_pool}"
     )
@@ -616,6 +650,9 @@ class SwaTypeFlag(Rule):
                     yield self.report(store.node, fix, cls.node,
                                       self.DERIVED_MESSAGE if made else None,
                                       subject=shown_sink(store), flag=made, **remedy)
+                elif is_flag_table(store.bits):  # no fix: no property over the pool is a table
+                    yield self.report(store.node, None, cls.node, self.TABLE_MESSAGE,
+                                      subject=shown_sink(store))
                 elif is_runner_copy(store.bits):  # no fix: a pool property changes its meaning
                     yield self.report(store.node, None, cls.node, self.RUNNER_MESSAGE,
                                       subject=shown_sink(store))

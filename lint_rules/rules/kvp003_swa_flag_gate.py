@@ -726,7 +726,7 @@ class SwaFlagGate(Rule):
                         return getattr(forward_batch, self.names[self.kinds["swa"]])
                 """
             ),
-            expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
+            expected=((8, "KVP001"), (9, "KVP002"), (10, "KVP001"), (11, "KVP002"),
                       (15, "KVP003"), (18, "KVP003"), (19, "KVP003"),
                       (22, "KVP003"), (24, "KVP003"), (26, "KVP003")),
         ),
@@ -1138,7 +1138,7 @@ class SwaFlagGate(Rule):
                         forward_batch.swa = True if b.get("swa") else c["swa"]
                 """
             ),
-            expected=((4, "KVP001"), (8, "KVP003"), (10, "KVP003")),
+            expected=((4, "KVP002"), (8, "KVP003"), (10, "KVP003")),
         ),
         Invalid(
             # a flag from a shard pool's presence gates with the pool-type text (never the SWA

@@ -147,6 +147,10 @@ BREAKERS = {
                               "isinstance(self._note(model_runner.token_to_kv_pool)")),
         _method(TABLE, "    def _note(self, pool):\n        self.noted = True\n"
                        "        return pool\n")]),
+    "value_is_a_table": (FLAG, [
+        (STORE, "        self.use_swa = {0: isinstance(model_runner.token_to_kv_pool, "
+                "SWAKVPool)}\n"),
+        (TABLE, '        return "swa" if self.use_swa[0] else "full"\n')]),
     "value_not_a_bool": (FLAG, [
         (STORE, '        self.use_swa = "swa" if isinstance(model_runner.token_to_kv_pool, '
                 'SWAKVPool) else ""\n'),

@@ -47,7 +47,7 @@ class KeptItemsAttnBackend(AttentionBackend):
     def __init__(self, model_runner):
         pool = model_runner.token_to_kv_pool
         self.pools = {"swa": getattr(pool, "swa_kv_pool", None), "full": pool}  # expect: KVP001
-        self.flags = [isinstance(pool, SWAKVPool)]  # expect: KVP001
+        self.flags = [isinstance(pool, SWAKVPool)]  # expect: KVP002
         self.sizes = {"page": model_runner.page_size}
 
     def forward_decode(self, q, k, v, layer, forward_batch):

@@ -21,7 +21,7 @@ class TemplateCopyAttnBackend(AttentionBackend):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
         self._meta = WindowMeta(use_swa=swa, window=model_runner.sliding_window_size)  # expect: KVP001
-        self._opts = {"swa": swa, "window": model_runner.sliding_window_size}  # expect: KVP001
+        self._opts = {"swa": swa, "window": model_runner.sliding_window_size}  # expect: KVP002
 
     def init_forward_metadata(self, forward_batch):
         md = self._meta
