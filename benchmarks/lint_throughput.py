@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import resource
 import shutil
@@ -363,6 +364,86 @@ def _best(runs: list[Timing]) -> Timing:
     return Timing(min(r.wall for r in runs), min(r.cpu for r in runs))
 
 
+# A cold package-wide run with its phases metered: what the parent does before the workers
+# start and after they end, and each worker's summaries (prepare) and files' analysis, in CPU
+# seconds where they run (the workers are forked: the patches reach them; each keeps its
+# name, so the pool pickles it by reference), one JSON line each.
+PACKAGE_METERED = (
+    "import json, os, sys, time\n"
+    "from lint_rules import runner\n"
+    "log = sys.argv.pop(1)\n"
+    "def note(**row):\n"
+    "    with open(log, 'a') as out:\n"
+    "        out.write(json.dumps(dict(row, pid=os.getpid())) + '\\n')\n"
+    "def metered(name, kind):\n"
+    "    original = getattr(runner, name)\n"
+    "    def run(*args):\n"
+    "        start = time.process_time()\n"
+    "        try:\n"
+    "            return original(*args)\n"
+    "        finally:\n"
+    "            note(kind=kind, cpu=time.process_time() - start)\n"
+    "    run.__qualname__, run.__module__ = name, runner.__name__\n"
+    "    setattr(runner, name, run)\n"
+    "metered('_prepare', 'prepare')\n"
+    "metered('analyse', 'file')\n"
+    "start_all = runner._analyse_all\n"
+    "def analyse_all(*args):\n"
+    "    note(kind='parent_before', cpu=time.process_time(), wall=time.perf_counter() - T0)\n"
+    "    mark = time.perf_counter()\n"
+    "    try:\n"
+    "        return start_all(*args)\n"
+    "    finally:\n"
+    "        note(kind='workers_wall', wall=time.perf_counter() - mark)\n"
+    "runner._analyse_all = analyse_all\n"
+    "T0 = time.perf_counter()\n"
+    "from lint_rules.cli import main\n"
+    "code = main()\n"
+    "note(kind='parent_all', cpu=time.process_time(), wall=time.perf_counter() - T0)\n"
+    "sys.exit(code)\n"
+)
+
+
+def profile_package_run(tree: Path, jobs: str) -> dict:
+    """One metered cold run of ``poolguard lint`` on the tree (``PACKAGE_METERED``)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        log = Path(scratch) / "phases.jsonl"
+        env = dict(os.environ, POOLGUARD_CACHE_DIR=str(Path(scratch) / "cache"))
+        subprocess.run([sys.executable, "-c", PACKAGE_METERED, str(log), "lint", "--jobs", jobs,
+                        str(tree)], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        rows = [json.loads(line) for line in log.read_text().splitlines()]
+    parent = {row["kind"]: row for row in rows if row["kind"].startswith(("parent", "workers"))}
+    workers: dict[int, dict] = {}
+    for row in rows:
+        if row["kind"] in ("prepare", "file"):
+            worker = workers.setdefault(row["pid"], {"prepare": 0.0, "file": 0.0, "files": 0})
+            worker[row["kind"]] += row["cpu"]
+            worker["files"] += row["kind"] == "file"
+    return {"parent": parent, "workers": list(workers.values())}
+
+
+def print_package_phases(phases: dict) -> None:
+    parent = phases["parent"]
+    if not {"parent_before", "workers_wall", "parent_all"} <= parent.keys():
+        print("\n(the metered package run did not finish: no phase table)")
+        return
+    before, after = parent["parent_before"], parent["parent_all"]
+    print("\nwhere a cold package-wide run goes (one metered run, --jobs as above):\n")
+    print("| phase | wall s | CPU s |\n| --- | ---: | ---: |")
+    print(f"| parent: start-up, reading, hashing, pre-filter, class graph | "
+          f"{before['wall']:.2f} | {before['cpu']:.2f} |")
+    print(f"| workers, from the first fork to the last result | "
+          f"{parent['workers_wall']['wall']:.2f} | |")
+    for number, worker in enumerate(phases["workers"], 1):
+        print(f"| worker {number}: its family's summaries (prepare) | | {worker['prepare']:.2f} |")
+        print(f"| worker {number}: its {worker['files']} files' analysis | | "
+              f"{worker['file']:.2f} |")
+    rest_wall = after["wall"] - before["wall"] - parent["workers_wall"]["wall"]
+    print(f"| parent: results, cache, output | {rest_wall:.2f} | "
+          f"{after['cpu'] - before['cpu']:.2f} |")
+
+
 def print_tables(times: dict[str, list[Timing]], prof: dict, args, load: tuple,
                  plugin_cpu: float) -> None:
     best = {name: _best(runs) for name, runs in times.items()}
@@ -454,6 +535,7 @@ def main(argv: list[str]) -> int:
     times, plugin_cpu = run_tools(tree, args)
     profile = profile_in_process(tree)
     print_tables(times, profile, args, (load_before, os.getloadavg()[0]), plugin_cpu)
+    print_package_phases(profile_package_run(tree, str(args.jobs)))
     return 0
 
 
