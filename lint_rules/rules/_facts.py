@@ -52,6 +52,7 @@ from lint_rules.rules._flow import (
     INNER,
     KIND,
     MIRROR,
+    MODULE_MEMO,
     POOL,
     RECORD,
     RUNNER,
@@ -1559,21 +1560,35 @@ class _Pass:
 
 
 def _resets(facts: ClassFacts, per_forward) -> frozenset:
-    """``self`` paths every forward empties (``self.x = None`` / ``{}``, ``self.x.clear()`` as
-    a statement of a per-forward method's own body): what a lazy fill keeps lives one forward."""
+    """Memos every forward empties (``self.x = None`` / ``{}``, ``self.x.clear()`` as a
+    statement of a per-forward method's own body; a module global too, named as
+    ``MethodFlow.memo_holder`` names it): what a lazy fill keeps lives one forward."""
     found = set()
     for name in per_forward:
         function = facts.methods.get(name)
         for statement in getattr(function, "body", ()):
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _empty(statement.value):
                 targets = getattr(statement, "targets", None) or [statement.target]
-                found.update(p for p in map(self_path, targets) if p)
+                found.update(_emptied(t, function, False) for t in targets)
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
                 func = statement.value.func
-                if isinstance(func, ast.Attribute) and func.attr == "clear" and self_path(
-                        func.value):
-                    found.add(self_path(func.value))
+                if isinstance(func, ast.Attribute) and func.attr == "clear":
+                    found.add(_emptied(func.value, function, True))
+    found.discard("")
     return frozenset(found)
+
+
+def _emptied(node: ast.AST, function: ast.AST, cleared: bool) -> str:
+    """The memo ``_resets`` sees emptied at ``node``: ``self.<path>``, or a module global that
+    is declared ``global`` (assigned) or is no local of the function (``.clear()``-ed)."""
+    path = self_path(node)
+    if path is not None or type(node) is not ast.Name:
+        return path or ""
+    declared = {n for s in nodes_under(function) if type(s) is ast.Global for n in s.names}
+    local = node.id in params_of(function) or any(
+        type(n) is ast.Name and type(n.ctx) is ast.Store and n.id == node.id
+        for n in nodes_under(function))
+    return MODULE_MEMO + node.id if node.id in declared or cleared and not local else ""
 
 
 # an inner backend handed to a wrapper that is a swap point and does not hand its pool on: it
@@ -2289,12 +2304,14 @@ class FileFacts:
                     gate, name=field, kind="read", use=use))
                 for field, use, picked in self.truth_reads(cls, gate.name)):
             return True
+        if gate.kind not in ("call", "local") and any(
+                s.method == gate.method and (gate.kind != "global" or s.scope == "module")
+                for s in self.stores_of(cls, gate.name)):
+            return False  # a lazy fill's own test (the fill is KVP001's)
         if gate.kind in ("call", "global", "local"):
             bits = gate.bits
             return bool(bits & STALE and not bits & RECORD and (
                 bits & SIZE or gate.use != "compared" and bits & STATE))
-        if any(s.method == gate.method for s in self.stores_of(cls, gate.name)):
-            return False  # a lazy fill's own test (the fill is KVP001's)
         if self._kept_size(cls, gate.name):
             return True  # 0 < self.swa_capacity <= n: the capacity of the pool of that moment
         if gate.use == "compared":

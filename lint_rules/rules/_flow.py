@@ -22,7 +22,7 @@ import enum
 import weakref
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple
 
 from lint_rules.rules._vocab import (
     ACCESSORS,
@@ -591,30 +591,31 @@ def is_flag_read(test: Optional[ast.AST]) -> bool:
     return test is not None and self_path(test) is not None
 
 
-def guarded_attr(test: ast.AST, class_names: Iterable[str] = ()) -> Optional[str]:
+MODULE_MEMO = "global "  # how a memo the module keeps is named (``MethodFlow.memo_holder``)
+
+
+def guarded_attr(test: ast.AST, held: Callable[[ast.AST], str]) -> Optional[str]:
     """``x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``
-    (``type(self).x``, ``cls.x`` too): the attribute a lazily filling block tests."""
+    (``type(self).x``, ``cls.x``, a module global: whatever ``held`` names): the attribute a
+    lazily filling block tests."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
         if isinstance(test, ast.Call) and last_name(test.func) == "hasattr" and len(test.args) == 2:
             return const_str(test.args[1]) if is_self(test.args[0]) else None
     if isinstance(test, ast.Compare) and len(test.comparators) == 1:
         test = test.left
-    return class_target(test, class_names) or self_path(test)
+    return held(test) or None
 
 
-def memo_key(test: ast.AST, class_names: Iterable[str]) -> Optional[Tuple[str, ast.AST, bool]]:
-    """``(attr, key, refills)`` for a test of what ``self.<attr>`` memoises against a key:
-    ``self.k is not key`` / ``key != self.k`` (in either order), ``key not in self.m``,
-    ``self.m.get(key) is None``; ``refills``: the body fills it (for ``is`` / ``==`` / ``in``
-    the else-branch does)."""
+def memo_key(test: ast.AST,
+             held: Callable[[ast.AST], str]) -> Optional[Tuple[str, ast.AST, bool]]:
+    """``(attr, key, refills)`` for a test of what ``self.<attr>`` (or whatever else ``held``
+    names: ``MethodFlow.memo_holder``) memoises against a key: ``self.k is not key`` /
+    ``key != self.k`` (in either order), ``key not in self.m``, ``self.m.get(key) is None``;
+    ``refills``: the body fills it (for ``is`` / ``==`` / ``in`` the else-branch does)."""
     if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]
-
-    def held(node) -> str:
-        return self_path(node) or class_target(node, class_names) or ""
-
     if isinstance(op, (ast.In, ast.NotIn)):
         return (held(right), left, isinstance(op, ast.NotIn)) if held(right) else None
     if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
@@ -1949,7 +1950,8 @@ class MethodFlow(ast.NodeVisitor):
 
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self",
               under: Taint = CLEAN) -> None:
-        memo = attr if self.guards.get(attr, 0) > 0 else (self.filling or [""])[-1]
+        named = MODULE_MEMO + attr if scope == "module" else attr  # (as memo_holder names it)
+        memo = named if self.guards.get(named, 0) > 0 else (self.filling or [""])[-1]
         lazy = bool(memo) and not self.refreshing
         event = StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
                            memo, self.control[-1] | under)
@@ -2024,6 +2026,28 @@ class MethodFlow(ast.NodeVisitor):
                 return self.store(f"{held}.{target.attr}", target, statement, value_node, value,
                                   "module")
             self.visit(target.value)
+
+    def module_holder(self, node: ast.AST) -> str:
+        """The module global a container ``node`` lives in (``_CACHE``, ``_NS["maps"]``: the
+        global; ``_TLS.maps``: that attribute of an object the module keeps), or ``""``."""
+        while type(node) is ast.Subscript:
+            node = node.value
+        if type(node) is ast.Attribute:
+            held = self.module_object(node.value)
+            return f"{held}.{node.attr}" if held else ""
+        if type(node) is not ast.Name or node.id in self.env:
+            return ""
+        return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else ""
+
+    def memo_holder(self, node: ast.AST) -> str:
+        """What a memo test or fill names (``memo_key``): ``self.<attr>``, a class attribute,
+        or a container the module keeps (``MODULE_MEMO`` + ``module_holder``): a memo filled
+        once outlives the call in any of them."""
+        found = class_target(node, self.owner.class_names) or self_path(node)
+        if found:
+            return found
+        held = self.module_holder(node)
+        return MODULE_MEMO + held if held else ""
 
     def module_object(self, node: ast.AST) -> Optional[str]:
         """The module global ``node`` names (not a local, not one of the family's classes):
@@ -2226,10 +2250,9 @@ class MethodFlow(ast.NodeVisitor):
         if attr is not None:
             self.store(attr, node, None, value_node, held, "class")
             return True
-        if isinstance(holder, ast.Name) and holder.id not in self.env and (
-            holder.id in self.globals or self.owner.is_module_global(holder.id)
-        ):
-            self.store(holder.id, node, None, value_node, held, "module")
+        kept = self.module_holder(holder)
+        if kept:  # _CACHE[key] = ..., _NS["maps"][key] = ..., _TLS.maps[key] = ...
+            self.store(kept, node, None, value_node, held, "module")
             return True
         if isinstance(holder, ast.Name) and holder.id in self.env:  # bufs = []; bufs.append(
             self.env[holder.id] |= held  # pool.swa_kv_pool): the local holds it (self.x = bufs)
@@ -2400,7 +2423,7 @@ class MethodFlow(ast.NodeVisitor):
                 self.env.update(self.narrowed(node.test))
             with self.memoising(memo, True):
                 self.under(decided, [node.body],
-                           guarded_attr(node.test, self.owner.class_names) or "")
+                           guarded_attr(node.test, self.memo_holder) or "")
             _merge(merged, self.env)
             if len(node.orelse) != 1 or not isinstance(node.orelse[0], ast.If):
                 break
@@ -2433,12 +2456,12 @@ class MethodFlow(ast.NodeVisitor):
         """``(attr, live, refills)`` for an ``if`` testing a memo against a key (``memo_key``)
         whose refilling block stores it (or that returns early: the rest refills it);
         ``live`` when the key is the pool read this call (or its ``id()``)."""
-        found = memo_key(node.test, self.owner.class_names)
+        found = memo_key(node.test, self.memo_holder)
         if found is None:
             return None
         attr, key, refills = found
         block = node.body if refills else node.orelse
-        if not _stores_into(block, attr, self.owner.class_names) and (
+        if not _stores_into(block, attr, self.memo_holder) and (
                 refills or not _terminates(node.body)):
             return None  # (a test of an attribute against a value, not a memo)
         return attr, self.is_pool_key(key), refills
@@ -2448,7 +2471,7 @@ class MethodFlow(ast.NodeVisitor):
         func = call.func
         if type(func) is not ast.Attribute or func.attr != "setdefault" or len(call.args) != 2:
             return None
-        attr = self_path(func.value) or class_target(func.value, self.owner.class_names)
+        attr = self.memo_holder(func.value)
         return (attr, self.is_pool_key(call.args[0]), True) if attr else None
 
     def is_pool_key(self, node: ast.AST) -> bool:
@@ -2732,11 +2755,12 @@ def _parts(node: ast.AST, limit: Optional[int] = MAX_PARTS) -> Optional[list]:
     return None
 
 
-def _stores_into(block: list, attr: str, class_names) -> bool:
-    """Whether ``block`` assigns ``self.<attr>`` (or the class attribute), an item of it, or
-    fills it in place (``self.<attr>.update(...)``)."""
+def _stores_into(block: list, attr: str, held: Callable[[ast.AST], str]) -> bool:
+    """Whether ``block`` assigns ``self.<attr>`` (or the class attribute, the module's memo:
+    whatever ``held`` names ``attr``), an item of it, or fills it in place
+    (``self.<attr>.update(...)``)."""
     def names(node) -> bool:
-        return (self_path(node) or class_target(node, class_names)) == attr
+        return held(node) == attr
 
     for statement in block:
         for node in nodes_under(statement):

@@ -275,7 +275,9 @@ class StalePoolState(Rule):
         ``functools`` cache called with the pool, a dict keyed by the pool or its ``id()``, a
         memo refilled whenever the pool it was made for is not the current one are live; one
         keyed by the backend, a layer or a layer id, or filled once (``type(self).x``, a class
-        attribute every instance shares) is flagged, unless every forward empties it first.
+        attribute every instance shares) is flagged, unless every forward empties it first;
+        wherever it lives: on ``self``, on the class, in a module global (``global M``, a
+        module dict ``_MAPS[key]``, a dict nested in one, ``_STATE.maps[key]``).
         A pool's capacity (``size``, ``size_swa``) is state too: pools of one model differ in
         size, so a buffer sized by it (through arithmetic, a shape, ``cdiv``) is flagged.
         Geometry (``page_size``, ``dtype``, ``head_dim``...) is shared by both pools and never
