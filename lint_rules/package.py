@@ -92,7 +92,8 @@ class PackageIndex:
         self.contents = contents or {}
         self.digests = digests or {}
         paths = sorted({os.path.abspath(path) for path in files})
-        root = os.path.commonpath({os.path.dirname(p) for p in paths}) if paths else ""
+        root = _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
+            paths) else ""
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
         self.by_key: Dict[str, List[str]] = {}  # every dotted suffix -> paths
         for path in paths:  # absolute and normalised, so below root by plain slicing
@@ -561,6 +562,14 @@ class PackageIndex:
         return next((found for target in targets if target is not None
                      for found in [self._split(target, scope, hops + 1)] if found), None)
 
+    def is_resolver(self, qualified: str) -> bool:
+        """``pkg.mod.f`` is a module function of the package that asks the allocator."""
+        found = self._split(qualified, None)
+        if found is None:
+            return False
+        module, name = found
+        return name in module.scope.functions and module.scope.is_resolver(name)
+
     def _may_bind(self, path: str, name: str) -> bool:
         """Whether the module at ``path`` may bind ``name``: a def, a class or an import binds
         it only where its text spells it, or through ``import *``. A text that does neither
@@ -860,6 +869,17 @@ def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
                 if _WHOLE in read or any(old.get(k, _WHOLE) != new.get(k, _WHOLE) for k in read):
                     return False
     return True
+
+
+def _package_root(folder: str) -> str:
+    """The folder module names count from: above every enclosing package (a folder with an
+    ``__init__.py``), so a run on ``pkg/`` itself names its modules ``pkg.x`` as imports do."""
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder
 
 
 def _heirs(headers) -> Dict[str, List[str]]:

@@ -22,6 +22,7 @@ import builtins
 import copy
 import dataclasses
 import functools
+import os
 import weakref
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -387,7 +388,8 @@ class ModuleScope:
                 local = alias.asname or alias.name.split(".")[0]
                 self._import(local, alias.name if alias.asname else local)
         elif isinstance(statement, ast.ImportFrom):
-            base = _absolute(self.module, statement.module or "", statement.level)
+            base = _absolute(self.module, statement.module or "", statement.level,
+                             os.path.basename(self.path) == "__init__.py")
             for alias in statement.names:
                 if alias.name == "*":  # resolved only for a name nothing else binds
                     self.stars.append(base)
@@ -431,6 +433,14 @@ class ModuleScope:
             function = self.functions[name]
             self._resolver[name] = _mentions(function, ASKS) and asks_as_fallback(function)
         return self._resolver[name]
+
+    def calls_resolver(self, func: ast.AST) -> bool:
+        """``func`` names a resolver: a function of this module that asks the allocator, or one
+        of another module of the package (imported in any form)."""
+        if isinstance(func, ast.Name) and func.id in self.functions:
+            return self.is_resolver(func.id)
+        qualified = self.qualified(func) if self.package is not None else None
+        return qualified is not None and self.package.is_resolver(qualified)
 
     def names_swa(self, node: ast.AST) -> bool:
         """A class name holding SWA (or a tuple with one, or a name bound to such a tuple, or
@@ -523,11 +533,13 @@ def _module_statements(statements) -> Iterator[ast.stmt]:
             yield statement
 
 
-def _absolute(module: str, target: str, level: int) -> str:
-    """The absolute module an ``from .x import y`` in ``module`` names."""
+def _absolute(module: str, target: str, level: int, package: bool = False) -> str:
+    """The absolute module an ``from .x import y`` in ``module`` names (``package``: the
+    module is a package's ``__init__``, named as the package: one dot is the package itself)."""
     if not level:
         return target
-    parts = module.split(".")[: -level] if module else []
+    parts = module.split(".") if module else []
+    parts = parts[: max(0, len(parts) - level + package)]
     return ".".join([*parts, target] if target else parts)
 
 
@@ -2275,9 +2287,8 @@ class FileFacts:
         names = {m for c in self.relatives(cls) for m in c.resolvers}
         return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
             isinstance(s.value, ast.Call) and (
-                last_name(s.value.func) in names or isinstance(s.value.func, ast.Name)
-                and self.scope is not None and s.value.func.id in self.scope.functions
-                and self.scope.is_resolver(s.value.func.id)) for s in stores)
+                last_name(s.value.func) in names or self.scope is not None
+                and self.scope.calls_resolver(s.value.func)) for s in stores)
 
     def _bound_by(self, cls: ClassFacts, name: str) -> bool:
         """``cls`` or a base of it stores ``name`` (here or in another module): a subclass

@@ -364,3 +364,17 @@ HEIR_OF_FAMILY = dedent("""\
                 return 1
             return 0
 """)
+
+
+def test_a_package_linted_as_itself_names_its_modules_as_imports_do(tmp_path):
+    """``poolguard lint pkg`` (the package folder itself, as pre-commit and CI name it):
+    modules are named from above every folder holding an ``__init__.py``, so ``from pkg
+    import pool_is_swa``, which ``pkg/__init__.py`` re-exports with a relative star import,
+    finds the helper, warm as cold, as it does when the run starts above the package."""
+    pkg, cache = tmp_path / "tree" / "pkg", tmp_path / "cache"
+    write(pkg, {"__init__.py": "from .impl import *  # noqa: F401,F403\n",
+                "impl.py": HELPERS, "c.py": HELPED.format(module="pkg")})
+    rows = [("pkg/c.py", 6, "KVP002"), ("pkg/c.py", 9, "KVP003")]
+    assert _warm_is_cold(tmp_path, cache) == rows
+    assert json_rows(poolguard(*LINT[:-1], ".", cwd=pkg, cache_dir=tmp_path / "in").stdout) == [
+        ("c.py", 6, "KVP002"), ("c.py", 9, "KVP003")]

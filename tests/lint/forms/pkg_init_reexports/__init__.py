@@ -1,0 +1,1 @@
+from .surface import *  # noqa: F401,F403
