@@ -2568,8 +2568,10 @@ def is_chosen_verdict(bits: Taint) -> bool:
     """A kept value a pool type or duck test picked and nothing else (``"swa" if hasattr(pool,
     "swa_kv_pool") else "full"``, an enum member, a helper's ``return "swa"`` under ``case
     SWAKVPool()``): that test's verdict spelled as a value, holding no pool data, KVP002's
-    (never a pool state for KVP001; no property over the pool can stand for it)."""
-    return bits & (CHOICE | STALE) == CHOICE | STALE and not bits & VERDICT_EXCLUDED
+    (never a pool state for KVP001; no property over the pool can stand for it). Whichever
+    spelling of the pool was tested (the runner's, or ``self.token_to_kv_pool``, live when read
+    but not when its verdict is kept): the store is kept, so the verdict is, as a flag's is."""
+    return bool(bits & CHOICE) and not bits & VERDICT_EXCLUDED
 
 
 # what makes a choice more than a pool type verdict: pool data or capacity, a built object, a

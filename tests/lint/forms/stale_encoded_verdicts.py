@@ -14,10 +14,10 @@ class PackedVerdictAttnBackend(AttentionBackend):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         pool = self.token_to_kv_pool
         chunked = model_runner.attention_chunk_size is not None
-        self.mask = (isinstance(pool, SWAKVPool) << 2) | (chunked << 1)  # expect: KVP001
+        self.mask = (isinstance(pool, SWAKVPool) << 2) | (chunked << 1)  # expect: KVP002
         self.arch_mask = int(chunked) << 1 | int(model_runner.page_size > 1)
-        self.tier = 1 + int(hasattr(pool, "swa_kv_pool"))  # expect: KVP001
-        self.described = "%s/%d" % (pool.__class__.__name__, model_runner.page_size)  # expect: KVP001
+        self.tier = 1 + int(hasattr(pool, "swa_kv_pool"))  # expect: KVP002
+        self.described = "%s/%d" % (pool.__class__.__name__, model_runner.page_size)  # expect: KVP002
         self.arch_tag = f"{model_runner.model_config.attention_arch}-{model_runner.page_size}"
 
     def init_forward_metadata(self, forward_batch):

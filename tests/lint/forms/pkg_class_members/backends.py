@@ -10,7 +10,7 @@ class ClassifiedAttnBackend(AttentionBackend):
     def __init__(self, model_runner):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self.addressing = Addressing.of_pool(model_runner.token_to_kv_pool)  # expect: KVP002
-        self.page_mode = PageMode.probe(self.token_to_kv_pool)  # expect: KVP001
+        self.page_mode = PageMode.probe(self.token_to_kv_pool)  # expect: KVP002
         self.config_mode = PageMode.of_config(model_runner.model_config)
 
     def _windowed(self) -> bool:
