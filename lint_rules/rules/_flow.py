@@ -2199,8 +2199,8 @@ class MethodFlow(ast.NodeVisitor):
         """``(read, name)`` of the ``self`` flags a local bound to ``value_node`` holds."""
         if value_node is None:
             return ()
-        path = self_path(value_node)
-        if path is not None:  # use = self.layout.enabled too
+        path = self_path(value_node) or class_target(value_node, self.owner.class_names)
+        if path is not None:  # use = self.layout.enabled too; mapping = type(self).mapping
             return ((value_node, path),)
         named = self.named_read(value_node) if isinstance(value_node, ast.Call) else None
         if named is not None and is_self(named[0]):
