@@ -1995,8 +1995,9 @@ class MethodFlow(ast.NodeVisitor):
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
+            counted = _enumerated(target, value_node)  # for i, p in enumerate(pools): i counts
             for element in target.elts:
-                self.bind(element, value_node, value, None)
+                self.bind(element, value_node, CLEAN if element is counted else value, None)
             return
         if isinstance(target, ast.Name):
             self.bind_local(target.id, value_node, value, statement, target)
@@ -2868,6 +2869,15 @@ def _literal_made(node: ast.AST) -> bool:
         elif kind is ast.Attribute or kind in (ast.Lambda, ast.NamedExpr, ast.Await):
             return False
     return not _is_none(node)
+
+
+def _enumerated(target: ast.AST, iterated: ast.AST) -> Optional[ast.AST]:
+    """The index of ``i, x`` bound from ``enumerate(...)``: a count, holding nothing of what is
+    enumerated; None for any other loop."""
+    if type(iterated) is ast.Call and last_name(iterated.func) == "enumerate" and len(
+            target.elts) == 2 and not any(type(t) is ast.Starred for t in target.elts):
+        return target.elts[0]
+    return None
 
 
 def picked(value: Taint, decided: Taint) -> Taint:

@@ -1,7 +1,8 @@
 """SWA type tests of the pool's sub-pools (per layer, per compression ratio) kept in a dict, a
 list, a tuple or a set: a table of SWA flags decided once from the pool the backend was built
 with, each a flag like the scalar one (KVP002), each lookup of it a gate (KVP003). A table that
-also keeps the sub-pools themselves keeps pool state (KVP001)."""
+also keeps the sub-pools themselves, or the sub-pools the test let in, keeps pool state
+(KVP001)."""
 from __future__ import annotations
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -25,6 +26,7 @@ class LayerTableAttnBackend(AttentionBackend):
         for sub in pools:
             self.windowed.append(isinstance(sub, SWAKVPool))  # expect: KVP002
         self.entries = {i: (isinstance(p, SWAKVPool), p) for i, p in enumerate(pools)}  # expect: KVP001
+        self.swa_pools = [p for p in pools if isinstance(p, SWAKVPool)]  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         lid = layer.layer_id
