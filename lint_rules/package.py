@@ -562,6 +562,11 @@ class PackageIndex:
         return next((found for target in targets if target is not None
                      for found in [self._split(target, scope, hops + 1)] if found), None)
 
+    def record_class(self, qualified: str) -> Optional[Tuple[_Module, str]]:
+        """``(module, name)`` defining ``pkg.mod.C`` when it is a record class (``_split``)."""
+        found = self._split(qualified, None)
+        return found if found is not None and found[1] in found[0].scope.records else None
+
     def is_resolver(self, qualified: str) -> bool:
         """``pkg.mod.f`` is a module function of the package that asks the allocator."""
         found = self._split(qualified, None)

@@ -434,6 +434,18 @@ class ModuleScope:
             self._resolver[name] = _mentions(function, ASKS) and asks_as_fallback(function)
         return self._resolver[name]
 
+    def record_fields(self, func: ast.AST) -> Optional[Tuple[str, ...]]:
+        """The fields, in order, of the record class ``func`` names (a dataclass, NamedTuple...
+        of this module or, imported, of another module of the package) whose fields are its
+        arguments; None for any other callable."""
+        name = last_name(func)
+        if name in self.records:
+            return None if name in self.derived else self.fields.get(name, ())
+        qualified = self.qualified(func) if self.package is not None and (
+            name not in self.classes and name not in self.functions) else None
+        found = self.package.record_class(qualified) if qualified is not None else None
+        return found[0].scope.record_fields(ast.Name(id=found[1])) if found else None
+
     def calls_resolver(self, func: ast.AST) -> bool:
         """``func`` names a resolver: a function of this module that asks the allocator, or one
         of another module of the package (imported in any form)."""
@@ -1436,10 +1448,10 @@ class _Pass:
         return isinstance(func, ast.Name) and func.id in self.scope.cached
 
     def is_record_type(self, func: ast.AST) -> bool:
-        """A record class of the module whose fields are its arguments (one whose
-        ``__post_init__`` derives fields is built as an object: ``constructed``)."""
-        name = last_name(func)
-        return name in self.scope.records and name not in self.scope.derived
+        """A record class (of the module or imported from the package) whose fields are its
+        arguments (one whose ``__post_init__`` derives fields is built as an object:
+        ``constructed``)."""
+        return self.scope.record_fields(func) is not None
 
     def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
                     keywords: Tuple[Tuple[str, Taint], ...]) -> Optional[Built]:
@@ -1465,7 +1477,7 @@ class _Pass:
         return Built(fields, union(fields.values()), instance.loose, entered=instance.entered)
 
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]:
-        return self.scope.fields.get(last_name(func), ())
+        return self.scope.record_fields(func) or ()
 
     def type_names_swa(self, node: ast.AST) -> bool:
         return self.scope.names_swa(node)
