@@ -284,8 +284,13 @@ def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
 
     from lint_rules.output import git_quoted
 
-    # an absolute path loses its leading slash, as in git's own diff (a/tmp/x.py, not
-    # a//tmp/x.py, which neither git apply nor patch -p1 takes from /)
+    # git apply refuses a '.' or '..' part ("invalid path") and patch a '..': the name is
+    # normalised, and one outside the current folder (../x.py) said by its absolute path;
+    # that loses its leading slash, as in git's own diff (a/tmp/x.py, not a//tmp/x.py,
+    # which neither git apply nor patch -p1 takes from /)
+    path = os.path.normpath(path)
+    if path == os.pardir or path.startswith(os.pardir + os.sep):
+        path = os.path.abspath(path)
     shown = os.fsencode(path.replace(os.sep, "/")).lstrip(b"/")
     lines = difflib.diff_bytes(
         difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
