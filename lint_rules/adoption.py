@@ -65,6 +65,7 @@ def add_noqa(path: str, codes_by_line: dict) -> tuple:
     written. Raises ``OSError``/``WriteRefused``/``NoqaRefused``.
     """
     from lint_rules.files import digest_bytes, write_fix
+    from lint_rules.runner import encode_edit
 
     text, encoding, data = read_text(path)
     bom = "\ufeff" if text.startswith("\ufeff") else ""
@@ -91,7 +92,8 @@ def add_noqa(path: str, codes_by_line: dict) -> tuple:
         new_text = bom + "".join(lines)
         if not _same_code(text[len(bom):], new_text[len(bom):]):
             raise NoqaRefused("a noqa comment here would change the code; add it by hand")
-        write_fix(path, digest_bytes(data), new_text.encode(encoding))
+        digest = digest_bytes(data)
+        write_fix(path, digest, encode_edit(text, encoding, digest, new_text)[1])
     return changed, refused
 
 

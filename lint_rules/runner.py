@@ -185,6 +185,26 @@ def _decode(data: bytes) -> tuple[str, str]:
     return text, encoding
 
 
+def encode_edit(text: str, encoding: str, digest: str, new_text: str) -> tuple[bytes, bytes]:
+    """The bytes of a file read as ``text`` in ``encoding`` (``digest``: of the bytes read) and
+    of ``new_text`` (its fix, its noqa) in that codec; UnicodeError saying why when the codec
+    cannot hold the edit (a --kvp-pool-attr name it lacks) or does not give the file's own
+    bytes back from its text, so it would not give the edit its meaning either
+    (``# coding: unicode_escape`` writes every newline as ``\\n``: the module would become one
+    comment; ``idna`` refuses a dotted name longer than 63 characters)."""
+    try:
+        old = text.encode(encoding)
+        if digest_bytes(old) == digest:
+            return old, new_text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise UnicodeError(f"the file's encoding ({encoding}) cannot hold "
+                           f"{exc.object[exc.start]!r}") from None
+    except UnicodeError as exc:  # a codec's own refusal (idna: a label too long)
+        raise UnicodeError(f"the file's encoding ({encoding}) cannot encode it ({exc})") from None
+    raise UnicodeError(f"the file's encoding ({encoding}) does not give its own bytes back "
+                       f"from its text")
+
+
 def _not_checked(reason: str):
     """The KVP900 finding of a file the engine never saw (undecodable, crashed, stuck)."""
     from lint_rules.rules.kvp900_parse_error import ParseFailure
@@ -519,13 +539,11 @@ class _TreeRun:
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
             return self._store(job, rows, deps, cacheable)
-        try:  # a fix may bring in a name (--kvp-pool-attr) the file's declared codec lacks
-            data = new_text.encode(job.encoding)
-        except UnicodeEncodeError as exc:
-            return self._unfixed(job, f"cannot apply the fix: the file's encoding "
-                                      f"({job.encoding}) cannot hold {exc.object[exc.start]!r}")
+        try:
+            old, data = encode_edit(job.text, job.encoding, job.digest, new_text)
+        except UnicodeError as exc:
+            return self._unfixed(job, f"cannot apply the fix: {exc}")
         if self.mode == "diff":
-            old = job.text.encode(job.encoding)
             return self._done(job.path, rows, diff=_unified_diff(job.path, old, data))
         try:
             write_fix(job.path, job.digest, data)

@@ -31,3 +31,52 @@ def test_a_diff_of_a_file_named_through_dots_applies(tmp_path, cwd, named, stdin
                              capture_output=True, text=True, timeout=60)
     assert applied.returncode == 0, (header, applied.stderr)
     assert "if self._swa_kv_pool is not None:" in (tmp_path / "other" / "b.py").read_text()
+
+
+@pytest.mark.parametrize("codec, why", [
+    ("unicode_escape", "does not give its own bytes back from its text"),
+    ("raw_unicode_escape", None),
+    ("idna", "cannot encode it (encoding with 'idna' codec failed (UnicodeError: label empty "
+             "or too long))"),
+])
+def test_a_codec_that_does_not_give_the_file_back_is_never_written_with(tmp_path, codec, why):
+    # Python runs a module declaring these codecs. unicode_escape decodes a newline byte as a
+    # newline but encodes it as '\n': --fix wrote the module as one comment line (it still
+    # parsed: nothing else was left). idna refuses a dotted name over 63 characters:
+    # 'internal error: UnicodeError', exit 2 and no other file's findings
+    source = f"# coding: {codec}\n" + GATED
+    root = write(tmp_path / "t", {"odd.py": source, "plain.py": GATED})
+    before = (root / "odd.py").read_bytes()
+    done = poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=root,
+                     expect=1 if why is None else 2)
+    assert "+++ b/plain.py" in done.stdout
+    fixed = poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=root,
+                      expect=0 if why is None else 2)
+    assert "internal error" not in done.stderr + fixed.stderr
+    assert "self._swa_kv_pool is not None:" in (root / "plain.py").read_text()
+    if why is None:  # a codec that gives the file back is fixed as any other
+        assert "+++ b/odd.py" in done.stdout
+        assert (root / "odd.py").read_bytes() == before.replace(
+            b"if self.use_sliding_window_kv_pool:", b"if self._swa_kv_pool is not None:")
+        return
+    line = f"poolguard: error: odd.py: cannot apply the fix: the file's encoding ({codec}) {why}"
+    assert "odd.py" not in done.stdout and line in done.stderr.splitlines(), done.stderr
+    assert (root / "odd.py").read_bytes() == before
+    assert [row for row in fixed.stderr.splitlines() if "odd.py" in row] == [line]
+    assert fixed.stdout.startswith("odd.py:7:12: KVP003")  # its findings, as a lint shows them
+
+
+def test_add_noqa_never_writes_in_a_codec_that_does_not_give_the_file_back(tmp_path):
+    # --add-noqa compared the code before and after as text, then wrote it unicode_escape'd:
+    # one comment line, the class gone, exit 0 and 'added noqa to 1 line'
+    source = "# coding: unicode_escape\n" + GATED
+    root = write(tmp_path / "t", {"odd.py": source, "plain.py": GATED})
+    done = poolguard("lint", "--isolated", "--no-cache", "--add-noqa", ".", cwd=root, expect=2)
+    assert (root / "odd.py").read_text() == source
+    noqa = "if self.use_sliding_window_kv_pool:  # noqa: KVP003\n"
+    assert noqa in (root / "plain.py").read_text()
+    assert done.stderr.splitlines() == [
+        "poolguard: error: odd.py: cannot add noqa: the file's encoding (unicode_escape) does "
+        "not give its own bytes back from its text",
+        "poolguard: added noqa to 1 line in 1 file",
+        "poolguard: error: 1 file could not be given a noqa"], done.stderr
