@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from lint_rules.files import STOP_SIGNALS
 from lint_rules.fixes import DECLINED
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -146,10 +147,6 @@ class Terminated(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
-
-
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                     if hasattr(signal, name))
 
 
 def _interrupt_once(signum, frame) -> None:

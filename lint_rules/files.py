@@ -4,11 +4,13 @@ stay one file. Temp files a killed run left behind are removed by the next run.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import hashlib
 import os
 import re
+import signal
 import stat
 import time
 
@@ -16,6 +18,9 @@ import time
 TMP_PREFIX, TMP_SUFFIX = ".poolguard-", ".tmp"
 TMP_PATTERN = f"{TMP_PREFIX}*{TMP_SUFFIX}"
 STRAY_AGE_S = 60  # a temp file this old is no concurrent run's: that run was killed
+# What stops a run (Ctrl-C, kill, a closed terminal): each ends it like Ctrl-C (commands).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
 READ_CHUNK = 1 << 20  # a file that grows while it is read is read on this much at a time
 
 
@@ -181,9 +186,11 @@ def _write_in_place(real: str, digest: str, data: bytes) -> None:
 
     The blocks a longer fix needs are reserved first (``posix_fallocate`` leaves the bytes
     alone), so a full disk refuses the fix before a byte changes; if writing fails anyway
-    the original bytes are put back.
+    the original bytes are put back. A stop signal waits until the file is whole again (old
+    or new): Ctrl-C between the write and the truncate left the fix followed by the old
+    file's last bytes.
     """
-    with open(real, "r+b", buffering=0) as handle:
+    with open(real, "r+b", buffering=0) as handle, _stop_signals_held():
         original = _check_unchanged(handle, digest)
         fd = handle.fileno()
         if len(data) > len(original) and hasattr(os, "posix_fallocate"):
@@ -201,6 +208,20 @@ def _write_in_place(real: str, digest: str, data: bytes) -> None:
             _pwrite_all(fd, original)  # fits: these bytes had their blocks before
             os.ftruncate(fd, len(original))
             raise
+
+
+@contextlib.contextmanager
+def _stop_signals_held():
+    """``STOP_SIGNALS`` are blocked, not lost, inside the block (on POSIX): one that comes
+    meanwhile is delivered, and stops the run, as soon as the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _pwrite_all(fd: int, data: bytes) -> None:

@@ -2,11 +2,14 @@
 what the earlier rounds left, through the real ``poolguard`` subprocess on real files."""
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 
 import pytest
 from clirun import poolguard, write
 from samples import GATED
+from slowed_cli import default_signals
 
 
 @pytest.mark.parametrize("cwd, named, stdin", [
@@ -80,3 +83,37 @@ def test_add_noqa_never_writes_in_a_codec_that_does_not_give_the_file_back(tmp_p
         "not give its own bytes back from its text",
         "poolguard: added noqa to 1 line in 1 file",
         "poolguard: error: 1 file could not be given a noqa"], done.stderr
+
+
+# The real CLI, with Ctrl-C pressed (SIGINT to itself) the moment a write of a fixed file's
+# bytes returns: the worst instant for a file rewritten in place (a hard-linked one).
+_CTRL_C_AFTER_WRITE = """\
+import os, signal, sys
+_pwrite = os.pwrite
+def pwrite(fd, data, offset):
+    written = _pwrite(fd, data, offset)
+    os.kill(os.getpid(), signal.SIGINT)
+    return written
+os.pwrite = pwrite
+from lint_rules.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_during_an_in_place_fix_leaves_the_old_or_the_new_file(tmp_path):
+    # a hard-linked file is rewritten through its inode: Ctrl-C between the write and the
+    # truncate left the fix followed by the old file's last bytes (the KVP003 fix is two
+    # bytes shorter: '...return 0\n0\n'), and the original was not put back
+    root = write(tmp_path / "t", {"b.py": GATED})
+    os.link(root / "b.py", tmp_path / "link.py")
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_AFTER_WRITE)
+    env = {**os.environ, "POOLGUARD_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, str(script), "lint", "--isolated", "--no-cache",
+                           "--fix", "b.py"], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=120, preexec_fn=default_signals)
+    assert "Traceback" not in done.stderr and done.returncode == 130, done.stderr
+    fixed = GATED.replace("if self.use_sliding_window_kv_pool:",
+                          "if self._swa_kv_pool is not None:")
+    assert (root / "b.py").read_text() in (GATED, fixed)
+    assert os.path.samefile(root / "b.py", tmp_path / "link.py")
