@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -161,7 +162,7 @@ def rule_codes(use_cache: bool) -> tuple:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, json.dumps([list(ALL_CODES), sorted(DEFAULT_CODES)]))
-            prune(path.parent, "codes-*.json")
+            prune(path.parent, "codes")
         except OSError as exc:
             not_written(path, exc)
     return ALL_CODES, DEFAULT_CODES
@@ -332,36 +333,43 @@ class ResultCache:
                 stats = self.changed_stats
             write_atomically(self.path, json.dumps(
                 {"format": FORMAT_VERSION, "files": merged, "stats": stats}))
-            prune(self.path.parent, "lint-*.json")
+            prune(self.path.parent, "lint")
         except OSError as exc:
             not_written(self.path, exc)
 
 
-def prune(folder: Path, pattern: str) -> None:
-    """Drop all but the most recently written cache files (each edit of a rule makes one)."""
+def prune(folder: Path, kind: str) -> None:
+    """Drop all but the most recently written cache files of ``kind`` (each edit of a rule
+    makes one), and temp files a kill left. Only names this cache writes are touched: the
+    folder may be one the user shares with other files ($POOLGUARD_CACHE_DIR=~/.cache, a
+    project folder), and their lint-report.json is theirs."""
     def written(path: Path) -> float:
         try:
             return path.lstat().st_mtime
         except OSError:
             return 0.0
 
-    others = sorted(folder.glob(pattern), key=written)
+    others = sorted((path for path in folder.glob(f"{kind}-*.json")
+                     if _CACHE_NAME.fullmatch(path.name)), key=written)
     for stale in others[:-KEEP_FILES]:
         try:
             stale.unlink()
         except OSError:
             pass
-    for kind in CACHE_KINDS:  # the temp files of a write a kill stopped before its rename
-        for entry in folder.glob(f".{kind}-*.tmp"):
-            try:
-                st = entry.lstat()
-                if stat.S_ISREG(st.st_mode) and time.time() - st.st_mtime >= STRAY_AGE_S:
-                    entry.unlink()
-            except OSError:
-                pass
+    for entry in folder.glob(".*-*.tmp"):  # of a write a kill stopped before its rename
+        try:
+            st = entry.lstat()
+            if (_TEMP_NAME.fullmatch(entry.name) and stat.S_ISREG(st.st_mode)
+                    and time.time() - st.st_mtime >= STRAY_AGE_S):
+                entry.unlink()
+        except OSError:
+            pass
 
 
 CACHE_KINDS = ("lint", "codes", "index")  # the cache files: <kind>-<key>.json
+_KIND = "|".join(CACHE_KINDS)
+_CACHE_NAME = re.compile(rf"(?:{_KIND})-[0-9a-f]{{24,}}\.json")  # the key: a hex digest
+_TEMP_NAME = re.compile(rf"\.(?:{_KIND})-[0-9a-z_]{{8}}\.tmp")  # write_atomically's mkstemp
 
 
 def write_atomically(path: Path, text: str) -> None:

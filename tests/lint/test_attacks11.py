@@ -117,3 +117,21 @@ def test_ctrl_c_during_an_in_place_fix_leaves_the_old_or_the_new_file(tmp_path):
                           "if self._swa_kv_pool is not None:")
     assert (root / "b.py").read_text() in (GATED, fixed)
     assert os.path.samefile(root / "b.py", tmp_path / "link.py")
+
+
+def test_a_cache_folder_shared_with_other_files_loses_none_of_them(tmp_path):
+    # pruning kept the 8 newest 'lint-*.json' and 'codes-*.json' of the cache folder and
+    # removed older '.lint-*.tmp': with POOLGUARD_CACHE_DIR a folder that also holds the
+    # user's lint-report-1.json ... lint-report-10.json, a run deleted the 3 oldest
+    root = write(tmp_path / "t", {"b.py": GATED})
+    shared = tmp_path / "shared"
+    mine = {f"lint-report-{n}.json": f'{{"n": {n}}}\n' for n in range(1, 11)}
+    mine.update({f"codes-{n}.json": "[]\n" for n in range(10)})
+    mine.update({".lint-notes.tmp": "notes\n", ".codes-draft12.tmp": "draft\n"})
+    write(shared, mine)
+    for number, name in enumerate(sorted(mine)):
+        os.utime(shared / name, (1e9 + number, 1e9 + number))  # old: in 2001
+    for select in ("KVP", "KVP001", "KVP002", "KVP003", "KVP00"):
+        poolguard("lint", "--isolated", "--select", select, ".", cwd=root, cache_dir=shared)
+    assert {name: (shared / name).read_text() for name in mine} == mine
+    assert len(list(shared.glob("lint-*.json"))) == 10 + 5  # and the 5 runs' own files
