@@ -2591,6 +2591,15 @@ def is_chosen_verdict(bits: Taint) -> bool:
 VERDICT_EXCLUDED = STATE | SIZE | BUILT | KIND | RUNNER | GATED | TYPE
 
 
+def is_named_swa_test(store: Store) -> bool:
+    """A flag named for SWA (``self.sliding_pool_active``) kept from a pool type or duck test
+    of no SWA class or attribute, and nothing else (``hasattr(pool, "full_kv_pool")``: every
+    split pool has one, SWA's among them): its name says it stands for the SWA decision, a
+    boolean SWA flag decided once, KVP002's (KVP001 leaves it). No safe fix: the resolved SWA
+    pool answers another question than its test asks (a hybrid linear pool passes it)."""
+    return store.bits & ~STALE == KIND and is_swa_word(store.attr.rsplit(".", 1)[-1])
+
+
 def is_flag_table(bits: Taint) -> bool:
     """A kept dict, list, tuple or set of SWA type-test verdicts and nothing else (``{i:
     isinstance(p, SWAKVPool) for i, p in enumerate(pools)}``, filled per layer in a loop): SWA

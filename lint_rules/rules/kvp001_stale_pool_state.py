@@ -12,6 +12,7 @@ from lint_rules.rules._facts import (
     _by_lineage,
     is_chosen_verdict,
     is_flag_table,
+    is_named_swa_test,
     is_swap_point,
     shown_sink,
 )
@@ -1524,7 +1525,8 @@ class StalePoolState(Rule):
                     continue
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits) or \
-                        is_chosen_verdict(bits) or is_flag_table(bits):
+                        is_chosen_verdict(bits) or is_flag_table(bits) or \
+                        is_named_swa_test(store):
                     continue  # a flag, a value a pool test picked, a table of flags: KVP002's
                 if _empty_half(store):
                     continue  # no pool data: a decision reading it, or its twin, is the finding

@@ -8,6 +8,7 @@ from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._facts import (
     is_chosen_verdict,
     is_flag_table,
+    is_named_swa_test,
     joins_other_conditions,
     shown_sink,
 )
@@ -39,7 +40,11 @@ class SwaTypeFlag(Rule):
         kept whole (per layer or per compression ratio: ``{i: isinstance(p, SWAKVPool) for i,
         p in enumerate(pools)}``, or filled in a loop) is a table of such flags, flagged too,
         with no fix (no property over the pool is a table); one also holding a sub-pool keeps
-        pool state (KVP001's). A runner-level SWA flag kept
+        pool state (KVP001's). A flag named for SWA (``self.sliding_pool_active``) kept from a
+        pool test of no SWA class or attribute (``hasattr(pool, "full_kv_pool")``, which every
+        split pool passes, a hybrid linear one too) stands for the SWA decision its name says,
+        and is flagged with no fix (the resolved SWA pool is not what its test tests). A
+        runner-level SWA flag kept
         on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
         ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
@@ -659,3 +664,5 @@ class SwaTypeFlag(Rule):
                 elif is_chosen_verdict(store.bits):  # no fix: it is no boolean over the pool
                     yield self.report(store.node, None, cls.node, self.CHOSEN_MESSAGE,
                                       subject=shown_sink(store))
+                elif is_named_swa_test(store):  # no fix: its test is no SWA pool test
+                    yield self.report(store.node, None, cls.node, subject=shown_sink(store))
