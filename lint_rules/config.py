@@ -203,13 +203,29 @@ def split_codes(value: Optional[str]) -> tuple:
     """``"KVP001, E501\\n KVP4"`` -> ``("KVP001", "E501", "KVP4")`` (flake8 comma/space lists)."""
     if not value:
         return ()
-    return tuple(item.upper() for item in re.split(r"[,\s]+", value) if item.strip())
+    return tuple(item for item in re.split(r"[,\s]+", value) if item.strip())
+
+
+def _names_ours(code: str) -> bool:
+    return code.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(code)
+
+
+def refuse_lowercase(codes: Iterable[str], where: str) -> None:
+    """A KVP code spelt in lower case (``kvp001``) is refused: flake8 compares codes as
+    written, so there it selects or ignores nothing, and the CLI reading it otherwise would
+    report what flake8 does not (one check for the CLI, its config files and the plugin)."""
+    for code in codes:
+        if code != code.upper() and _names_ours(code.upper()):
+            raise ConfigError(f"{code} in {where} is no code: codes are upper case, as flake8 "
+                              f"compares them (there it would match nothing): write "
+                              f"{code.upper()}")
 
 
 def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple:
     """Reject any entry that is not a prefix of a known code."""
     known = tuple(known)
     codes = tuple(codes)
+    refuse_lowercase(codes, where)
     bad = [code for code in codes if not any(k.startswith(code) for k in known)]
     if bad:
         raise ConfigError(
@@ -227,8 +243,8 @@ def _kvp_only(codes: tuple, known: tuple, where: str) -> tuple:
     if odd:
         raise ConfigError(f"{odd[0]!r} in {where} is no code: list codes bare, comma-separated "
                           "(e.g. select = KVP001, KVP004)")
-    mine = tuple(c for c in codes if c.startswith(CODE_PREFIX) or CODE_PREFIX.startswith(c))
-    return check_codes(mine, known, where)
+    refuse_lowercase(codes, where)
+    return check_codes(tuple(c for c in codes if _names_ours(c)), known, where)
 
 
 def select_codes(

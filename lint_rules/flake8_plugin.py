@@ -13,6 +13,7 @@ from typing import Iterator, Sequence, Tuple
 
 from flake8.exceptions import ExecutionError
 
+from lint_rules.config import ConfigError, refuse_lowercase
 from lint_rules.engine import ALL_CODES, DEFAULT_CODES, lint_source
 from lint_rules.options import OPTION_SPECS, OptionError, Options
 from lint_rules.rules.kvp900_parse_error import ParseFailure
@@ -53,7 +54,9 @@ class PoolGuardChecker:
         try:
             cls.options = Options.from_settings(
                 {spec.name: getattr(options, spec.dest, None) for spec in OPTION_SPECS})
-        except OptionError as exc:
+            for name in ("select", "extend_select", "ignore", "extend_ignore"):
+                refuse_lowercase(getattr(options, name, None) or (), name.replace("_", "-"))
+        except (OptionError, ConfigError) as exc:
             raise ExecutionError(f"{cls.name}: {exc}") from None
         chosen = tuple(getattr(options, "select", None) or ()) + tuple(
             getattr(options, "extend_select", None) or ())

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from clirun import poolguard, write
+from clirun import STALE, poolguard, write
 from samples import GATED
 from slowed_cli import default_signals
 
@@ -135,3 +135,26 @@ def test_a_cache_folder_shared_with_other_files_loses_none_of_them(tmp_path):
         poolguard("lint", "--isolated", "--select", select, ".", cwd=root, cache_dir=shared)
     assert {name: (shared / name).read_text() for name in mine} == mine
     assert len(list(shared.glob("lint-*.json"))) == 10 + 5  # and the 5 runs' own files
+
+
+@pytest.mark.parametrize("config, flags, word, key", [
+    ("select = kvp001\n", (), "kvp001", "select"),
+    ("extend-select = Kvp004\n", (), "Kvp004", "extend-select"),
+    ("", ("--select", "kvp001"), "kvp001", "select"),
+    ("", ("--ignore", "kvp"), "kvp", "ignore"),
+])
+def test_a_code_in_lower_case_is_refused_by_the_cli_and_flake8_alike(tmp_path, config, flags,
+                                                                     word, key):
+    # flake8 compares codes as written: 'select = kvp001' selected nothing there (no finding,
+    # exit 0), while the CLI upper-cased it and reported KVP001 (exit 1) from the same config
+    root = write(tmp_path / "t", {"setup.cfg": "[flake8]\n" + config, "b.py": STALE})
+    why = f"is no code: codes are upper case, as flake8 compares them (there it would match " \
+          f"nothing): write {word.upper()}"
+    done = poolguard("lint", "--no-cache", *flags, "b.py", cwd=root, expect=2)
+    where = flags[0] if flags else root / "setup.cfg"
+    assert done.stderr.splitlines() == [f"poolguard: error: {word} in {where} {why}"]
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", *flags, "b.py"], cwd=root,
+                            capture_output=True, text=True, timeout=120)
+    assert flake8.returncode == 1 and "Traceback" not in flake8.stderr, flake8.stderr
+    assert f"sglang-poolguard: {word} in {key} {why}" in flake8.stdout + flake8.stderr
+    assert "b.py" not in flake8.stdout
