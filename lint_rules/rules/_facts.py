@@ -106,6 +106,7 @@ from lint_rules.rules._vocab import (
     RECORD_MARKS,
     RUNNER_SUFFIX,
     SHARED_POOLS,
+    is_flag_like,
     is_flag_name,
     is_swa_word,
     is_test_case,
@@ -281,6 +282,95 @@ def _with_mixins(classes: list, backends: list) -> list:
 
 
 # -- what module-level names mean -------------------------------------------------------------
+def runner_flags_by_use(tree: ast.AST) -> frozenset:
+    """Names of runner flags (``<runner>.is_hybrid``, ``<runner>.model_config.has_x``: a
+    flag-like name, read off a runner) that a branch of this module keeps SWA pool state by:
+    where a test of the flag (read there, or through a local or ``self`` attribute a function
+    of the module copied it into) holds, SWA state is read off the pool the backend was built
+    with (``<runner>.token_to_kv_pool.full_to_swa_index_mapping``, or ``self.token_to_kv_pool``'s
+    outside per-forward code). SGLang 0.5.5 spelled the runner's hybrid-SWA flag ``is_hybrid``:
+    a flag the code uses so is one, whatever its name says. One gating only geometry, sizes, the
+    allocator's pool, or SWA reads of the live pool per forward (or where it is false: ``if not
+    (self.is_encoder_decoder and ...)``) is not."""
+    found = set()
+    functions = [node for node in ast.walk(tree) if isinstance(node, FUNCTIONS)]
+    kept: Dict[str, str] = {}  # self attribute -> the runner flag copied into it
+    for function in functions:
+        for node in ast.walk(function):
+            if type(node) is ast.Assign and _runner_flag_read(node.value):
+                kept.update((name, node.value.attr) for name in map(self_attr, node.targets)
+                            if name)
+    for function in functions:
+        local: Dict[str, str] = {}
+        for node in ast.walk(function):
+            if type(node) is ast.Assign and _runner_flag_read(node.value):
+                local.update((t.id, node.value.attr) for t in node.targets
+                             if type(t) is ast.Name)
+        built = not _per_forward_by_name(function)
+        for node in ast.walk(function):
+            if type(node) not in (ast.If, ast.IfExp):
+                continue
+            held, unheld = set(), set()
+            _flags_tested(node.test, local, kept, True, held, unheld)
+            body = node.body if type(node) is ast.If else [node.body]
+            orelse = node.orelse if type(node) is ast.If else [node.orelse]
+            for named, branch in ((held, body), (unheld, orelse)):
+                if named and any(_reads_built_swa_state(part, built) for part in branch):
+                    found |= named
+    return frozenset(found)
+
+
+def _per_forward_by_name(function: ast.AST) -> bool:
+    """A method named for a forward or taking a batch (the flow's own test, by name only)."""
+    return any(word in function.name for word in PER_FORWARD_WORDS) or any(
+        word in arg.arg for arg in function.args.args for word in PER_FORWARD_PARAMS)
+
+
+def _runner_rooted(node: ast.AST) -> bool:
+    """A path rooted at a runner: a name, or a ``self`` attribute, ending in runner."""
+    while type(node) is ast.Attribute and not is_self(node.value):
+        node = node.value
+    name = node.id if type(node) is ast.Name else self_attr(node) or ""
+    return name.endswith("runner")
+
+
+def _runner_flag_read(node: ast.AST) -> bool:
+    """``<runner>.<flag-like>`` (``model_runner.is_hybrid``, ``runner.model_config.has_x``)."""
+    return type(node) is ast.Attribute and is_flag_like(node.attr) and _runner_rooted(node.value)
+
+
+def _flags_tested(test: ast.AST, local: Dict[str, str], kept: Dict[str, str], holds: bool,
+                  held: set, unheld: set) -> None:
+    """The runner flags a test reads, directly or through a copy, into ``held`` where the
+    test's truth needs them true, else ``unheld`` (under a ``not``)."""
+    kind = type(test)
+    if kind is ast.UnaryOp and type(test.op) is ast.Not:
+        _flags_tested(test.operand, local, kept, not holds, held, unheld)
+        return
+    if kind is ast.BoolOp:
+        for value in test.values:
+            _flags_tested(value, local, kept, holds, held, unheld)
+        return
+    name = test.attr if _runner_flag_read(test) else local.get(test.id) if kind is ast.Name \
+        else kept.get(self_attr(test) or "")
+    if name:
+        (held if holds else unheld).add(name)
+
+
+def _reads_built_swa_state(tree: ast.AST, built: bool) -> bool:
+    """An SWA-named read of pool state off the pool the backend is built with:
+    ``<runner>.token_to_kv_pool.<x>``, or (``built``: outside per-forward code)
+    ``self.token_to_kv_pool.<x>``."""
+    for node in ast.walk(tree):
+        if type(node) is ast.Attribute and is_swa_word(node.attr) and \
+                reads_pool_state(node.attr):
+            pool = node.value
+            if type(pool) is ast.Attribute and pool.attr == ACTIVE_POOL and (
+                    _runner_rooted(pool.value) or built and is_self(pool.value)):
+                return True
+    return False
+
+
 class ModuleScope:
     """What a module-level name means in this file: its functions (and which of them resolve
     through the allocator or are cached), record types, names bound to type tuples, imports."""
@@ -339,6 +429,12 @@ class ModuleScope:
         """Every class statement of the module at any depth, and the classes ``type()`` makes
         (asked by each summary of it)."""
         return [*class_statements(getattr(self.tree, "body", ())), *self.made]
+
+    @cached_property
+    def runner_flags(self) -> frozenset:
+        """Runner flags this module uses as SWA flags whatever they are called
+        (``runner_flags_by_use``)."""
+        return runner_flags_by_use(self.tree)
 
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, FUNCTIONS):
@@ -1531,6 +1627,9 @@ class _Pass:
 
     def holds_runner(self, attr: str) -> bool:
         return f"runner:{attr}" in self.flow.inner_backends
+
+    def is_runner_flag(self, name: str) -> bool:
+        return is_flag_name(name) or name in self.scope.runner_flags
 
     def runner_attr(self, attr: str) -> Taint:
         return self._around("runner", attr, self.scope.runner_attr(attr, self.flow.options))

@@ -754,6 +754,8 @@ class FlowOwner(Protocol):
 
     def holds_runner(self, attr: str) -> bool: ...
 
+    def is_runner_flag(self, name: str) -> bool: ...
+
     def module_strings(self, name: str) -> tuple: ...
 
     def class_string(self, name: str) -> Optional[str]: ...
@@ -964,7 +966,8 @@ class MethodFlow(ast.NodeVisitor):
         if name == ACTIVE_POOL and _current_backend(holder):  # get_attn_backend().token_...
             self.visit(holder)
             return self.current_pool()
-        if is_flag_name(name) and self.is_runner(holder) and not _through_pool(holder):
+        if self.owner.is_runner_flag(name) and self.is_runner(holder) and \
+                not _through_pool(holder):
             self.visit(holder)
             return RUNNER | STALE
         if self.is_runner_itself(holder):

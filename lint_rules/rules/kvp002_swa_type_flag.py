@@ -46,7 +46,10 @@ class SwaTypeFlag(Rule):
         and is flagged with no fix (the resolved SWA pool is not what its test tests). A
         runner-level SWA flag kept
         on the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``, also through
-        ``getattr`` or the model config) is flagged too, with no fix: it describes the draft
+        ``getattr`` or the model config; a runner flag of any name the module uses as one,
+        reading the built pool's SWA state where it holds: SGLang 0.5.5's ``if
+        self.is_hybrid: self.m = model_runner.token_to_kv_pool.full_to_swa_index_mapping``)
+        is flagged too, with no fix: it describes the draft
         runner's model, which the FROZEN_KV MTP pool swap never updates, and a property over the
         pool would change what it means; gate on ``self.<pool_attr>`` where it is read. A flag
         recomputed from ``self.token_to_kv_pool`` on every forward (``init_forward_metadata``) is
