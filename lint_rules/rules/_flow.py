@@ -1149,11 +1149,7 @@ class MethodFlow(ast.NodeVisitor):
         """``table[key]`` or ``table.get(key[, default])``: an element of what ``table`` holds;
         keyed by a decision (a flag, a type test) it is a value picked by that decision."""
         saved, self.read_flag = self.read_flag, False
-        self.deciding += 1  # indexing by a flag chooses by it: a gate (never rewritten)
-        try:
-            key = self.visit(key_node)
-        finally:
-            self.deciding -= 1
+        key = self.index(key_node)
         kept, self.read_flag = self.read_flag, saved or self.read_flag
         if self.deciding:
             self.uses[id(table)] = "element"  # pools["swa"] or ...: what it holds decides
@@ -1167,6 +1163,23 @@ class MethodFlow(ast.NodeVisitor):
             return held
         # {True: a, False: b}[flag], (a, b)[flag], names[flag]: a value picked by the decision
         return held | CHOICE | (key & PICKED_BY) | (GATED if kept else CLEAN)
+
+    def index(self, key_node: ast.AST) -> Taint:
+        """What a subscript's key picks by: indexing by a flag chooses by it (a gate, never
+        rewritten); a slice bound (``table[rows, ::page]``) is a number that cuts, no choice:
+        read as it is, it picks nothing (a decision inside it is its own)."""
+        if type(key_node) is ast.Slice:
+            for bound in (key_node.lower, key_node.upper, key_node.step):
+                if bound is not None:
+                    self.visit(bound)
+            return CLEAN
+        if type(key_node) is ast.Tuple and any(type(e) is ast.Slice for e in key_node.elts):
+            return union([self.index(element) for element in key_node.elts])
+        self.deciding += 1
+        try:
+            return self.visit(key_node)
+        finally:
+            self.deciding -= 1
 
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
