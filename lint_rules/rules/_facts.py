@@ -71,6 +71,7 @@ from lint_rules.rules._flow import (
     class_statements,
     const_str,
     getter_path,
+    entry_key,
     is_self,
     is_type_probe,
     keyed_by_pool,
@@ -838,6 +839,30 @@ class ClassFlow:
                 if type(statement) is ast.Assign and type(statement.value) is ast.Call
                 and type(statement.value.func) is ast.Name
                 for target in statement.targets if self_attr(target)}
+
+    @cached_property
+    def keyed_dicts(self) -> frozenset:
+        """``self.<attr>`` dicts the family builds as a literal of constant keys and uses only
+        through constant keys (``self.cfg["swa"] = ...``, ``self.cfg["page"]``,
+        ``self.cfg.get("page")``): each key holds only what was stored under it."""
+        built, keyed, used = set(), set(), {}
+        for cls in self.facts.family:
+            for method in cls.methods.values():
+                for node in nodes_under(method):
+                    kind = type(node)
+                    if kind is ast.Attribute and is_self(node.value):
+                        used.setdefault(node.attr, []).append(id(node))
+                    elif kind is ast.Subscript and entry_key(node.slice) is not None or (
+                            kind is ast.Call and type(node.func) is ast.Attribute
+                            and node.func.attr == "get" and node.args
+                            and entry_key(node.args[0]) is not None):
+                        keyed.add(id(node.value if kind is ast.Subscript else node.func.value))
+                    elif kind is ast.Assign and len(node.targets) == 1 and self_attr(
+                            node.targets[0]) and type(node.value) is ast.Dict and None not in \
+                            map(entry_key, node.value.keys):
+                        built.add(node.targets[0].attr)
+                        keyed.add(id(node.targets[0]))
+        return frozenset(a for a in built if all(n in keyed for n in used.get(a, ())))
 
     @cached_property
     def getter_attrs(self) -> Dict[str, str]:
@@ -1608,6 +1633,9 @@ class _Pass:
 
     def is_module_class(self, name: str) -> bool:
         return name in self.scope.classes
+
+    def keyed_dict(self, attr: str) -> bool:
+        return attr in self.flow.keyed_dicts
 
     def is_module_object(self, name: str) -> bool:
         """A name the module binds by assignment (not an import, def or class)."""

@@ -766,6 +766,8 @@ class FlowOwner(Protocol):
 
     def is_module_object(self, name: str) -> bool: ...
 
+    def keyed_dict(self, attr: str) -> bool: ...
+
     def is_descriptor(self, func: ast.AST) -> bool: ...
 
 
@@ -822,6 +824,7 @@ class MethodFlow(ast.NodeVisitor):
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
+        self.entries: Dict[int, dict] = {}  # dict literal -> key -> (value node, its taint)
         self.entering: Dict[int, Taint] = {}  # context manager built here -> its __enter__'s
         self.record_locals: Dict[str, Dict[str, Taint]] = {}  # local -> fields of its record
         self.keyed: Dict[str, Dict[str, Taint]] = {}  # local -> what each key of its dict holds
@@ -1147,7 +1150,10 @@ class MethodFlow(ast.NodeVisitor):
 
     def lookup(self, table: ast.AST, key_node: ast.AST, default: Optional[ast.AST] = None) -> Taint:
         """``table[key]`` or ``table.get(key[, default])``: an element of what ``table`` holds;
-        keyed by a decision (a flag, a type test) it is a value picked by that decision."""
+        keyed by a decision (a flag, a type test) it is a value picked by that decision; a
+        constant key of a dict tracked per key (``keyed_dict``) holding nothing is nothing."""
+        if self.clean_entry(table, key_node):
+            return self.visit(default) if default is not None else CLEAN
         saved, self.read_flag = self.read_flag, False
         key = self.index(key_node)
         kept, self.read_flag = self.read_flag, saved or self.read_flag
@@ -1163,6 +1169,13 @@ class MethodFlow(ast.NodeVisitor):
             return held
         # {True: a, False: b}[flag], (a, b)[flag], names[flag]: a value picked by the decision
         return held | CHOICE | (key & PICKED_BY) | (GATED if kept else CLEAN)
+
+    def clean_entry(self, table: ast.AST, key_node: ast.AST) -> bool:
+        """``self.<attr>[key]`` of a dict tracked per key (``keyed_dict``) whose ``key`` holds
+        nothing: reading it reads no other key (``self.cfg["page"]`` beside a flag entry)."""
+        held, name = self_attr(table), entry_key(key_node)
+        return bool(held) and name is not None and self.owner.keyed_dict(held) and not \
+            self.owner.attr_value(entry_path(held, name))
 
     def index(self, key_node: ast.AST) -> Taint:
         """What a subscript's key picks by: indexing by a flag chooses by it (a gate, never
@@ -1213,7 +1226,8 @@ class MethodFlow(ast.NodeVisitor):
         if made is not None:  # Rec._make((a, b)) builds Rec(a, b)
             return self.made_record(node, func.value, made)
         if type(func) is ast.Attribute and func.attr == "get" and 0 < len(args) < 3 and \
-                not node.keywords and const_str(args[0]) is None:  # table.get(self.flag, d)
+                not node.keywords and (const_str(args[0]) is None or self.clean_entry(
+                    func.value, args[0])):  # table.get(self.flag, d), self.cfg.get("page")
             return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
         name = func.id if isinstance(func, ast.Name) else ""
         path = self.getters.get(name) or self.owner.getter(func)
@@ -1795,7 +1809,11 @@ class MethodFlow(ast.NodeVisitor):
 
     def visit_Dict(self, node: ast.Dict) -> Taint:
         keys = union(self.visit(n) for n in node.keys if n)
-        return holding(union(self.visit(n) for n in node.values), keys)
+        values = [self.visit(n) for n in node.values]
+        names = [entry_key(n) for n in node.keys]
+        if node.keys and None not in names:  # {"page": n, "swa": flag}: what each key holds
+            self.entries[id(node)] = {k: (n, v) for k, n, v in zip(names, node.values, values)}
+        return holding(union(values), keys)
 
     def visit_Starred(self, node: ast.Starred) -> Taint:
         return self.visit(node.value)
@@ -1966,9 +1984,7 @@ class MethodFlow(ast.NodeVisitor):
 
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self",
               under: Taint = CLEAN) -> None:
-        named = MODULE_MEMO + attr if scope == "module" else attr  # (as memo_holder names it)
-        memo = named if self.guards.get(named, 0) > 0 else (self.filling or [""])[-1]
-        lazy = bool(memo) and not self.refreshing
+        memo, lazy = self.laziness(MODULE_MEMO + attr if scope == "module" else attr)
         event = StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
                            memo, self.control[-1] | under)
         if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
@@ -1980,6 +1996,23 @@ class MethodFlow(ast.NodeVisitor):
         for field, held in self.fields_of(value_node).items():
             self.sink(StoreEvent(f"{attr}.{field}", node, None, value_node, held, self.alone,
                                  lazy, "field", memo))
+        if scope == "self" and self.owner.keyed_dict(attr):
+            for key, (entry, held) in self.entries.get(id(value_node), {}).items():
+                self.store_entry(attr, key, node, entry, held)
+
+    def laziness(self, named: str) -> Tuple[str, bool]:
+        """``(memo, lazy)`` for a store of ``named`` (as ``memo_holder`` names it): the memo
+        whose test makes it a lazy fill, and whether it is one (not a refill by the pool)."""
+        memo = named if self.guards.get(named, 0) > 0 else (self.filling or [""])[-1]
+        return memo, bool(memo) and not self.refreshing
+
+    def store_entry(self, attr: str, key, node, value_node, value: Taint) -> None:
+        """What ``self.<attr>[key]`` holds, for a dict every use of which names a constant key
+        (``keyed_dict``): a fact (``field``) its reads of that key ask (``lookup``)."""
+        memo, lazy = self.laziness(attr)
+        self.sink(StoreEvent(entry_path(attr, key), node, None, value_node,
+                             self.controlled(value_node, value), self.alone, lazy, "field",
+                             memo))
 
     def controlled(self, value_node, value: Taint) -> Taint:
         """What a value made under the enclosing decisions carries (control dependence): a
@@ -2035,6 +2068,9 @@ class MethodFlow(ast.NodeVisitor):
             return self.store(_global_key(target), target, statement, value_node, value, "module")
         if isinstance(target, ast.Subscript):
             self.visit(target.slice)
+            held, key = self_attr(target.value), entry_key(target.slice)
+            if held and key is not None and self.owner.keyed_dict(held):
+                self.store_entry(held, key, target, value_node, value)
             self.fill(target.value, target.value, value_node, holding(value))
             return
         if isinstance(target, ast.Attribute):
@@ -2239,11 +2275,13 @@ class MethodFlow(ast.NodeVisitor):
         ``value_node`` holds: ``self.layers[lid]``, ``self.layers.get(lid)``."""
         kind = type(value_node)
         if kind is ast.Subscript:
-            container = value_node.value
+            container, key = value_node.value, value_node.slice
         elif kind is ast.Call and type(value_node.func) is ast.Attribute and \
                 value_node.func.attr == "get" and value_node.args:
-            container = value_node.func.value
+            container, key = value_node.func.value, value_node.args[0]
         else:
+            return ()
+        if self.clean_entry(container, key):
             return ()
         # (not off the pool attribute, self._swa_kv_pool.layers_mapping[lid]: its store, or
         # the flag gate its reads sit under, is that finding; resolved, it is live)
@@ -3086,6 +3124,20 @@ def _merge(into: Dict[str, Taint], env: Dict[str, Taint]) -> None:
         known = into.get(name)
         if known is not value:  # members are singletons: most names are unchanged
             into[name] = value if known is None else known | value
+
+
+def entry_key(node: Optional[ast.AST]):
+    """The constant key of a dict entry (``"page"``, ``0``), or None: a key of no dot, bracket
+    or wildcard, so its ``entry_path`` is no attribute path nor a pattern."""
+    if type(node) is not ast.Constant or type(node.value) not in (str, int):
+        return None
+    text = str(node.value)
+    return None if any(c in text for c in ".[]*?") else node.value
+
+
+def entry_path(attr: str, key) -> str:
+    """How the entry ``self.<attr>[key]`` is named among the class's facts."""
+    return f"{attr}[{key!r}]"
 
 
 def is_runner_copy(bits: Taint) -> bool:

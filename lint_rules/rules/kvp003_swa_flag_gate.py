@@ -48,7 +48,9 @@ class SwaFlagGate(Rule):
         file, so a resolver inherited from another module proves nothing there), a flag stored
         from a type test (KVP002), a runner-level SWA flag copied
         onto the backend (``self.is_hybrid_swa = model_runner.is_hybrid_swa``), or a name given
-        with ``--kvp-swa-flags``; also a flag kept in a container (``self.kinds["swa"]``), a
+        with ``--kvp-swa-flags``; also a flag kept in a container (``self.kinds["swa"]``; a dict
+        built with constant keys and used only through them holds each key apart, so its
+        geometry entry, ``self.kinds["page"]``, decides nothing), a
         record field (``self.layout.enabled``), a class attribute or a module global
         (``global NAME``), read reflectively (``vars(self).get(...)``, ``getattr(self, name)``),
         or used as a lookup key (``names[self.flag]``, ``table.get(self.flag)``), a field of a
