@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fnmatch
 import hashlib
 import os
 import re
@@ -16,7 +15,10 @@ import time
 
 
 TMP_PREFIX, TMP_SUFFIX = ".poolguard-", ".tmp"
-TMP_PATTERN = f"{TMP_PREFIX}*{TMP_SUFFIX}"
+# The random part of a name tempfile.mkstemp makes (8 of a-z, 0-9, _): only a name of that
+# shape is taken for a temp file of ours, never a user's '.poolguard-notes.tmp'.
+MKSTEMP_PART = "[a-z0-9_]{8}"
+_STRAY_TEMP = re.compile(re.escape(TMP_PREFIX) + MKSTEMP_PART + re.escape(TMP_SUFFIX))
 STRAY_AGE_S = 60  # a temp file this old is no concurrent run's: that run was killed
 # What stops a run (Ctrl-C, kill, a closed terminal): each ends it like Ctrl-C (commands).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
@@ -212,16 +214,26 @@ def _write_in_place(real: str, digest: str, data: bytes) -> None:
 
 @contextlib.contextmanager
 def _stop_signals_held():
-    """``STOP_SIGNALS`` are blocked, not lost, inside the block (on POSIX): one that comes
-    meanwhile is delivered, and stops the run, as soon as the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):
+    """A stop signal that comes inside the block is noted, not acted on, and raised again as
+    soon as the block ends (so it stops the run then). Python runs handlers in the main thread
+    whichever thread the kernel hands a signal to, so it is the handlers that wait (a
+    thread's signal mask would not hold a signal another thread takes); outside the main
+    thread, where no handler can be set, the block runs as it is."""
+    noted: list = []
+    try:
+        kept = {stop: signal.signal(stop, lambda signum, frame: noted.append(signum))
+                for stop in STOP_SIGNALS}
+    except ValueError:  # not the main thread
         yield
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        for stop, handler in kept.items():
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(stop, handler)
+        if noted:
+            signal.raise_signal(noted[0])
 
 
 def _pwrite_all(fd: int, data: bytes) -> None:
@@ -231,7 +243,7 @@ def _pwrite_all(fd: int, data: bytes) -> None:
 
 
 def is_stray_temp(name: str) -> bool:
-    return fnmatch.fnmatchcase(name, TMP_PATTERN)
+    return _STRAY_TEMP.fullmatch(name) is not None
 
 
 def remove_stray_temp(entry: os.DirEntry, now: float | None = None) -> None:
