@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 import lint_rules
-from lint_rules.files import STRAY_AGE_S, read_regular_file
+from lint_rules.files import MKSTEMP_PART, STRAY_AGE_S, read_regular_file
 
 FORMAT_VERSION = 2  # "stats" (optional) came later: files without it still read
 KEEP_FILES = 8  # cache files of other configurations (or older rule sources) kept around
@@ -369,7 +369,7 @@ def prune(folder: Path, kind: str) -> None:
 CACHE_KINDS = ("lint", "codes", "index")  # the cache files: <kind>-<key>.json
 _KIND = "|".join(CACHE_KINDS)
 _CACHE_NAME = re.compile(rf"(?:{_KIND})-[0-9a-f]{{24,}}\.json")  # the key: a hex digest
-_TEMP_NAME = re.compile(rf"\.(?:{_KIND})-[0-9a-z_]{{8}}\.tmp")  # write_atomically's mkstemp
+_TEMP_NAME = re.compile(rf"\.(?:{_KIND})-{MKSTEMP_PART}\.tmp")  # write_atomically's mkstemp
 
 
 def write_atomically(path: Path, text: str) -> None:

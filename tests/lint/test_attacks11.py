@@ -158,3 +158,17 @@ def test_a_code_in_lower_case_is_refused_by_the_cli_and_flake8_alike(tmp_path, c
     assert flake8.returncode == 1 and "Traceback" not in flake8.stderr, flake8.stderr
     assert f"sglang-poolguard: {word} in {key} {why}" in flake8.stdout + flake8.stderr
     assert "b.py" not in flake8.stdout
+
+
+def test_a_users_file_named_like_a_stray_temp_file_is_kept(tmp_path):
+    # every walk removed '.poolguard-*.tmp' a minute old, the litter of a killed --fix: a
+    # plain lint deleted the user's .poolguard-notes.tmp; only mkstemp's shape is litter
+    root = write(tmp_path / "t", {"b.py": GATED, ".poolguard-notes.tmp": "mine\n",
+                                  "sub/.poolguard-x.tmp": "mine too\n",
+                                  "sub/.poolguard-k1ll3d00.tmp": "half"})
+    for name in (".poolguard-notes.tmp", "sub/.poolguard-x.tmp", "sub/.poolguard-k1ll3d00.tmp"):
+        os.utime(root / name, (1e9, 1e9))
+    poolguard("lint", "--isolated", "--no-cache", ".", cwd=root, expect=1)
+    assert (root / ".poolguard-notes.tmp").read_text() == "mine\n"
+    assert (root / "sub/.poolguard-x.tmp").read_text() == "mine too\n"
+    assert not (root / "sub/.poolguard-k1ll3d00.tmp").exists()

@@ -55,7 +55,8 @@ def test_temp_files_of_a_killed_cache_write_are_removed_next_run(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     old = time.time() - 3600
-    for name in (".lint-k1ll3d.tmp", ".codes-k1ll3d.tmp", ".index-k1ll3d.tmp"):
+    # (named as mkstemp names them: 8 random characters; a user's .lint-notes.tmp is kept)
+    for name in (".lint-k1ll3d00.tmp", ".codes-k1ll3d00.tmp", ".index-k1ll3d00.tmp"):
         (cache / name).write_text("{half")
         os.utime(cache / name, (old, old))
     (cache / ".lint-fresh.tmp").write_text("a concurrent run's")

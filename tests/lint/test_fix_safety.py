@@ -75,13 +75,13 @@ def test_an_edit_made_during_the_run_is_never_overwritten(tmp_path):
 
 
 def test_stray_temp_files_of_a_killed_fix_are_removed_next_run(tmp_path):
-    tree = write(tmp_path / "tree", {"pkg/a.py": GATED, "pkg/.poolguard-abc123.tmp": "half",
-                                     "pkg/.poolguard-fresh.tmp": "a concurrent run's"})
+    tree = write(tmp_path / "tree", {"pkg/a.py": GATED, "pkg/.poolguard-abc12345.tmp": "half",
+                                     "pkg/.poolguard-fresh_00.tmp": "a concurrent run's"})
     old = time.time() - 3600
-    os.utime(tree / "pkg/.poolguard-abc123.tmp", (old, old))
+    os.utime(tree / "pkg/.poolguard-abc12345.tmp", (old, old))
     poolguard("lint", "--isolated", ".", cwd=tree, expect=1)
-    assert not (tree / "pkg/.poolguard-abc123.tmp").exists()
-    assert (tree / "pkg/.poolguard-fresh.tmp").exists()  # young: may belong to a live run
-    os.utime(tree / "pkg/.poolguard-fresh.tmp", (old, old))
+    assert not (tree / "pkg/.poolguard-abc12345.tmp").exists()
+    assert (tree / "pkg/.poolguard-fresh_00.tmp").exists()  # young: may belong to a live run
+    os.utime(tree / "pkg/.poolguard-fresh_00.tmp", (old, old))
     poolguard("lint", "--isolated", "--fix", "pkg/a.py", cwd=tree, expect=0)  # named files too
-    assert not (tree / "pkg/.poolguard-fresh.tmp").exists()
+    assert not (tree / "pkg/.poolguard-fresh_00.tmp").exists()
