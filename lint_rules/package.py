@@ -109,6 +109,7 @@ class PackageIndex:
         # inherit, by name; every membership test is recorded as read
         self.backends: set = set()  # names of the package's attention backend classes
         self.vocal: set = set()  # classes descending from one whose module names the vocabulary
+        self.heard: set = set()  # mixins a backend that may hold pool state inherits
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._homes: Dict[str, set] = {}  # class name -> the files defining one (``connect``)
         self._modules: Dict[str, Optional[_Module]] = {}
@@ -133,7 +134,9 @@ class PackageIndex:
         by inheritance alone: subclasses of a package backend (whatever their text says) that
         descend from a class whose module ``mention``s the rules' vocabulary (what else could
         they inherit pool state from: a LoRA or grammar "backend" family names none), and the
-        modules of the classes backends inherit from (mixins, bases) that mention it."""
+        modules of the classes backends inherit from (mixins, bases) that mention it, and of
+        the mixins such a backend inherits (``heard``: a mixin may gate on a flag its heirs
+        decide from the pool, naming neither)."""
         self.headers = {self._absolute(p): h for p, h in headers.items()}
         self._runners = None
         heirs = _heirs(self.headers.values())
@@ -161,8 +164,11 @@ class PackageIndex:
                                if any(mention.get(path) for path in homes[name])), heirs)  # above)
         holders = {path for path, name in heirs_at if name in self.vocal}
         self.mixins = _Asked((inherited & homes.keys()) - backends, "mixin", self._touch)
-        holders.update(path for path in set().union(*map(homes.get, self.mixins))
-                       if mention.get(path))
+        self.heard = {mixin for mixin in self.mixins if any(
+            heir in backends and (heir in self.vocal or any(map(mention.get, homes[heir])))
+            for heir in heirs.get(mixin, ()))}
+        holders.update(path for mixin in self.mixins for path in homes[mixin]
+                       if mixin in self.heard or mention.get(path))
         return frozenset(holders)
 
     def families(self, paths: List[str], count: int) -> List[List[str]]:
@@ -320,6 +326,7 @@ class PackageIndex:
         asked: Dict[str, Optional[str]] = {}
         for name, bases in self.headers.get(self._absolute(path), ()):
             asked[f"{ASKED}mixin:{name}"] = self.answer("mixin", name, path)
+            asked[f"{ASKED}heard:{name}"] = self.answer("heard", name, path)
             for base in bases:
                 asked[f"{ASKED}backend:{base}"] = self.answer("backend", base, path)
                 asked[f"{ASKED}vocal:{base}"] = self.answer("vocal", base, path)
@@ -347,6 +354,8 @@ class PackageIndex:
             return "1" if self.is_mixin(argument) else "0"
         if kind == "vocal":
             return "1" if argument in self.vocal else "0"
+        if kind == "heard":
+            return "1" if argument in self.heard else "0"
         if kind == "runners":
             return "\n".join(self.runner_files())
         if kind == "heirs":

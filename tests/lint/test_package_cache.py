@@ -378,3 +378,36 @@ def test_a_package_linted_as_itself_names_its_modules_as_imports_do(tmp_path):
     assert _warm_is_cold(tmp_path, cache) == rows
     assert json_rows(poolguard(*LINT[:-1], ".", cwd=pkg, cache_dir=tmp_path / "in").stdout) == [
         ("c.py", 6, "KVP002"), ("c.py", 9, "KVP003")]
+
+
+QUIET_MIXIN = dedent("""\
+    class PlanMixin:
+        def plan_pages(self, seq_lens):
+            if self.hybrid:
+                return seq_lens // 16
+            return seq_lens
+""")
+PLANNED = dedent("""\
+    from pkg.planning import PlanMixin
+
+
+    class PlannedBackend(PlanMixin, AttentionBackend):
+        def __init__(self, model_runner):
+            self.hybrid = model_runner.page_size > 1
+""")
+
+
+def test_a_mixin_naming_nothing_is_read_once_an_heir_may_hold_pool_state(tmp_path):
+    """A mixin whose module names none of the vocabulary gates on a flag only its heirs set:
+    read once an heir decides that flag from the pool (the heir's module names it), warm as
+    cold, and left again when no heir does."""
+    pkg, cache = tmp_path / "tree" / "pkg", tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "planning.py": QUIET_MIXIN, "b.py": PLANNED})
+    assert _warm_is_cold(tmp_path, cache) == []
+    decided = PLANNED.replace("model_runner.page_size > 1",
+                              "isinstance(model_runner.token_to_kv_pool, SWAKVPool)")
+    write(pkg, {"b.py": decided})
+    assert _warm_is_cold(tmp_path, cache) == [("pkg/b.py", 6, "KVP002"),
+                                              ("pkg/planning.py", 3, "KVP003")]
+    write(pkg, {"b.py": PLANNED})
+    assert _warm_is_cold(tmp_path, cache) == []
