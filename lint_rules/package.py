@@ -24,7 +24,7 @@ from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_
                               not_written, write_atomically)
 from lint_rules.files import digest_bytes, first_two_lines, read_regular_file
 from lint_rules.options import Options
-from lint_rules.rules._flow import CLEAN, Taint, last_name
+from lint_rules.rules._flow import CLEAN, Taint, last_name, nodes_under
 from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
 
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
@@ -575,6 +575,19 @@ class PackageIndex:
         """``(module, name)`` defining ``pkg.mod.C`` when it is a record class (``_split``)."""
         found = self._split(qualified, None)
         return found if found is not None and found[1] in found[0].scope.records else None
+
+    def function_globals_read(self, qualified: str) -> Optional[Tuple[str, frozenset]]:
+        """``(module, names)``: the dotted module defining function ``pkg.mod.f`` and the
+        module globals of it that ``f`` reads; None for anything but such a function."""
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.functions:
+            return None
+        module, name = found
+        known = module.scope.globals
+        read = frozenset(node.id for node in nodes_under(module.scope.functions[name])
+                         if type(node) is ast.Name and node.id in known
+                         and type(node.ctx) is ast.Load)
+        return (module.name, read) if read else None
 
     def is_resolver(self, qualified: str) -> bool:
         """``pkg.mod.f`` is a module function of the package that asks the allocator."""

@@ -70,6 +70,7 @@ from lint_rules.rules._flow import (
     attribute_alias,
     class_statements,
     const_str,
+    element,
     getter_path,
     entry_key,
     is_self,
@@ -1494,16 +1495,34 @@ class _Pass:
                     return CLEAN
                 self.memo[key] = self._evaluate(key, function, key[1], klass, keywords)
             return self.memo[key]
+        kept = self._kept_globals_read(func) if scope.package is not None else CLEAN
         qualified = scope.qualified(func) if follow else None
         if qualified is not None and scope.package is not None:
             found = self._around("effects", (qualified, arguments, keywords),
                                  scope.package.function_effects(qualified, arguments, keywords))
             if found is None:
-                return None
+                return kept or None
             if found[1]:  # the fields of the record a factory of another module builds
                 self.memo_fields[("package", qualified, arguments, keywords)] = found[1]
-            return Taint(found[0])
-        return None
+            return Taint(found[0]) | kept
+        return kept or None
+
+    def _kept_globals_read(self, func: ast.AST) -> Taint:
+        """What a function of another module reads of the module globals of its module that
+        this class stored into (``SWA_TRANSLATORS[name] = pool.translate_loc_from_full_to_swa``
+        of an imported table, read back through ``registry.translator_for(name)``)."""
+        qualified = self.scope.qualified(func)
+        found = self.scope.package.function_globals_read(qualified) if qualified else None
+        if not found:
+            return CLEAN
+        module, names = found
+        value = CLEAN
+        for local, target in self.scope.imports.items():
+            if target == module:  # from . import registry: registry.SWA_TRANSLATORS
+                value |= union(self.global_value(f"{local}.{name}") for name in names)
+            elif target.rpartition(".")[::2] in {(module, name) for name in names}:
+                value |= self.global_value(local)  # from .registry import SWA_TRANSLATORS
+        return element(value) | STALE if value else CLEAN  # (what it hands out of them)
 
     def _local_call(self, func: ast.AST, arguments: Tuple[Taint, ...], keywords: tuple,
                     given_self: Tuple[int, ...]) -> Optional[tuple]:
