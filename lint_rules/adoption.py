@@ -231,8 +231,8 @@ def read_baseline(source: str) -> set:
                             "--write-baseline)")
     version = payload.get("version")
     if type(version) is not int or version != BASELINE_VERSION:  # its fingerprints mean else
-        raise AdoptionError(f"baseline {source} has format version {version!r}; this poolguard "
-                            f"reads version {BASELINE_VERSION}: write it again with "
+        raise AdoptionError(f"baseline {source} has format version {_shown(version)}; this "
+                            f"poolguard reads version {BASELINE_VERSION}: write it again with "
                             "--write-baseline")
     rows = payload.get("findings")
     if not isinstance(rows, list):

@@ -172,3 +172,19 @@ def test_a_users_file_named_like_a_stray_temp_file_is_kept(tmp_path):
     assert (root / ".poolguard-notes.tmp").read_text() == "mine\n"
     assert (root / "sub/.poolguard-x.tmp").read_text() == "mine too\n"
     assert not (root / "sub/.poolguard-k1ll3d00.tmp").exists()
+
+
+@pytest.mark.parametrize("version, shown", [
+    ("true", "true"), ("null", "null"), ('"2"', '"2"'), ("2.0", "2.0"),
+    ('"' + "v" * 100_000 + '"', '"' + "v" * 36 + "..."),
+])
+def test_a_baseline_version_is_said_as_the_file_spells_it(tmp_path, version, shown):
+    # it was Python's repr: 'format version True' for JSON's true, None for null, and a
+    # 100,000-character version made a 100,000-character error line
+    root = write(tmp_path / "t", {"b.py": STALE, "base.json": '{"format": "poolguard-baseline",'
+                                  f' "version": {version}, "findings": []}}'})
+    done = poolguard("lint", "--isolated", "--no-cache", "--baseline", "base.json", "b.py",
+                     cwd=root, expect=2)
+    assert done.stderr.splitlines() == [
+        f"poolguard: error: baseline base.json has format version {shown}; this poolguard reads "
+        f"version 1: write it again with --write-baseline"], done.stderr[:300]
