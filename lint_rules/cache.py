@@ -121,6 +121,23 @@ def _package_digest() -> str:
     return hasher.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
+def _flake8_digest() -> str:
+    """Digest of the flake8 sources a result's noqa answers come from (``flake8.defaults``'
+    regexes, ``flake8.utils``' split of a code list), found without importing flake8 (a warm
+    run never does): a flake8 that reads ``# noqa`` otherwise gets results afresh."""
+    from importlib.util import find_spec
+
+    hasher = hashlib.blake2b(digest_size=16)
+    try:
+        folder = Path(find_spec("flake8").origin).parent
+        for name in ("defaults.py", "utils.py"):
+            hasher.update((folder / name).read_bytes())
+    except (ImportError, AttributeError, TypeError, ValueError, OSError):
+        return "?"  # no flake8 to read: the lint could not run either
+    return hasher.hexdigest()
+
+
 @functools.lru_cache(maxsize=None)  # package metadata is read once (each lookup scans sys.path)
 def tool_version() -> str:
     try:
@@ -134,10 +151,11 @@ def tool_version() -> str:
 def fingerprint(codes, options, per_file_ignores) -> str:
     """One key for everything besides the file that determines its findings: the lint
     package's sources (the distribution's version adds nothing to them; reading it costs a
-    warm run a tenth of its time) and the Python that parses (a newer one accepts more)."""
+    warm run a tenth of its time), the Python that parses (a newer one accepts more) and the
+    flake8 whose noqa regexes the results applied."""
     material = repr((
-        FORMAT_VERSION, sys.version, _package_digest(), sorted(codes), options,
-        per_file_ignores,
+        FORMAT_VERSION, sys.version, _package_digest(), _flake8_digest(), sorted(codes),
+        options, per_file_ignores,
     ))
     return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
 

@@ -3,6 +3,7 @@ what the earlier rounds left, through the real ``poolguard`` subprocess on real 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -188,3 +189,27 @@ def test_a_baseline_version_is_said_as_the_file_spells_it(tmp_path, version, sho
     assert done.stderr.splitlines() == [
         f"poolguard: error: baseline base.json has format version {shown}; this poolguard reads "
         f"version 1: write it again with --write-baseline"], done.stderr[:300]
+
+
+def test_a_flake8_that_reads_noqa_otherwise_gets_results_afresh(tmp_path):
+    # the results are cached with flake8's noqa regex applied, but the key held only the
+    # lint's sources and Python: after a flake8 upgrade that reads a bare '# noqa' no more
+    # (here: a copy of flake8 whose regex wants codes), the warm run still said 'All checks
+    # passed!' where a cold run, and flake8 itself, find the KVP003
+    import flake8
+
+    upgraded = tmp_path / "site"
+    shutil.copytree(os.path.dirname(flake8.__file__), upgraded / "flake8")
+    defaults = upgraded / "flake8" / "defaults.py"
+    regex = r"(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?"
+    assert regex in defaults.read_text()
+    defaults.write_text(defaults.read_text().replace(regex, regex[:-1]))
+    gate = "if self.use_sliding_window_kv_pool:"
+    root = write(tmp_path / "t", {"b.py": GATED.replace(gate, gate + "  # noqa")})
+    cache = tmp_path / "cache"
+    poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=0)
+    env = {"PYTHONPATH": str(upgraded)}
+    warm = poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, env=env, expect=1)
+    cold = poolguard("lint", "--isolated", "--no-cache", "b.py", cwd=root, env=env, expect=1)
+    assert warm.stdout == cold.stdout and "b.py:6:12: KVP003" in warm.stdout
+    poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=0)
