@@ -68,7 +68,13 @@ def _pick(environ: Mapping[str, str], name: str, table: dict):
     if key in table:
         return table[key]
     accepted = ", ".join(["unset"] + [k for k in table if k])
-    raise PoolGuardConfigError(f"{name}={raw!r} is not valid; accepted values: {accepted}")
+    raise PoolGuardConfigError(f"{name}={_quoted(raw)} is not valid; accepted values: {accepted}")
+
+
+def _quoted(raw: str) -> str:
+    """A refused value as Python quotes it, cut short: a line that names a 100,000-character
+    value is no longer a line a person (or a server log) reads."""
+    return repr(raw) if len(raw) <= 60 else f"{raw[:40]!r}... ({len(raw)} characters)"
 
 
 def read_config(environ: Mapping[str, str] | None = None) -> GuardConfig:
@@ -109,8 +115,9 @@ def _async_assert(env: Mapping[str, str]) -> None:
     for device asserts and would get host checks without a word."""
     raw = env.get(ASYNC_ASSERT_VAR)
     if raw is not None and raw.lower() not in SGLANG_BOOL:
-        raise PoolGuardConfigError(f"{ASYNC_ASSERT_VAR}={raw!r} is not valid; accepted values "
-                                   f"(as SGLang reads them): unset, {', '.join(SGLANG_BOOL)}")
+        raise PoolGuardConfigError(f"{ASYNC_ASSERT_VAR}={_quoted(raw)} is not valid; accepted "
+                                   f"values (as SGLang reads them): unset, "
+                                   f"{', '.join(SGLANG_BOOL)}")
 
 
 def plugin_allowed(environ: Mapping[str, str] | None = None) -> bool:

@@ -213,3 +213,14 @@ def test_a_flake8_that_reads_noqa_otherwise_gets_results_afresh(tmp_path):
     cold = poolguard("lint", "--isolated", "--no-cache", "b.py", cwd=root, env=env, expect=1)
     assert warm.stdout == cold.stdout and "b.py:6:12: KVP003" in warm.stdout
     poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=0)
+
+
+@pytest.mark.parametrize("name", ["SGLANG_POOLGUARD", "SGLANG_POOLGUARD_FIX",
+                                  "SGLANG_POOLGUARD_ACTION"])
+def test_a_huge_guard_switch_value_is_refused_in_one_short_line(tmp_path, name):
+    # the refusal quoted the whole value: 100,000 characters made a 100,154-byte line
+    done = poolguard("guard-status", cwd=tmp_path, env={name: "x" * 100_000}, expect=2)
+    assert done.stderr.splitlines() == [
+        f"poolguard: {name}='{'x' * 40}'... (100000 characters) is not valid; accepted values: "
+        + done.stderr.split("accepted values: ", 1)[1].rstrip("\n")], done.stderr[:300]
+    assert len(done.stderr) < 400
