@@ -2478,7 +2478,9 @@ class FileFacts:
                 for s in self.stores_of(cls, gate.name)):
             return False  # a lazy fill's own test (the fill is KVP001's)
         if gate.kind in ("call", "global", "local"):
-            bits = gate.bits
+            bits = gate.bits  # (a decision on an element of a kept table: what it holds)
+            if gate.use == "element" and bits & RECORD:
+                bits = element(bits) | bits & STALE
             return bool(bits & STALE and not bits & RECORD and (
                 bits & SIZE or gate.use != "compared" and bits & STATE))
         if self._kept_size(cls, gate.name):

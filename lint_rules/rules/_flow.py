@@ -859,7 +859,8 @@ class MethodFlow(ast.NodeVisitor):
         # enclosing blocks that refill a memo when the live pool changes (its stores are
         # fresh) / when a key the swap does not change does (every store there is kept)
         self.refreshing, self.filling = 0, []  # (filling: the memos' attributes)
-        self.pool_ids: set = set()  # locals bound to id() of the live pool: a memo key
+        self.pool_ids: set = set()  # locals bound to id() of the live pool (or the pool of the
+        # batch itself): a memo key
         self.uses: Dict[int, str] = {}  # node id -> how a decision tests it (``GateEvent.use``)
         # locals bound to what a self.<m>(...) call returned, or to kept state read out of self
         # (sub = self.pools.get("swa")): a test of the local is a decision on that state
@@ -2194,7 +2195,8 @@ class MethodFlow(ast.NodeVisitor):
             self.strings[name] = value_node.value
         self.pool_ids.discard(name)
         if isinstance(value_node, ast.Call) and last_name(value_node.func) == "id" and len(
-                value_node.args) == 1 and self.is_pool_key(value_node.args[0]):
+                value_node.args) == 1 and self.is_pool_key(value_node.args[0]) or (
+                self.batch_pool(value_node)):
             self.pool_ids.add(name)
         self.method_locals.discard(name)
         self.tests.pop(name, None)
@@ -2540,7 +2542,12 @@ class MethodFlow(ast.NodeVisitor):
             node = node.value
         if isinstance(node, ast.Name):
             return node.id in self.pool_ids or keyed_by_pool((self.env.get(node.id, CLEAN),))
-        return self.per_forward and self_path(node) == ACTIVE_POOL
+        return self.per_forward and self_path(node) == ACTIVE_POOL or self.batch_pool(node)
+
+    def batch_pool(self, node: ast.AST) -> bool:
+        """``forward_batch.token_to_kv_pool`` read per forward: the pool of this very call."""
+        return self.per_forward and type(node) is ast.Attribute and node.attr == ACTIVE_POOL \
+            and self_path(node) is None and not self.is_runner(node.value)
 
     def memoising(self, memo: Optional[Tuple[str, bool, bool]], body: bool):
         """Run the block of a memo test that refills it (``body``: the if-block, else the
