@@ -294,22 +294,36 @@ def runner_flags_by_use(tree: ast.AST) -> frozenset:
     a flag the code uses so is one, whatever its name says. One gating only geometry, sizes, the
     allocator's pool, or SWA reads of the live pool per forward (or where it is false: ``if not
     (self.is_encoder_decoder and ...)``) is not."""
+    found = _RUNNER_FLAGS.get(tree)
+    if found is None:
+        nodes = nodes_under(tree)  # (no SWA read off a built pool anywhere: no flag, one walk)
+        found = _RUNNER_FLAGS[tree] = _flags_by_use(nodes) if any(
+            _built_swa_read(node, True) for node in nodes) else frozenset()
+    return found
+
+
+# module tree -> runner_flags_by_use (each analysis of a module makes its own ModuleScope)
+_RUNNER_FLAGS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def _flags_by_use(nodes: List[ast.AST]) -> frozenset:
     found = set()
-    functions = [node for node in ast.walk(tree) if isinstance(node, FUNCTIONS)]
+    functions = [node for node in nodes if isinstance(node, FUNCTIONS)]
     kept: Dict[str, str] = {}  # self attribute -> the runner flag copied into it
     for function in functions:
-        for node in ast.walk(function):
+        for node in nodes_under(function):
             if type(node) is ast.Assign and _runner_flag_read(node.value):
                 kept.update((name, node.value.attr) for name in map(self_attr, node.targets)
                             if name)
     for function in functions:
         local: Dict[str, str] = {}
-        for node in ast.walk(function):
+        walked = nodes_under(function)
+        for node in walked:
             if type(node) is ast.Assign and _runner_flag_read(node.value):
                 local.update((t.id, node.value.attr) for t in node.targets
                              if type(t) is ast.Name)
         built = not _per_forward_by_name(function)
-        for node in ast.walk(function):
+        for node in walked:
             if type(node) not in (ast.If, ast.IfExp):
                 continue
             held, unheld = set(), set()
@@ -363,14 +377,16 @@ def _reads_built_swa_state(tree: ast.AST, built: bool) -> bool:
     """An SWA-named read of pool state off the pool the backend is built with:
     ``<runner>.token_to_kv_pool.<x>``, or (``built``: outside per-forward code)
     ``self.token_to_kv_pool.<x>``."""
-    for node in ast.walk(tree):
-        if type(node) is ast.Attribute and is_swa_word(node.attr) and \
-                reads_pool_state(node.attr):
-            pool = node.value
-            if type(pool) is ast.Attribute and pool.attr == ACTIVE_POOL and (
-                    _runner_rooted(pool.value) or built and is_self(pool.value)):
-                return True
-    return False
+    return any(_built_swa_read(node, built) for node in nodes_under(tree))
+
+
+def _built_swa_read(node: ast.AST, built: bool) -> bool:
+    if type(node) is not ast.Attribute or not is_swa_word(node.attr) or not (
+            reads_pool_state(node.attr)):
+        return False
+    pool = node.value
+    return type(pool) is ast.Attribute and pool.attr == ACTIVE_POOL and (
+        _runner_rooted(pool.value) or built and is_self(pool.value))
 
 
 class ModuleScope:

@@ -970,8 +970,8 @@ class MethodFlow(ast.NodeVisitor):
         if name == ACTIVE_POOL and _current_backend(holder):  # get_attn_backend().token_...
             self.visit(holder)
             return self.current_pool()
-        if self.owner.is_runner_flag(name) and self.is_runner(holder) and \
-                not _through_pool(holder):
+        if self.is_runner(holder) and self.owner.is_runner_flag(name) and \
+                not _through_pool(holder):  # (the cheap test first: it asks the module's use)
             self.visit(holder)
             return RUNNER | STALE
         if self.is_runner_itself(holder):
