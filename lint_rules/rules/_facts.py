@@ -1032,7 +1032,6 @@ class _Turn(_Record):
     gates: List[Gate] = field(default_factory=list)
     runner_reads: List[ast.Attribute] = field(default_factory=list)
     returned: Optional[Taint] = None  # None: a resolver (no return recorded)
-    kept_at: Optional[ast.AST] = None  # a cached method's first return of derived state
 
 
 @dataclass
@@ -1149,25 +1148,19 @@ class _Pass:
             reads.extend(turn.runner_reads)
             if turn.returned is not None:
                 returns[name] = turn.returned
-        # a cache is a store of what its method returns, made where it returns derived state
+        # a cache is a store of what its method returns, made by its decorator: reported on the
+        # method's def line (a noqa there silences it), whichever return hands the state out
         cached = [n for n, kind in self.facts.properties.items() if kind]
         for name in cached:
-            stores.append(Store(name, self._kept_at(name), None, None, returns.get(
+            stores.append(Store(name, self.facts.methods[name], None, None, returns.get(
                 name, CLEAN), name, True, False, name in self.flow.resolvers))
         for name in sorted(self.facts.cached_methods):  # (keyed by the live pool: no store)
             kept = CLEAN if keyed_by_pool(self._read("params", name).values()) else returns.get(
                 name, CLEAN)
-            stores.append(Store(name, self._kept_at(name), None, None, kept, name, True,
+            stores.append(Store(name, self.facts.methods[name], None, None, kept, name, True,
                                 False, name in self.flow.resolvers))
         fields.update((k, v) for k, v in self.delegations.items() if v & STALE)  # (as fields)
         return PassResult(self.env, stores, gates, reads, returns, fields)
-
-    def _kept_at(self, name: str) -> ast.AST:
-        """Where the cache of method ``name`` stores: its first return of derived state, else
-        the method."""
-        turn = self.turns.get(name)
-        return turn.kept_at if turn is not None and turn.kept_at is not None else \
-            self.facts.methods[name]
 
     def _reused(self, name: str) -> Optional[_Turn]:
         """The previous pass's turn of ``name``, else the other run's, replayed, when what it
@@ -1263,7 +1256,6 @@ class _Pass:
             self._remember(store)
         turn.gates = list(_gates_of(flow, name))
         turn.runner_reads = flow.runner_reads
-        turn.kept_at = flow.kept_at or flow.kept_picked
         if name not in self.flow.resolvers:
             returned = self.method_returns(name, ()) if name in self.facts.properties \
                 else flow.returned

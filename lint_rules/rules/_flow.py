@@ -793,9 +793,6 @@ class MethodFlow(ast.NodeVisitor):
         # a cached method or property keeps its first answer: the pool it reads is that
         # moment's, stale as any kept (a decision on it picks what stays)
         self.kept = owner.keeps_result(name)
-        # there: its first return of derived state (else of a value a pool decision picked)
-        self.kept_at: Optional[ast.Return] = None
-        self.kept_picked: Optional[ast.Return] = None
         self.resolver = owner.is_resolver(name)
         params = params_of(function) if not isinstance(function, ast.Module) else []
         # in a construction-time method any parameter may be the runner
@@ -2346,11 +2343,6 @@ class MethodFlow(ast.NodeVisitor):
                 value |= CHOICE  # a helper or closure made only for one kind of pool
             under = returned_under(self.control[-1], node.value, self.owner)
             self.returned |= value | under
-            if self.kept and self.kept_at is None and (value or under):  # what a cache
-                if made:  # keeps is stored here
-                    self.kept_at = node
-                elif self.kept_picked is None:
-                    self.kept_picked = node
             _merge(self.returned_fields, self.fields_of(node.value))
             if positions:
                 _merge(self.returned_fields, positions)

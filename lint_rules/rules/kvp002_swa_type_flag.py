@@ -331,7 +331,7 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((4, "KVP002"), (5, "KVP002"), (7, "KVP002"), (8, "KVP002"),
-                      (15, "KVP002")),
+                      (14, "KVP002")),
         ),
         Invalid(
             dedent(

@@ -1001,7 +1001,7 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((4, "KVP001"), (5, "KVP002"), (5, "KVP001"), (7, "KVP001"), (8, "KVP001"),
-                      (13, "KVP001"), (16, "KVP003"), (20, "KVP003"),
+                      (12, "KVP001"), (16, "KVP003"), (20, "KVP003"),
                       (25, "KVP003"), (27, "KVP003")),
         ),
         Invalid(
@@ -1029,7 +1029,7 @@ class SwaFlagGate(Rule):
                         return v
                 """
             ),
-            expected=((7, "KVP001"), (11, "KVP001"), (14, "KVP003"), (16, "KVP003")),
+            expected=((6, "KVP001"), (10, "KVP001"), (14, "KVP003"), (16, "KVP003")),
         ),
         Invalid(
             # a decision on the SWA flag of an inner backend the wrapper holds (handed in or

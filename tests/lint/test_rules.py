@@ -134,6 +134,37 @@ def test_noqa_follows_flake8_semantics():
     assert pairs(lint_source(GATED, honor_noqa=True)) == [(9, "KVP003"), (13, "KVP003")]
 
 
+CACHED = src(
+    """
+    class DemoAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+        @functools.lru_cache(maxsize=None)
+        def window_rows(self, layer_id):
+            pool = self.token_to_kv_pool
+            if not isinstance(pool, SWAKVPool):
+                return None
+            return pool.full_to_swa_index_mapping
+
+        @functools.cached_property
+        def window_pool(self):
+            return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+    """
+)
+
+
+def test_a_method_cache_is_reported_once_on_its_def_line_where_noqa_silences_it():
+    # the decorator makes the cache: the store is the def, whichever return hands state out
+    assert pairs(lint_source(CACHED, codes={"KVP001"})) == [(6, "KVP001"), (13, "KVP001")]
+    quiet = CACHED.replace("def window_rows(self, layer_id):",
+                           "def window_rows(self, layer_id):  # noqa: KVP001")
+    assert pairs(lint_source(quiet, codes={"KVP001"}, honor_noqa=True)) == [(13, "KVP001")]
+    returned = CACHED.replace("return pool.full_to_swa_index_mapping",
+                              "return pool.full_to_swa_index_mapping  # noqa: KVP001")
+    assert len(lint_source(returned, codes={"KVP001"}, honor_noqa=True)) == 2
+
+
 def test_fix_never_touches_a_line_with_a_kvp_noqa():
     # a line whose noqa names any KVP code is left alone, even for another KVP code
     fixed, left = fix_source(GATED)

@@ -20,19 +20,19 @@ class AliasedCacheAttnBackend(AttentionBackend):
         self.page_size = model_runner.page_size
 
     @computed_once
-    def window_pool(self):
+    def window_pool(self):  # expect: KVP001
         pool = self.token_to_kv_pool
         if not isinstance(pool, SWAKVPool):
             return None
-        return pool.swa_kv_pool  # expect: KVP001
+        return pool.swa_kv_pool
 
     @remember
-    def _is_windowed(self):
-        return isinstance(self.token_to_kv_pool, SWAKVPool)  # expect: KVP002
+    def _is_windowed(self):  # expect: KVP002
+        return isinstance(self.token_to_kv_pool, SWAKVPool)
 
     @ft.lru_cache(maxsize=16)
-    def _rows(self, layer_id):
-        return self.token_to_kv_pool.layers_mapping[layer_id]  # expect: KVP001
+    def _rows(self, layer_id):  # expect: KVP001
+        return self.token_to_kv_pool.layers_mapping[layer_id]
 
     @computed_once
     def pages(self):

@@ -46,8 +46,8 @@ class ControlDependentAttnBackend(AttentionBackend):
             self.mapped_rows = torch.zeros(16, dtype=torch.int64, device=self.device)
 
     @cached_property
-    def window_sub_pool(self):
-        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)  # expect: KVP001
+    def window_sub_pool(self):  # expect: KVP001
+        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
 
     def init_cuda_graph_state(self, max_bs: int, max_num_tokens: int):
         self.window_loc = torch.zeros(max_bs, dtype=torch.int64, device=self.device) if self.is_swa else None  # expect: KVP001

@@ -17,18 +17,18 @@ class LayerKeyedCacheAttnBackend(AttentionBackend):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
 
     @functools.lru_cache(maxsize=None)
-    def _swa_buffer(self, layer_id):
+    def _swa_buffer(self, layer_id):  # expect: KVP001
         pool = self.token_to_kv_pool
-        return pool.swa_kv_pool.get_key_buffer(layer_id) if isinstance(pool, SWAKVPool) else None  # expect: KVP001
+        return pool.swa_kv_pool.get_key_buffer(layer_id) if isinstance(pool, SWAKVPool) else None
 
     @functools.cache
-    def _mapping(self):
-        return getattr(self.token_to_kv_pool, "full_to_swa_index_mapping", None)  # expect: KVP001
+    def _mapping(self):  # expect: KVP001
+        return getattr(self.token_to_kv_pool, "full_to_swa_index_mapping", None)
 
     @cached_property
-    def _window_pool(self):
+    def _window_pool(self):  # expect: KVP001
         pool = self.token_to_kv_pool
-        return pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None  # expect: KVP001
+        return pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
 
     @property
     def _live_window_pool(self):

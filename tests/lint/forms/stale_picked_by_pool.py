@@ -18,15 +18,15 @@ class CachedPicksAttnBackend(AttentionBackend):
         self.num_layers = 8
 
     @functools.cached_property
-    def window_layers(self):
+    def window_layers(self):  # expect: KVP001
         if isinstance(self.token_to_kv_pool, SWAKVPool):
-            return frozenset(range(4))  # expect: KVP001
+            return frozenset(range(4))
         return frozenset()
 
     @functools.cached_property
-    def swa_ids(self):
+    def swa_ids(self):  # expect: KVP001
         pool = self.token_to_kv_pool
-        return frozenset(i for i in range(self.num_layers) if isinstance(pool, SWAKVPool))  # expect: KVP001
+        return frozenset(i for i in range(self.num_layers) if isinstance(pool, SWAKVPool))
 
     def forward_decode(self, q, k, v, layer, forward_batch):
         if layer.layer_id in self.window_layers:  # expect: KVP003
@@ -74,8 +74,8 @@ class FilteredBuffersAttnBackend(AttentionBackend):
         self.k_buffers = {i: torch.empty(8) for i in range(4) if isinstance(model_runner.token_to_kv_pool, SWAKVPool)}  # expect: KVP001
 
     @functools.cache
-    def window_ids(self):
-        return (1, 3) if isinstance(self.token_to_kv_pool, SWAKVPool) else ()  # expect: KVP001
+    def window_ids(self):  # expect: KVP001
+        return (1, 3) if isinstance(self.token_to_kv_pool, SWAKVPool) else ()
 
     def forward_decode(self, q, k, v, layer, forward_batch):
         if self.k_buffers:  # expect: KVP003

@@ -59,16 +59,16 @@ class CachedAttnBackend(AttentionBackend):
         self.token_to_kv_pool = model_runner.token_to_kv_pool
 
     @functools.cached_property
-    def swa_sub_pool(self):
-        return self.token_to_kv_pool.swa_kv_pool  # expect: KVP001
+    def swa_sub_pool(self):  # expect: KVP001
+        return self.token_to_kv_pool.swa_kv_pool
 
     @functools.lru_cache(maxsize=None)
-    def swa_mapping(self):
-        return self.token_to_kv_pool.full_to_swa_index_mapping  # expect: KVP001
+    def swa_mapping(self):  # expect: KVP001
+        return self.token_to_kv_pool.full_to_swa_index_mapping
 
     @functools.cache
-    def is_swa(self):
-        return isinstance(self.token_to_kv_pool, SWAKVPool)  # expect: KVP002
+    def is_swa(self):  # expect: KVP002
+        return isinstance(self.token_to_kv_pool, SWAKVPool)
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if self.is_swa():  # expect: KVP003
