@@ -371,15 +371,18 @@ class PackageIndex:
                 return max(found, key=lambda p: len(os.path.commonprefix([p, near])))
         return None
 
-    def module(self, dotted: str, near: str = "", name: str = "") -> Optional[_Module]:
+    def module(self, dotted: str, near: str = "", name: str = "",
+               classes_only: bool = False) -> Optional[_Module]:
         """The run's module ``dotted``, parsed once; with ``name``, None unless it may bind
-        that name (``_may_bind``: a module that cannot is not parsed to look)."""
+        that name (``_may_bind``: a module that cannot is not parsed to look), and with
+        ``classes_only``, None when it binds it as a function (``_only_a_function``)."""
         path = self.find(dotted, near)
         self._touch(f"{ASKED}find:{dotted}@{near}", path)  # a module added later may answer
         if path is None:
             return None
         if path not in self._modules:
-            if name and not self._may_bind(path, name):
+            if name and (not self._may_bind(path, name) or (
+                    classes_only and self._only_a_function(path, name))):
                 self._touch(path, self.digests[path])
                 return None
             self._modules[path] = self._parse(path)
@@ -555,12 +558,13 @@ class PackageIndex:
             self._touch(path, digest)
         return found[1]
 
-    def _split(self, qualified: str, scope, hops: int = 0):
-        """``(module, name)`` defining ``pkg.mod.name``, following re-exports."""
+    def _split(self, qualified: str, scope, hops: int = 0, classes_only: bool = False):
+        """``(module, name)`` defining ``pkg.mod.name``, following re-exports (``classes_only``:
+        None where a function defines it, whenever that is clear without parsing)."""
         dotted, _, name = qualified.rpartition(".")
         if not dotted or hops > MAX_HOPS:
             return None
-        module = self.module(dotted, getattr(scope, "path", ""), name)
+        module = self.module(dotted, getattr(scope, "path", ""), name, classes_only)
         if module is None:
             return None
         if name in module.scope.functions or name in module.scope.classes:
@@ -569,11 +573,12 @@ class PackageIndex:
         targets = [scope.imports[name], *scope.alternatives.get(name, ())] if (
             name in scope.imports) else [self.star_export(scope, name, hops)]
         return next((found for target in targets if target is not None
-                     for found in [self._split(target, scope, hops + 1)] if found), None)
+                     for found in [self._split(target, scope, hops + 1, classes_only)] if found),
+                    None)
 
     def record_class(self, qualified: str) -> Optional[Tuple[_Module, str]]:
         """``(module, name)`` defining ``pkg.mod.C`` when it is a record class (``_split``)."""
-        found = self._split(qualified, None)
+        found = self._split(qualified, None, classes_only=True)
         return found if found is not None and found[1] in found[0].scope.records else None
 
     def function_globals_read(self, qualified: str) -> Optional[Tuple[str, frozenset]]:
@@ -614,6 +619,19 @@ class PackageIndex:
             self._spelled[path] = text
         text = self._spelled[path]
         return text is None or name in text
+
+    def _only_a_function(self, path: str, name: str) -> bool:
+        """Whether the module at ``path`` defines ``name`` by a ``def`` at its top level (a
+        line that begins ``def name``) and never as a class or a record (no class statement
+        of that name, no ``namedtuple``/``make_dataclass``): ``_split`` would find the function
+        first, so a question about a class (is it a record, a factory, a summary) is answered
+        no without parsing the module (most calls name functions: ``is_cuda()``)."""
+        data = self._bytes(path)
+        if b"namedtuple" in data or b"make_dataclass" in data or any(
+                defined == name for defined, _ in self.headers.get(path, ())):
+            return False
+        return re.search(rb"^(?:async[ \t]+)?def[ \t]+%s\b" % name.encode(), data,
+                         re.MULTILINE) is not None
 
     def first_defined(self, targets: List[str], scope) -> str:
         """The first of a conditionally imported name's ``targets`` that the package defines
@@ -659,7 +677,7 @@ class PackageIndex:
     # -- what _facts asks -------------------------------------------------------------------------
     def _class_module(self, qualified: str) -> Optional[tuple]:
         """``(module, "C")`` for class ``pkg.mod.C`` of the package; None when unknown."""
-        found = self._split(qualified, None)
+        found = self._split(qualified, None, classes_only=True)
         if found is None or found[1] not in found[0].scope.classes:
             return None
         return found

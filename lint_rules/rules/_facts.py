@@ -120,6 +120,9 @@ SWAP_SETTER = ACTIVE_POOL + ".setter"
 MAX_PASSES = 6  # attributes derived from attributes converge in 2-3; this bounds the odd file
 TRUTH_METHODS = ("__bool__", "__len__")  # what ``if obj:`` calls: the first the class has
 MAX_DEPTH = 40  # helpers evaluated inside helpers; deeper chains use the previous pass's value
+# the globals table's entry for everything the class stored into the globals of modules it
+# imports (no identifier: never a global's own name); nothing there, no module is looked at
+IMPORTED_GLOBALS = "<imported>"
 
 
 @dataclass(frozen=True)
@@ -1276,6 +1279,8 @@ class _Pass:
             self.recording[-1].did(_Pass._remember, (store,))
         table = getattr(self.env, name)
         table[store.attr] = table.get(store.attr, CLEAN) | store.bits
+        if name == "globals" and store.attr.partition(".")[0] in self.scope.imports:
+            table[IMPORTED_GLOBALS] = table.get(IMPORTED_GLOBALS, CLEAN) | store.bits
 
     def _returned(self, name: str, returned: Taint) -> None:
         if self.recording:
@@ -1519,6 +1524,8 @@ class _Pass:
         """What a function of another module reads of the module globals of its module that
         this class stored into (``SWA_TRANSLATORS[name] = pool.translate_loc_from_full_to_swa``
         of an imported table, read back through ``registry.translator_for(name)``)."""
+        if not self._read("globals", IMPORTED_GLOBALS):
+            return CLEAN  # (read as any entry: a pass that stores one later runs again)
         qualified = self.scope.qualified(func)
         found = self.scope.package.function_globals_read(qualified) if qualified else None
         if not found:
