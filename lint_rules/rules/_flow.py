@@ -1086,6 +1086,17 @@ class MethodFlow(ast.NodeVisitor):
         attr = self_attr(node) or ""  # self.kv_holder = model_runner: the runner, named otherwise
         return attr.endswith("runner") or bool(attr) and self.owner.holds_runner(attr)
 
+    def runner_part(self, node: ast.AST) -> bool:
+        """``model_runner.model``, ``self.model_runner.model_config.hf_config``: something the
+        runner holds that is not its pool (a duck test of it asks about the model, not a
+        pool: ``hasattr(model_runner.model, "get_attention_sliding_window_size")``)."""
+        if type(node) is not ast.Attribute or not self.is_runner(node) or (
+                self.is_runner_itself(node)):
+            return False
+        while type(node) is ast.Attribute and node.attr != ACTIVE_POOL:
+            node = node.value
+        return type(node) is not ast.Attribute
+
     def is_runner_itself(self, node: ast.AST) -> bool:
         """``model_runner`` / ``self.model_runner`` (not a path below it): what its class
         built from its own pool it still holds when a FROZEN_KV swap hands us another."""
@@ -1294,7 +1305,8 @@ class MethodFlow(ast.NodeVisitor):
             if self.deciding and is_self(args[0]):  # whether self.<x> was ever set: a test
                 self.uses[id(node)] = "present"  # of the decision that set it (``facts``)
                 self.gate(node, node, False, "read", name=const_str(args[1]))
-            return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])))
+            return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])) and not (
+                not values[0] and self.runner_part(args[0])))
         if name in ("type", "bool", "cast", "callable") and args:
             last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
             if name in ("bool", "callable"):  # callable(getattr(pool, "translate_...", None))
