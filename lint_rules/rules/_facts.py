@@ -816,7 +816,7 @@ class ClassFlow:
         self.per_forward = _per_forward(facts.methods, facts.calls) | _called_back(
             facts, scope, options)
         self.resolvers = facts.resolvers
-        self.order = sorted(facts.methods, key=lambda n: n != "__init__")
+        self.order = _callers_first(facts.methods, facts.calls)
         self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
         self.inner_backends = frozenset(b for c in facts.family for b in c.pool_binds)
         self.hands_pool_on = _hands_pool_on(facts)
@@ -2031,6 +2031,31 @@ def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
                 found.add(callee)
                 todo.append(callee)
     return found
+
+
+def _callers_first(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> List[str]:
+    """The order a pass runs the methods in: ``__init__``, then each method after the methods
+    that call it (``self.<m>(...)``; in a cycle, as written). A helper's first turn then runs
+    with what all its callers pass: one run with fewer arguments known would leave in the
+    class's tables what only those arguments make (a memo keyed by a parameter that callers
+    feed the batch's pool is refilled per pool, not kept; the tables only grow)."""
+    rest = [name for name in methods if name != "__init__"]
+    seen, done = set(), []
+    for root in reversed(rest):  # (reversed twice: methods no call orders keep their order)
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(sorted(calls.get(root, ()), reverse=True)))]
+        while stack:
+            name, callees = stack[-1]
+            callee = next(callees, None)
+            if callee is None:
+                stack.pop()
+                done.append(name)
+            elif callee in methods and callee != "__init__" and callee not in seen:
+                seen.add(callee)
+                stack.append((callee, iter(sorted(calls.get(callee, ()), reverse=True))))
+    return ["__init__"] * ("__init__" in methods) + done[::-1]
 
 
 def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:

@@ -544,7 +544,8 @@ def element(value: Taint) -> Taint:
 
 def keyed_by_pool(arguments: Iterable[Taint]) -> bool:
     """A memo (a ``functools.cache``d function, a dict, an identity check) keyed by these is
-    keyed by the live pool: each pool the swap hands in gets its own entry."""
+    keyed by the live pool (the backend's or the batch's, read per forward; a local bound to
+    it, a parameter its callers feed it to): each pool the swap hands in gets its own entry."""
     return any(v & POOL and not v & (STALE | RECORD) for v in arguments)
 
 
@@ -995,7 +996,11 @@ class MethodFlow(ast.NodeVisitor):
         base = self.visit(holder)
         if self.defaulted or self.suppressing:
             return self.read_off(base, name)
-        return self.source(self.derived(self.probed(base, name), name))
+        value = self.source(self.derived(self.probed(base, name), name))
+        if name == ACTIVE_POOL and not self.deferred and self.batch_pool(node):
+            return value | POOL  # forward_batch.token_to_kv_pool: the pool of this very call,
+            # live as self.token_to_kv_pool read per forward (a memo keyed by it is refilled)
+        return value
 
     def inner_of(self, node: ast.AST) -> Optional[str]:
         """``x`` when ``node`` is one of the inner backends ``self.<x>`` holds: ``self.x``,
