@@ -2414,23 +2414,23 @@ class MethodFlow(ast.NodeVisitor):
         ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``."""
         func, args = call.func, call.args
         if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
-            name = self.spelled(args[1])
-            self.store(name or "<setattr>", args[1], None, args[2],
+            name = self.spelled(args[1])  # (reported at the call, as each store below)
+            self.store(name or "<setattr>", call, None, args[2],
                        self.controlled(args[2], self.visit(args[2])))
             return True
         if isinstance(func, ast.Attribute) and func.attr == "setdefault" and len(args) == 2 \
                 and const_str(args[0]) and is_self(_namespace_of(func.value) or func):
-            self.store(const_str(args[0]), args[0], None, args[1],  # vars(self).setdefault
+            self.store(const_str(args[0]), call, None, args[1],  # vars(self).setdefault
                        self.controlled(args[1], self.visit(args[1])))
             return True
         if isinstance(func, ast.Attribute) and func.attr == "update":
             namespace = _namespace_of(func.value)
             if namespace is None or not is_self(namespace):
                 return False
-            for name, at, value_node in self.named_entries(call):
-                value = self.keyed[value_node.id][name] if isinstance(
+            for name, _, value_node in self.named_entries(call):  # (each reported at the
+                value = self.keyed[value_node.id][name] if isinstance(  # call: its statement)
                     value_node, ast.Name) else self.visit(value_node)
-                self.store(name, at, None, value_node, self.controlled(value_node, value))
+                self.store(name, call, None, value_node, self.controlled(value_node, value))
             return True
         return False
 

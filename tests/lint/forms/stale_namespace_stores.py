@@ -70,3 +70,25 @@ class NamespaceItemAttnBackend(AttentionBackend):
         if self.window_pool is None or self.page > 1:  # expect: KVP003
             return q
         return k if self.to_swa is not None else v  # expect: KVP003
+
+
+class SpreadCallAttnBackend(AttentionBackend):
+    """A store call spread over lines is reported on its first line (the statement's)."""
+
+    def __init__(self, model_runner):
+        pool = model_runner.token_to_kv_pool
+        self.__dict__.update(  # expect: KVP001
+            window_pool=getattr(pool, "swa_kv_pool", None),
+            to_swa=getattr(pool, "full_to_swa_index_mapping", None),
+            page=model_runner.page_size,
+        )
+        setattr(  # expect: KVP002
+            self,
+            "windowed",
+            isinstance(pool, SWAKVPool),
+        )
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self.windowed and self.window_pool is not None:  # expect: KVP003
+            return q
+        return k if self.to_swa is not None else v  # expect: KVP003
