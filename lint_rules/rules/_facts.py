@@ -1274,6 +1274,8 @@ class _Pass:
                      flow.name, sink, event.alone, flow.resolver, event.scope, event.under)
 
     def _remember(self, store: Store) -> None:
+        if store.scope == "module" and not store.sink:
+            return  # a module global set per forward (a memo refreshed for each pool): fresh
         name = "globals" if store.scope == "module" else "sinks" if store.sink else "forward"
         if self.recording:  # (or-ed in: a later read of it is an input)
             self.recording[-1].did(_Pass._remember, (store,))

@@ -2003,7 +2003,8 @@ class MethodFlow(ast.NodeVisitor):
         event = StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
                            memo, self.control[-1] | under)
         if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
-            self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value
+            if not lazy:  # (a lazy fill holds it only in the call that fills it: a later read
+                self.set_globals[attr] = self.set_globals.get(attr, CLEAN) | value  # is kept)
             self.global_stores.append(event)
         elif scope == "self" and value and self.record:  # a property's setter runs with it
             self.owner.note_call(attr + ".setter", (value,), {})

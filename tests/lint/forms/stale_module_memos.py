@@ -49,3 +49,19 @@ class ModuleMemoAttnBackend(AttentionBackend):
         loc = self._translator()(self._first_mapping()[loc])
         key = self._sub_pool(layer.layer_id).get_key_buffer(layer.layer_id)
         return torch.ops.sgl_kernel.module_memo_decode(q, key, loc, layer.scaling)
+
+
+_WINDOWED_BY_NAME: dict = {}
+
+
+class VerdictByNameAttnBackend(AttentionBackend):
+    """The same verdict memo keyed by the backend's class name: filled once, for the pool
+    the first forward saw, and served after every swap."""
+
+    def init_forward_metadata(self, forward_batch):
+        pool = forward_batch.token_to_kv_pool
+        name = type(self).__name__
+        if name not in _WINDOWED_BY_NAME:  # expect: KVP003
+            _WINDOWED_BY_NAME[name] = hasattr(pool, "full_to_swa_index_mapping")  # expect: KVP002
+        if _WINDOWED_BY_NAME[name]:  # expect: KVP003
+            forward_batch.swa_loc = pool.translate_loc_from_full_to_swa(forward_batch.out_cache_loc)
