@@ -598,7 +598,10 @@ MODULE_MEMO = "global "  # how a memo the module keeps is named (``MethodFlow.me
 def guarded_attr(test: ast.AST, held: Callable[[ast.AST], str]) -> Optional[str]:
     """``x`` in ``if self.x is None`` / ``if not self.x`` / ``if not hasattr(self, "x")``
     (``type(self).x``, ``cls.x``, a module global: whatever ``held`` names): the attribute a
-    lazily filling block tests."""
+    lazily filling block tests; joined with others by ``and`` / ``or`` (``self.x is None and
+    hasattr(pool, ...)``), the first such test among them."""
+    if type(test) is ast.BoolOp:
+        return next(filter(None, (guarded_attr(part, held) for part in test.values)), None)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test = test.operand
         if isinstance(test, ast.Call) and last_name(test.func) == "hasattr" and len(test.args) == 2:
@@ -2485,7 +2488,8 @@ class MethodFlow(ast.NodeVisitor):
             self.env = dict(before)
             memo = self.memo_of(node)
             tested = self.decided(node.test)
-            decided |= CLEAN if memo and memo[1] else tested  # (a memo's key: no pool decision)
+            decided |= CLEAN if memo and memo[1] and type(node.test) is not ast.BoolOp \
+                else tested  # (a memo's key: no pool decision; the tests joined to it decide)
             if self.narrowing:  # (a type test naming a local class was seen)
                 self.env.update(self.narrowed(node.test))
             with self.memoising(memo, True):
@@ -2522,8 +2526,22 @@ class MethodFlow(ast.NodeVisitor):
     def memo_of(self, node: ast.If) -> Optional[Tuple[str, bool, bool]]:
         """``(attr, live, refills)`` for an ``if`` testing a memo against a key (``memo_key``)
         whose refilling block stores it (or that returns early: the rest refills it);
-        ``live`` when the key is the pool read this call (or its ``id()``)."""
-        found = memo_key(node.test, self.memo_holder)
+        ``live`` when the key is the pool read this call (or its ``id()``). A memo test joined
+        with others by ``and`` / ``or`` (``key not in _MAPS and hasattr(pool, ...)``) still
+        picks the block that fills it (the body for ``not in``, else the else-block); a test
+        keyed by the live pool among them wins (``self._map is None or self._for is not pool``)."""
+        test = node.test
+        found = None
+        for part in test.values if type(test) is ast.BoolOp else (test,):
+            memo = self._memo_test(node, part)
+            if memo is not None and (memo[1] or found is None):
+                found = memo
+                if memo[1]:
+                    break
+        return found
+
+    def _memo_test(self, node: ast.If, test: ast.AST) -> Optional[Tuple[str, bool, bool]]:
+        found = memo_key(test, self.memo_holder)
         if found is None:
             return None
         attr, key, refills = found

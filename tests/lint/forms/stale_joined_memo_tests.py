@@ -1,0 +1,38 @@
+"""Memos filled under a test joined with other conditions (``and`` / ``or``): the block still
+fills the memo, keyed by something the pool swap does not change (the backend, a layer, a
+name), so the first pool's state is what later forwards read."""
+from __future__ import annotations
+
+import torch
+
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+
+_SUB_POOLS = {}
+_TRANSLATORS = {}
+_REBUILD = False
+
+
+class JoinedMemoAttnBackend(AttentionBackend):
+    def __init__(self, model_runner, name="draft"):
+        super().__init__()
+        self.name = name
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.window = model_runner.sliding_window_size or -1
+        self._rows = {}
+        self._mapping = None
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        if self._mapping is None and forward_batch.forward_mode.is_decode():
+            self._mapping = pool.full_to_swa_index_mapping  # expect: KVP001
+        if _TRANSLATORS.get(self.name) is None and self.window > 0:
+            _TRANSLATORS[self.name] = pool.translate_loc_from_full_to_swa  # expect: KVP001
+        owner = type(self).__name__
+        if _REBUILD or owner not in _SUB_POOLS:
+            _SUB_POOLS[owner] = getattr(pool, "swa_kv_pool", None)  # expect: KVP001
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        lid = layer.layer_id
+        if lid not in self._rows and layer.sliding_window_size > 0:
+            self._rows[lid] = self.token_to_kv_pool.get_key_buffer(lid)  # expect: KVP001
+        return torch.empty_like(q), self._rows.get(lid)

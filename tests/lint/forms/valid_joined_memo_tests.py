@@ -1,0 +1,31 @@
+"""Look-alike of stale_joined_memo_tests: the joined tests check the memo against the pool of
+this very call (the batch's, or the backend's read now), so each pool refills it."""
+from __future__ import annotations
+
+import torch
+
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+
+
+class PoolCheckedMemoAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.window = model_runner.sliding_window_size or -1
+        self._mapping = None
+        self._mapped_for = None
+        self._by_pool = {}
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        if self._mapping is None or self._mapped_for is not pool:
+            self._mapped_for = pool
+            self._mapping = getattr(pool, "full_to_swa_index_mapping", None)
+        forward_batch.swa_loc = None if self._mapping is None else self._mapping[forward_batch.out_cache_loc]
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = forward_batch.token_to_kv_pool
+        if layer.sliding_window_size > 0 and id(pool) not in self._by_pool:
+            self._by_pool[id(pool)] = getattr(pool, "swa_kv_pool", None)
+        sub = self._by_pool.get(id(pool))
+        return torch.empty_like(q), pool if sub is None else sub
