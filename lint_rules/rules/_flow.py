@@ -616,14 +616,7 @@ def memo_key(test: ast.AST,
     """``(attr, key, refills)`` for a test of what ``self.<attr>`` (or whatever else ``held``
     names: ``MethodFlow.memo_holder``) memoises against a key: ``self.k is not key`` /
     ``key != self.k`` (in either order), ``key not in self.m``, ``self.m.get(key) is None``;
-    ``refills``: the body fills it (for ``is`` / ``==`` / ``in`` the else-branch does).
-    A conjunction (``key not in self.m and ready``) is the test of the one membership or
-    ``.get`` operand whose body fills: that body runs only where the memo lacks the key (a slot
-    refreshed by identity under a condition may keep the old pool's state: no such memo)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        found = [memo_key(value, held) for value in test.values if _keyed_test(value)]
-        found = [f for f in found if f is not None and f[2]]
-        return found[0] if len(found) == 1 else None
+    ``refills``: the body fills it (for ``is`` / ``==`` / ``in`` the else-branch does)."""
     if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
         return None
     left, op, right = test.left, test.ops[0], test.comparators[0]
@@ -640,15 +633,6 @@ def memo_key(test: ast.AST,
     if held(left):
         return held(left), right, refills
     return (held(right), left, refills) if held(right) else None
-
-
-def _keyed_test(test: ast.AST) -> bool:
-    """``key not in memo`` / ``memo.get(key) is None``: whether a memo holds a key."""
-    if not isinstance(test, ast.Compare) or len(test.comparators) != 1:
-        return False
-    op = test.ops[0]
-    return isinstance(op, (ast.In, ast.NotIn)) or isinstance(op, ast.Is) and isinstance(
-        test.left, ast.Call) and _is_none(test.comparators[0])
 
 
 # -- what a flow records -----------------------------------------------------------------------
