@@ -112,6 +112,7 @@ class PackageIndex:
         self.heard: set = set()  # mixins a backend that may hold pool state inherits
         self.subclassed_in: Dict[str, List[str]] = {}  # class name -> files of its subclasses
         self._homes: Dict[str, set] = {}  # class name -> the files defining one (``connect``)
+        self._heirs: Dict[str, List[str]] = {}  # class name -> the classes naming it a base
         self._modules: Dict[str, Optional[_Module]] = {}
         self._memo: Dict[tuple, tuple] = {}  # key -> (value, deps)
         self._binds: Dict[str, Optional[frozenset]] = {}  # runner file -> self.<names> it sets
@@ -139,7 +140,7 @@ class PackageIndex:
         decide from the pool, naming neither)."""
         self.headers = {self._absolute(p): h for p, h in headers.items()}
         self._runners = None
-        heirs = _heirs(self.headers.values())
+        self._heirs = heirs = _heirs(self.headers.values())
         tests = _closure((name for rows in self.headers.values() for name, bases in rows
                           if is_test_case(bases)), heirs)  # unittest classes: never backends
         named = self.options.backend_bases
@@ -178,7 +179,7 @@ class PackageIndex:
         module) share a group, so no summary of the family is built twice; the groups are
         filled largest family first, each into the lightest group. A base more than
         ``HUB_HEIRS`` classes inherit (``AttentionBackend``) ties nothing: each group reads it."""
-        homes, heirs = self._homes, _heirs(self.headers.values())
+        homes, heirs = self._homes, self._heirs
         family: Dict[str, str] = {}
 
         def root(path: str) -> str:
@@ -581,11 +582,16 @@ class PackageIndex:
         found = self._split(qualified, None, classes_only=True)
         return found if found is not None and found[1] in found[0].scope.records else None
 
+    def _function(self, qualified: str) -> Optional[Tuple[_Module, str]]:
+        """``(module, name)`` defining ``pkg.mod.f`` when it is a module function (``_split``)."""
+        found = self._split(qualified, None)
+        return found if found is not None and found[1] in found[0].scope.functions else None
+
     def function_globals_read(self, qualified: str) -> Optional[Tuple[str, frozenset]]:
         """``(module, names)``: the dotted module defining function ``pkg.mod.f`` and the
         module globals of it that ``f`` reads; None for anything but such a function."""
-        found = self._split(qualified, None)
-        if found is None or found[1] not in found[0].scope.functions:
+        found = self._function(qualified)
+        if found is None:
             return None
         module, name = found
         known = module.scope.globals
@@ -596,11 +602,8 @@ class PackageIndex:
 
     def is_resolver(self, qualified: str) -> bool:
         """``pkg.mod.f`` is a module function of the package that asks the allocator."""
-        found = self._split(qualified, None)
-        if found is None:
-            return False
-        module, name = found
-        return name in module.scope.functions and module.scope.is_resolver(name)
+        found = self._function(qualified)
+        return found is not None and found[0].scope.is_resolver(found[1])
 
     def _may_bind(self, path: str, name: str) -> bool:
         """Whether the module at ``path`` may bind ``name``: a def, a class or an import binds
@@ -708,9 +711,7 @@ class PackageIndex:
         it builds holds (None: unknown)."""
         from lint_rules.rules._facts import module_function_effects
 
-        found = self._split(qualified, None)
-        if found is None or found[1] not in found[0].scope.functions:
-            found = self._factory(qualified)
+        found = self._function(qualified) or self._factory(qualified)
         if found is None:
             return None
         module, name = found

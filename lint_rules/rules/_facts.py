@@ -451,10 +451,10 @@ class ModuleScope:
         (asked by each summary of it)."""
         return [*class_statements(getattr(self.tree, "body", ())), *self.made]
 
-    @cached_property
+    @property
     def runner_flags(self) -> frozenset:
         """Runner flags this module uses as SWA flags whatever they are called
-        (``runner_flags_by_use``)."""
+        (``runner_flags_by_use``, kept per tree)."""
         return runner_flags_by_use(self.tree)
 
     def _define(self, statement: ast.stmt) -> None:
