@@ -284,8 +284,18 @@ def _stdin_name(args: argparse.Namespace) -> Optional[str]:
     if args.add_noqa:
         raise UsageError("--add-noqa edits files; it cannot be used on standard input")
     if args.stdin_filename is not None:
-        return _file_name(args.stdin_filename, "--stdin-filename")
+        return _stdin_file_name(args.stdin_filename)
     return "stdin"
+
+
+def _stdin_file_name(value: str) -> str:
+    """``--stdin-filename``: the name of a file, never of a folder (``.``, ``..``, ``src/``,
+    ``/``, a folder that exists): a diff headed ``a/.`` applies nowhere, and a folder's name
+    matches per-file-ignores and exclude as no file would."""
+    name = _file_name(value, "--stdin-filename")
+    if os.path.basename(name) in ("", os.curdir, os.pardir) or os.path.isdir(name):
+        raise UsageError(f"--stdin-filename needs a file's name, got the folder {value!r}")
+    return name
 
 
 def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:

@@ -22,6 +22,7 @@ from typing import Collection, Dict, List, Optional
 
 from lint_rules import fixes as fix_model
 from lint_rules.collector import collector_paused
+from lint_rules.files import MAX_PARSED_CHARS
 from lint_rules.finding import Finding
 from lint_rules.fixes.plan import refusal
 from lint_rules.noqa import NoqaMap
@@ -159,8 +160,11 @@ def _parses(source: str) -> bool:
     return True
 
 
-# CPython's errors for a literal's content ("\\N{nope}", b"é"): libcst reads both unchecked.
-_BAD_IN_EVERY_PYTHON = ("(unicode error)", "bytes can only contain ASCII")
+# CPython's errors for a literal's content ("\\N{nope}", b"é"): libcst reads both unchecked;
+# and for a non-printable character in code, which libcst takes where it is a BOM (a second
+# one at the start of a file: the first went with the file's encoding). No Python takes these.
+_BAD_IN_EVERY_PYTHON = ("(unicode error)", "bytes can only contain ASCII",
+                        "invalid non-printable character")
 
 
 class _FileAnalysis:
@@ -197,6 +201,12 @@ class _FileAnalysis:
     def _analyse(self, tree: Optional[ast.AST]) -> None:
         if tree is None and self.package is not None:  # parsed already as another's module
             tree = self.package.tree_of(self.path, self.source)
+        if tree is None and len(self.source) > MAX_PARSED_CHARS:
+            return self._parse_failure(1, 0, (
+                f"the file has {len(self.source):,} characters, more than the "
+                f"{MAX_PARSED_CHARS:,} poolguard parses (its syntax tree would take about "
+                f"{len(self.source) * 80 / 1e9:.1f} GB of memory)"),
+                "split the file, or exclude it if it is data")
         if tree is None:
             try:
                 with warnings.catch_warnings():

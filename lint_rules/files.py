@@ -24,6 +24,11 @@ STRAY_AGE_S = 60  # a temp file this old is no concurrent run's: that run was ki
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
 READ_CHUNK = 1 << 20  # a file that grows while it is read is read on this much at a time
+# The longest source poolguard parses, in characters: Python's syntax tree takes 70-90 bytes
+# of memory per character of source (a 20 MB concatenation of SGLang: 1.4 GB for ast.parse,
+# 1.9 GB for the whole lint; a 54 MB table: 4.7 GB), so 8 Mi characters cost up to ~0.75 GB
+# in one worker. No hand-written module comes near it (SGLang's largest: 282 kB).
+MAX_PARSED_CHARS = 8 * 1024 * 1024
 
 
 def digest_bytes(data: bytes) -> str:

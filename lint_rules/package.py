@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_file, fingerprint,
                               not_written, write_atomically)
-from lint_rules.files import digest_bytes, first_two_lines, read_regular_file
+from lint_rules.files import MAX_PARSED_CHARS, digest_bytes, first_two_lines, read_regular_file
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name, nodes_under
 from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
@@ -39,11 +39,12 @@ SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::[^=\n]*)?=(?!=)")  # self.<name> [:
 
 def class_headers(source: str) -> list:
     """``[[name, [base identifiers]], ...]`` for every class statement of ``source`` (one that
-    begins a line, ended by CR, LF or CRLF, after spaces, tabs or form feeds)."""
+    begins a line, ended by CR, LF or CRLF, after spaces, tabs or form feeds; a source's BOM,
+    read as U+FEFF, is taken as indentation too, as the pre-filter takes it)."""
     found, index = [], source.find("class")
     while index >= 0:  # str.find, then one anchored match: a regex tried at every line is slow
         start = index  # back over the indentation only: a long line is never rescanned
-        while start and source[start - 1] in " \t\f":  # a form feed may open a line too
+        while start and source[start - 1] in " \t\f\ufeff":  # a form feed may open a line too
             start -= 1
         match = None
         if not start or source[start - 1] in "\r\n":  # CR-only files have lines too
@@ -395,6 +396,8 @@ class PackageIndex:
     def _parse(self, path: str) -> Optional[_Module]:
         try:
             text = self._text(path)
+            if len(text) > MAX_PARSED_CHARS:  # its own lint says so (KVP900)
+                return None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(text)

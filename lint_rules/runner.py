@@ -11,7 +11,6 @@ and the process pool are imported only when some file needs them.
 """
 from __future__ import annotations
 
-import codecs
 import errno
 import gc
 import io
@@ -170,13 +169,20 @@ def _unlintable(entry: os.DirEntry) -> str:
 # ---------------------------------------------------------------- reading (main process)
 
 def _decode(data: bytes) -> tuple[str, str]:
-    """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are."""
+    """Source text and its encoding (PEP 263 cookie or BOM); newlines are kept as they are.
+
+    A UTF-8 BOM stays in the text as U+FEFF: the engine drops one leading U+FEFF from any
+    source it is given (a str read as plain UTF-8 has it), so only one layer removes it and a
+    file that starts with two BOMs is refused, as Python refuses it ("invalid non-printable
+    character U+FEFF"), instead of being linted as if it had one."""
     # a cookie counts only on the first two lines, which end at CR too (a CR-only file's
     # first "\n" may be nowhere): "decoding" further on is no cookie
     head = first_two_lines(data)
-    if b"coding" not in head and not data.startswith(codecs.BOM_UTF8):
-        return data.decode("utf-8"), "utf-8"  # no cookie, no BOM: PEP 3120's default
+    if b"coding" not in head:
+        return data.decode("utf-8"), "utf-8"  # no cookie: PEP 3120's default (BOM or not)
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    if encoding == "utf-8-sig":  # a BOM and a utf-8 cookie: the BOM is kept, as above
+        encoding = "utf-8"
     text = data.decode(encoding)
     if b"coding" in head and "coding" not in "".join(text.splitlines(True)[:2]):
         # the cookie does not survive its own codec (utf-16 declared in an ASCII-based file):
