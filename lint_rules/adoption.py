@@ -274,4 +274,4 @@ def new_findings(findings: list, known: set, baseline_path: str) -> list:
 
 
 def baseline_summary(count: int, target: str) -> str:
-    return f"poolguard: wrote {count} finding{'' if count == 1 else 's'} to baseline {target}\n"
+    return f"wrote {count} finding{'' if count == 1 else 's'} to baseline {target}"

@@ -91,8 +91,9 @@ _unwritten: list = []
 
 def not_written(path: Path, exc: OSError) -> None:
     """Note that writing the cache file ``path`` failed with ``exc`` (the first failure kept)."""
-    if not _unwritten:
-        _unwritten.append(f"{path.parent}: {exc.strerror or exc}")
+    if not _unwritten:  # the folder's fault, unless a folder (FIFO...) holds the file's name
+        taken = os.path.lexists(path) and not os.path.isfile(path)
+        _unwritten.append(f"{path if taken else path.parent}: {exc.strerror or exc}")
 
 
 def write_failure() -> Optional[str]:

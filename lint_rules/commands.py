@@ -84,6 +84,11 @@ def warn(message: str) -> None:
     write_stderr(f"poolguard: warning: {one_line(message)}\n")
 
 
+def note(message: str) -> None:
+    """A line that is neither an error nor a warning (what the run wrote), as one line too."""
+    write_stderr(f"poolguard: {one_line(message)}\n")
+
+
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _C_ESCAPES = {"\t": "\\t", "\n": "\\n"}
 
@@ -98,7 +103,8 @@ def one_line(message: str) -> str:
 def resolve_config(args: argparse.Namespace):
     """The run's ``RunConfig`` from the config file and the flags, resolved once."""
     from lint_rules.cache import rule_codes
-    from lint_rules.config import build_run_config, find_config_file, read_config_file
+    from lint_rules.config import (build_run_config, find_config_file, read_config_file,
+                                   unread_pyproject)
     from lint_rules.options import OPTION_SPECS
 
     all_codes, default_codes = rule_codes(use_cache=not getattr(args, "no_cache", False))
@@ -117,6 +123,9 @@ def resolve_config(args: argparse.Namespace):
             raise UsageError(f"config file {args.config} {what}")
     else:
         config_path = find_config_file(Path.cwd())
+        unread = unread_pyproject(Path.cwd(), config_path)
+        if unread:
+            warn(unread)
     return build_run_config(
         read_config_file(config_path),
         known=all_codes,
@@ -308,7 +317,7 @@ def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
         if args.write_baseline is not None:
             _file_name(args.write_baseline, "--write-baseline")
             count = adoption.write_baseline(args.write_baseline, findings)
-            write_stderr(adoption.baseline_summary(count, args.write_baseline))
+            note(adoption.baseline_summary(count, args.write_baseline))
             return None
         if args.baseline is not None:
             _file_name(args.baseline, "--baseline")

@@ -14,6 +14,7 @@ import configparser
 import errno
 import fnmatch
 import functools
+import io
 import os
 import re
 from dataclasses import dataclass, field
@@ -117,19 +118,49 @@ def path_matches(path: str, pattern: str) -> bool:
 
 def find_config_file(start: Path) -> Optional[Path]:
     """The config file flake8 would pick from ``start`` (or None)."""
+    for directory in _searched(start):
+        for name in CONFIG_FILES:
+            candidate = directory / name
+            if candidate.is_file() and _has_section(candidate):
+                return candidate
+    return None
+
+
+def _searched(start: Path):
+    """The folders the search looks in, ``start`` first, up to the home folder or the root."""
     try:
         home = Path.home().resolve()
     except RuntimeError:  # no $HOME, no passwd entry (a container's uid): up to the root
         home = None
     directory = start.resolve()
     while True:
-        for name in CONFIG_FILES:
-            candidate = directory / name
-            if candidate.is_file() and _has_section(candidate):
-                return candidate
+        yield directory
         if directory.parent == directory or directory == home:
-            return None
+            return
         directory = directory.parent
+
+
+_TOML_TABLE = re.compile(rb"(?m)^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*(flake8|poolguard)[ \t]*\]")
+
+
+def unread_pyproject(start: Path, found: Optional[Path]) -> Optional[str]:
+    """Why a ``pyproject.toml`` the search passed on its way to ``found`` (or to its end) is
+    not read, when it holds a ``[tool.flake8]`` or ``[tool.poolguard]`` table: poolguard reads
+    INI files only, as flake8 does (a plugin may teach flake8 ``[tool.flake8]``), and keys
+    written there would otherwise be ignored without a word."""
+    for directory in _searched(start):
+        candidate = directory / "pyproject.toml"
+        try:
+            match = _TOML_TABLE.search(read_regular_file(candidate, MAX_CONFIG_BYTES))
+        except OSError:
+            match = None
+        if match:
+            return (f"{candidate} has [tool.{match[1].decode()}], which poolguard does not read "
+                    f"(nor does flake8 by itself): put those keys in [poolguard] or [flake8] of "
+                    f"setup.cfg, tox.ini or .flake8")
+        if found is not None and directory == found.parent:
+            return None
+    return None
 
 
 def _has_section(path: Path) -> bool:
@@ -142,13 +173,20 @@ def _has_section(path: Path) -> bool:
         return exc.errno == errno.EFBIG
     parser = configparser.RawConfigParser()
     try:
-        parser.read_string(data.decode("utf-8"), source=str(path))
+        _read_ini(parser, data, path)
     except (configparser.Error, UnicodeDecodeError):
         return _OUR_HEADER.search(data) is not None
     return any(parser.has_section(name) for name in SECTIONS)
 
 
-_OUR_HEADER = re.compile(rb"(?m)^(?:\xef\xbb\xbf)?[ \t]*\[[ \t]*(?:" + b"|".join(
+def _read_ini(parser: configparser.RawConfigParser, data: bytes, path: Path) -> None:
+    """``data`` into ``parser`` with its lines ended as flake8's ``configparser.read`` ends
+    them, by universal newlines: CR, LF or CRLF (``read_string`` splits at LF only, so a
+    CR-only file was one line, its ``[flake8]`` header with every key dropped after it)."""
+    parser.read_file(io.StringIO(data.decode("utf-8"), newline=None), source=str(path))
+
+
+_OUR_HEADER = re.compile(rb"(?m)(?:^|\r)(?:\xef\xbb\xbf)?[ \t]*\[[ \t]*(?:" + b"|".join(
     re.escape(name.encode()) for name in SECTIONS) + rb")\b")
 
 
@@ -165,7 +203,7 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         raise ConfigError(f"config file {path} starts with a UTF-8 byte order mark, which "
                           "flake8 cannot read (it ignores the whole file): save it without it")
     try:
-        parser.read_string(data.decode("utf-8"), source=str(path))
+        _read_ini(parser, data, path)
     except (configparser.Error, UnicodeDecodeError) as exc:
         first_line = re.sub(r"^While reading from .*? \[line +(\d+)\]", r"line \1",
                             str(exc).splitlines()[0])  # the path is named once, below

@@ -96,14 +96,36 @@ def fix_source(
     it would rewrite carries a ``# noqa`` that covers a KVP code. libcst is imported and run
     only when there is a fix to apply. If the result does not re-parse the source is returned
     unchanged. A class the resolver codemod declined no longer offers its unsafe fix in the
-    findings left.
+    findings left. A safe fix that had to wait (it lies in a class the codemod rewrote whole,
+    for a code the rewrite leaves, or it overlaps a fix applied) is applied by another pass
+    over the fixed source, up to ``FIX_PASSES``: a second ``--fix`` has nothing left to do.
     """
+    current, analysis = source, None
+    for _ in range(FIX_PASSES):
+        fixed, analysis = _fix_pass(current, codes, options, honor_noqa, unsafe, package, path,
+                                    analysis)
+        left = analysis.findings()
+        if fixed == current or not any(f.fixable for f in left):
+            return fixed, left
+        current = fixed
+    return current, left
+
+
+FIX_PASSES = 4  # a fix waiting on another is rare; two passes have been enough for every form
+
+
+def _fix_pass(source: str, codes, options: Options, honor_noqa: bool, unsafe: bool, package,
+              path: str, before: Optional["_FileAnalysis"]) -> tuple:
+    """One pass of ``fix_source``: ``(new source, the analysis of what is left)``; ``before``
+    is the previous pass's, whose rewritten and declined classes are never offered again."""
     run = _FileAnalysis(source, codes, options, honor_noqa, package=package, path=path)
+    if before is not None:
+        run.declined, run.rewritten = dict(before.declined), set(before.rewritten)
     plan = run.fix_plan(unsafe)
     refused = {name: why for name, why in run.refused.items() if why and unsafe}
-    run.declined = refused  # --unsafe-fixes says why for each class it would not try
+    run.declined = {**run.declined, **refused}  # --unsafe-fixes says why for each class
     if not plan:
-        return source, run.findings()
+        return source, run
     from lint_rules.fixes.apply import apply_fixes  # libcst: only for files with fixes
 
     # libcst takes "\n" and "\r\n" files but not CR-only ones: fix those as "\n" and back
@@ -115,22 +137,23 @@ def fix_source(
                                 else run.source, plan, options, heirs)
     except RecursionError:  # deeper than even that: the findings stay, unfixed
         run.unfixed = "the file is nested too deep for libcst"
-        return source, run.findings()
+        return source, run
     if fixed is not None and cr_only:
         fixed = fixed.replace("\n", "\r")
-    declined = {**refused, **declined}
+    declined = {**run.declined, **declined}
     if fixed is None or fixed == run.source or not _parses(fixed):
         run.declined = declined
         run.unfixed = "libcst cannot rewrite this file without changing other bytes"
-        return source, run.findings()  # a fix that does not round-trip is dropped
+        return source, run  # a fix that does not round-trip is dropped
     new_source = run.bom + fixed
     left = _FileAnalysis(new_source, codes, options, honor_noqa, package=package, path=path)
     left.declined = declined
     # what is left in a class just rewritten only the package sees: a second run of the
     # codemod would change nothing there, so it is not offered again
-    left.rewritten = {change.name for fix in plan for change in fix.changes
-                      if isinstance(change, fix_model.RewriteClass)} - set(declined)
-    return new_source, left.findings()
+    left.rewritten = run.rewritten | {change.name for fix in plan for change in fix.changes
+                                      if isinstance(change, fix_model.RewriteClass)}
+    left.rewritten -= set(declined)
+    return new_source, left
 
 
 def offered_fixes(

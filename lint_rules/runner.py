@@ -211,11 +211,11 @@ def encode_edit(text: str, encoding: str, digest: str, new_text: str) -> tuple[b
                        f"from its text")
 
 
-def _not_checked(reason: str):
+def _not_checked(reason: str, remedy: Optional[str] = None):
     """The KVP900 finding of a file the engine never saw (undecodable, crashed, stuck)."""
     from lint_rules.rules.kvp900_parse_error import ParseFailure
 
-    return Finding(1, 0, ParseFailure.CODE, ParseFailure.message_for(reason), False)
+    return Finding(1, 0, ParseFailure.CODE, ParseFailure.message_for(reason, remedy), False)
 
 
 def _undecodable(exc: Exception):
@@ -318,9 +318,12 @@ def _unified_diff(path: str, old: bytes, new: bytes) -> bytes:
     if path == os.pardir or path.startswith(os.pardir + os.sep):
         path = os.path.abspath(path)
     shown = os.fsencode(path.replace(os.sep, "/")).lstrip(b"/")
+    # a name with a space ends in a tab, as git ends it: GNU patch reads a name up to the
+    # first space otherwise ("can't find file to patch" for a/x y.py)
+    tab = b"\t" if b" " in shown else b""
     lines = difflib.diff_bytes(
         difflib.unified_diff, _GIT_LINE.findall(old), _GIT_LINE.findall(new),
-        fromfile=git_quoted(b"a/" + shown), tofile=git_quoted(b"b/" + shown),
+        fromfile=git_quoted(b"a/" + shown) + tab, tofile=git_quoted(b"b/" + shown) + tab,
     )
     return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n"
                     for line in lines)
@@ -891,8 +894,9 @@ def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEO
     if result is not None:
         return result
     if not answered:  # the limit or the machine's load, not the bytes: never cached
-        return (*_crash_findings(job, f"the file was still being parsed after {timeout:g} s"),
-                None, False)
+        return (*_crash_findings(job, f"the file was still being parsed after {timeout:g} s",
+                                 f"if the machine was busy, set {TIMEOUT_ENV} to more "
+                                 f"seconds"), None, False)
     return _crash_findings(job, f"the file {_how_it_ended(child.exitcode)}")
 
 
@@ -905,5 +909,5 @@ def _how_it_ended(exitcode: Optional[int]) -> str:
     return f"ended the parser with exit status {exitcode}"
 
 
-def _crash_findings(job: _Job, reason: str) -> tuple:
-    return [_not_checked(reason)] if "KVP900" in job.codes else [], None, None
+def _crash_findings(job: _Job, reason: str, remedy: Optional[str] = None) -> tuple:
+    return [_not_checked(reason, remedy)] if "KVP900" in job.codes else [], None, None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import shutil
 import subprocess
 import sys
 
@@ -92,3 +93,121 @@ def test_a_huge_module_with_the_vocabulary_is_kvp900_without_parsing_it(tmp_path
         f"huge.py:1:1: KVP900 cannot parse: the file has {len(GATED + table):,} characters, "
         "more than the 8,388,608 poolguard parses (its syntax tree would take about 0.8 GB of "
         "memory); split the file, or exclude it if it is data"]
+
+
+def test_a_config_with_cr_line_ends_is_read_as_flake8_reads_it(tmp_path):
+    # read_string split the file at LF only: a CR-only setup.cfg was one line, its [flake8]
+    # header with every key after it dropped, so 'select = KVP001' was lost and the CLI
+    # reported the KVP003 that flake8 (configparser.read: universal newlines) leaves out
+    root = write(tmp_path / "t", {"b.py": GATED})
+    (root / "setup.cfg").write_bytes(b"[flake8]\rselect = KVP001\rmax-line-length = 120\r")
+    done = poolguard("lint", "--no-cache", "b.py", cwd=root, expect=0)
+    assert done.stdout == ""
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "b.py"], cwd=root,
+                            capture_output=True, text=True, timeout=120)
+    assert flake8.returncode == 0 and flake8.stdout == "", flake8.stdout + flake8.stderr
+    (root / "setup.cfg").write_bytes(b"[flake8]\rselect = KVP001\r  KVP\xff\r")
+    done = poolguard("lint", "--no-cache", "b.py", cwd=root, expect=2)
+    assert done.stderr.startswith(f"poolguard: error: cannot parse config file {root}/setup.cfg:")
+
+
+def test_the_baseline_written_is_named_in_one_line(tmp_path):
+    # 'wrote 1 finding to baseline new<LF>line.json' went to stderr as two lines, where every
+    # other message escapes a control character in a name
+    root = write(tmp_path / "t", {"b.py": STALE})
+    done = poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "new\nline.json",
+                     "b.py", cwd=root, expect=0)
+    assert done.stderr == "poolguard: wrote 1 finding to baseline new\\nline.json\n"
+    assert (root / "new\nline.json").is_file()
+
+
+def test_a_cache_file_taken_by_a_folder_is_named(tmp_path):
+    # the warning named the cache folder ('<cache>: Is a directory'), which is a folder as it
+    # should be, and not the cache file a folder had taken the name of
+    root = write(tmp_path / "t", {"b.py": STALE})
+    cache = tmp_path / "cache"
+    poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=1)
+    names = sorted(path.name for path in cache.iterdir())
+    for name in names:
+        (cache / name).unlink()
+        (cache / name).mkdir()
+    done = poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=1)
+    assert done.stderr.splitlines()[0] == (
+        f"poolguard: warning: no cache written: {cache / names[0]}: Is a directory (set "
+        "POOLGUARD_CACHE_DIR to a writable folder)"), done.stderr
+
+
+def test_a_parse_time_limit_reached_says_what_to_change(tmp_path):
+    # 'the file was still being parsed after 1e-07 s; fix that so the KVP rules can check
+    # this file': nothing in the file was wrong, the limit was
+    root = write(tmp_path / "t", {"b.py": STALE})
+    done = poolguard("lint", "--isolated", "--no-cache", "b.py", cwd=root, expect=1,
+                     env={"POOLGUARD_PARSE_TIMEOUT": "0.0000001"})
+    assert done.stdout == (
+        "b.py:1:1: KVP900 cannot parse: the file was still being parsed after 1e-07 s; if the "
+        "machine was busy, set POOLGUARD_PARSE_TIMEOUT to more seconds\n")
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("indent", ["    ", "\t"])
+def test_fix_with_unsafe_fixes_leaves_nothing_for_a_second_run(tmp_path, newline, indent):
+    # the class rewrite takes its class whole, so KVP004's safe fix in it waited: the first
+    # '--fix --unsafe-fixes' said 'Fixed 1 file; found 1 finding (1 fixable with `poolguard
+    # lint --fix`)' and a second run rewrote the file again
+    source = GATED.replace("    ", indent).replace("\n", newline)
+    root = write(tmp_path / "t", {"b.py": source.encode()})
+    flags = ("lint", "--isolated", "--no-cache", "--extend-select", "KVP004", "--fix",
+             "--unsafe-fixes", "b.py")
+    first = poolguard(*flags, cwd=root, expect=0)
+    assert first.stderr == "poolguard: Fixed 1 file; all checks passed!\n"
+    fixed = (root / "b.py").read_bytes()
+    assert b"@property" in fixed and b"if self._swa_kv_pool is not None:" in fixed
+    lines = fixed.replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n")
+    assert fixed.count(newline.encode()) == lines, fixed  # every line ends as the file's do
+    second = poolguard(*flags, cwd=root, expect=0)
+    assert second.stderr == "poolguard: All checks passed!\n"
+    assert (root / "b.py").read_bytes() == fixed
+
+
+@pytest.mark.parametrize("table", ["tool.poolguard", "tool.flake8", " tool . poolguard "])
+@pytest.mark.parametrize("ini", [None, "setup.cfg", "tox.ini"])
+def test_a_pyproject_table_that_is_not_read_is_said(tmp_path, table, ini):
+    # select = ["KVP001"] under [tool.poolguard] of pyproject.toml was ignored without a word
+    # (poolguard reads INI files only, as flake8 does): the run reported the default set
+    root = write(tmp_path / "t", {"pyproject.toml": f'[{table}]\nselect = ["KVP001"]\n',
+                                  "sub/b.py": GATED})
+    if ini:
+        write(root, {ini: "[flake8]\nmax-line-length = 100\n"})
+    done = poolguard("lint", "--no-cache", "b.py", cwd=root / "sub", expect=1)
+    assert "b.py:6:12: KVP003" in done.stdout
+    name = table.replace(" ", "")
+    assert done.stderr.splitlines()[0] == (
+        f"poolguard: warning: {root}/pyproject.toml has [{name}], which poolguard does not "
+        "read (nor does flake8 by itself): put those keys in [poolguard] or [flake8] of "
+        "setup.cfg, tox.ini or .flake8")
+    quiet = poolguard("lint", "--no-cache", "--isolated", "b.py", cwd=root / "sub", expect=1)
+    assert "warning" not in quiet.stderr
+
+
+def test_a_pyproject_above_the_config_file_or_without_our_tables_is_quiet(tmp_path):
+    root = write(tmp_path / "t", {"pyproject.toml": '[tool.poolguard]\nselect = ["KVP001"]\n',
+                                  "proj/setup.cfg": "[flake8]\nselect = KVP001\n",
+                                  "proj/pyproject.toml": "[tool.black]\nline-length = 100\n",
+                                  "proj/b.py": STALE})
+    done = poolguard("lint", "--no-cache", "b.py", cwd=root / "proj", expect=1)
+    assert "warning" not in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+@pytest.mark.parametrize("name", ["x y.py", "a b/c d.py", 'q" x.py'])
+def test_a_diff_of_a_name_with_a_space_applies_with_patch_and_git(tmp_path, name):
+    # '--- a/x y.py' without git's trailing tab: GNU patch read the name up to the space and
+    # said "can't find file to patch" (the hunk ignored, exit 1)
+    for tool in (["patch", "-p1", "-s"], ["git", "apply"]):
+        root = write(tmp_path / tool[0], {name: GATED})
+        done = poolguard("lint", "--isolated", "--no-cache", "--diff", ".", cwd=root, expect=1)
+        assert done.stdout.splitlines()[0].endswith(".py\t" if '"' not in name else '.py"\t')
+        applied = subprocess.run(tool, input=done.stdout, cwd=root, capture_output=True,
+                                 text=True, timeout=60)
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        assert (root / name).read_text() == FIXED
