@@ -1615,7 +1615,8 @@ class _Pass:
         """An object of a known class built in this class: what it keeps for this class. A
         ``token_to_kv_pool`` setter here (or a method handing the pool on) makes the swap
         reach the object's own pool; an inner backend's own state is its own class's finding,
-        so what this class adds is only a swap of its own pool that does not reach it."""
+        so what this class adds is a swap of its own pool that does not reach it, and the pool
+        state this class handed it that it keeps."""
         key = (func, arguments, keywords)
         instance = self._around("instance", key, self.scope.instance(*key, self.flow.options))
         if instance is None:
@@ -1624,13 +1625,16 @@ class _Pass:
         reached = self.flow.reaches(func)
         if reached:
             fields.pop(ACTIVE_POOL, None)
-        if instance.backend:  # what it holds for this class: its pool, when a swap misses it
+        if instance.backend:  # what it holds for this class: its pool, when a swap misses it,
+            # and the pool state it was handed (Inner(runner, kv_pool=pool.swa_kv_pool))
             own_kind = last_name(func) in self.class_names | {
                 b for c in self.facts.family for b in c.bases}  # per-step copies of itself
             unreached = instance.swap_point and self.flow.swap_point and not (
                 reached or own_kind)
             pool = POOL | STALE if unreached else CLEAN
-            return Built({ACTIVE_POOL: pool}, pool | INNER if pool else CLEAN, False, bound=False)
+            kept = union(fields.values())
+            return Built({**fields, ACTIVE_POOL: pool}, (pool | INNER if pool else CLEAN) | kept,
+                         False, bound=False)
         return Built(fields, union(fields.values()), instance.loose, entered=instance.entered)
 
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]:
@@ -3140,7 +3144,8 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
                      options: Options) -> Optional[Instance]:
     """What an object of class ``name`` of ``scope`` holds when built with arguments holding
     these taints: its class analysed with ``__init__``'s parameters bound to them. A backend is
-    only asked whether it keeps a pool of its own (its state is its own class's finding)."""
+    asked whether it keeps a pool of its own (its state is its own class's finding) and, handed
+    pool state (``_hands_state``), which of its attributes keep it."""
     node = scope.classes.get(name)
     if node is None:
         return None
@@ -3148,7 +3153,8 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
     facts.package, facts.path = scope.package, scope.path
     _prepare(facts, [node], scope)
     target = facts.by_name[name]
-    if name in scope.backend_names(options):
+    backend = name in scope.backend_names(options)
+    if backend and not _hands_state(arguments, keywords):
         return Instance({}, True, _keeps_pool(target), False)
     init = next((c for c in target.family if "__init__" in c.methods), None)
     params = _bound(init.methods["__init__"], arguments, keywords) if init else {}
@@ -3171,6 +3177,9 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
             # backend it holds back (Helper(self)) answers for the pool of each read: no field
             if cls.returns.get(prop, CLEAN) & STALE and prop not in fields:
                 fields[prop] = cls.returns[prop]
+    if backend:  # handed pool state: what it keeps of it (its other state is its own finding)
+        return Instance({k: v for k, v in fields.items() if v & STATE}, True,
+                        _keeps_pool(target), False)
     loose = init is None or _hands_on(init.methods[method])
     enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
     # (made from its arguments: kept only where they were; one returning itself is the object)
@@ -3178,6 +3187,13 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         _returns_self(c.methods[m]) for c in target.family for m in ENTERS
         if m in c.methods) else None
     return Instance(fields, False, False, loose, entered)
+
+
+def _hands_state(arguments: tuple, keywords: tuple) -> bool:
+    """An argument is the pool or state read off it (``kv_pool=pool.swa_kv_pool``), not an
+    object built around it (an inner backend handed on: its own finding) nor the runner."""
+    return any(v & STATE and not v & BUILT for v in arguments) or any(
+        v & STATE and not v & BUILT for _, v in keywords)
 
 
 def _returns_self(method: ast.AST) -> bool:

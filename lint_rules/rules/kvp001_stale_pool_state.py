@@ -271,7 +271,12 @@ class StalePoolState(Rule):
         rebinds without handing it on (a ``token_to_kv_pool`` setter, or
         ``inner.token_to_kv_pool = ...`` in a method); not the per-step backends of a
         multi-step draft wrapper (copies of its own kind, or held by a class that only follows
-        the protocol): FROZEN_KV MTP swaps those, never the wrapper.
+        the protocol): FROZEN_KV MTP swaps those, never the wrapper. An inner backend built
+        here with pool state (``Inner(runner, kv_pool=pool.swa_kv_pool)``, the active pool
+        under another name, a mapping or translator read off it) is flagged where it is kept
+        when it keeps what it was handed (its class, of the file or the package, run with those
+        arguments); one built with the runner, or keeping only geometry off the pool it is
+        given, is not.
         A memo is kept state unless it is checked against the pool read on that call: a
         ``functools`` cache called with the pool, a dict keyed by the pool or its ``id()``, a
         memo refilled whenever the pool it was made for is not the current one are live; one

@@ -1,0 +1,1 @@
+"""A hybrid backend handing its inner backends, defined in another module, geometry only."""
