@@ -198,9 +198,11 @@ def _is_int(value) -> bool:
 
 
 def _well_formed_row(row) -> bool:
-    """``[line, col, code, message, fixable, [[title, applicability], ...]]``, these types."""
+    """``[line, col, code, message, fixable, [[title, applicability], ...]]``, these types (a
+    line from 1 and a column from 0: 'b.py:-5:12' came from a cache file edited or damaged)."""
     return (
         isinstance(row, list) and len(row) == 6 and _is_int(row[0]) and _is_int(row[1])
+        and row[0] >= 1 and row[1] >= 0
         and isinstance(row[2], str) and isinstance(row[3], str) and isinstance(row[4], bool)
         and isinstance(row[5], list) and all(
             isinstance(fix, list) and len(fix) == 2 and all(isinstance(x, str) for x in fix)

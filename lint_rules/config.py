@@ -226,7 +226,26 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
         if unknown:
             raise ConfigError(f"unknown key {', '.join(unknown)} in [poolguard] of {path}; "
                               f"known keys: {', '.join(READ_KEYS)}")
+        _refuse_foreign_codes(parser, path)
     return FileConfig(path=path.resolve(), values=values)
+
+
+def _refuse_foreign_codes(parser: configparser.RawConfigParser, path: Path) -> None:
+    """In ``[poolguard]``, which no other tool reads, a code list holds KVP codes only and a
+    ``select`` names one: there 'select = E501' or an empty 'select =' was dropped as another
+    tool's (as in ``[flake8]``) and the default set ran without a word."""
+    for key, value in parser.items("poolguard"):
+        key, codes = key.replace("_", "-"), split_codes(value)
+        if key not in ("select", "extend-select", "ignore", "extend-ignore"):
+            continue
+        foreign = [c for c in codes if not _names_ours(c.upper()) and not QUOTED.search(c)]
+        if foreign:
+            raise ConfigError(f"{foreign[0]} in {key} of [poolguard] in {path} is no KVP code: "
+                              "that section is poolguard's alone (other tools' codes go in "
+                              "[flake8])")
+        if key == "select" and not codes:
+            raise ConfigError(f"select in [poolguard] of {path} names no code; leave it out "
+                              "for the default set, or name codes or prefixes (KVP = all)")
 
 
 def _unrepr(text: str) -> str:

@@ -101,13 +101,14 @@ def discover(paths: Iterable[str], config: RunConfig) -> tuple[list, list]:
 
 def _said_once(errors: list) -> list:
     """``path: why`` for each ``(path, why)``, once per path however often it was named or
-    walked (``x.py x.py``, ``. ./``, a folder by a relative and an absolute name)."""
+    walked (``x.py x.py``, ``. ./``, a folder by a relative and an absolute name); the path
+    normalised as a file's findings show it (``fifo.py``, not the walk's ``./fifo.py``)."""
     lines, seen = [], set()
     for path, why in errors:
         key = os.path.abspath(path)
         if key not in seen:
             seen.add(key)
-            lines.append(f"{message_path(path)}: {why}")
+            lines.append(f"{message_path(os.path.normpath(path))}: {why}")
     return lines
 
 

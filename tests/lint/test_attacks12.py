@@ -211,3 +211,52 @@ def test_a_diff_of_a_name_with_a_space_applies_with_patch_and_git(tmp_path, name
                                  text=True, timeout=60)
         assert applied.returncode == 0, applied.stdout + applied.stderr
         assert (root / name).read_text() == FIXED
+
+
+@pytest.mark.parametrize("section, said", [
+    ("[poolguard]\nselect = E501\n", "E501 in select of [poolguard] in {cfg} is no KVP code: "
+     "that section is poolguard's alone (other tools' codes go in [flake8])"),
+    ("[poolguard]\nignore = KVP004, W503\n", "W503 in ignore of [poolguard] in {cfg} is no KVP "
+     "code: that section is poolguard's alone (other tools' codes go in [flake8])"),
+    ("[flake8]\nselect = KVP001\n[poolguard]\nselect =\n", "select in [poolguard] of {cfg} "
+     "names no code; leave it out for the default set, or name codes or prefixes (KVP = all)"),
+])
+def test_a_code_list_of_our_own_section_holds_our_codes(tmp_path, section, said):
+    # in [poolguard], which no other tool reads, 'select = E501' (or an empty select over
+    # [flake8]'s KVP001) was dropped as another tool's code: the default set ran, exit 1
+    root = write(tmp_path / "t", {"setup.cfg": section, "b.py": GATED})
+    done = poolguard("lint", "--no-cache", "b.py", cwd=root, expect=2)
+    assert done.stderr.splitlines() == [
+        "poolguard: error: " + said.format(cfg=root / "setup.cfg")]
+    if "[flake8]" not in section:  # [flake8] keeps other tools' codes
+        write(root, {"setup.cfg": section.replace("[poolguard]", "[flake8]")})
+        poolguard("lint", "--no-cache", "b.py", cwd=root, expect=1)
+
+
+def test_an_error_line_names_a_walked_file_as_its_findings_would(tmp_path):
+    # walking '.' said 'error: ./fifo.py: ...' beside findings for 'b.py:3:9': a problem
+    # matcher or a grep for one file saw two spellings of the folder's files
+    root = write(tmp_path / "t", {"b.py": STALE, "sub/c.py": STALE})
+    (root / "dangling.py").symlink_to("gone.py")
+    (root / "sub" / "loop.py").symlink_to("loop.py")
+    for named in (".", "./", "./sub/../"):
+        done = poolguard("lint", "--isolated", "--no-cache", named, cwd=root, expect=2)
+        assert done.stdout.splitlines()[0].startswith("b.py:3:9: KVP001")
+        assert done.stderr.splitlines()[:2] == [
+            "poolguard: error: dangling.py: broken symbolic link, not checked",
+            "poolguard: error: sub/loop.py: Too many levels of symbolic links, not checked"]
+
+
+@pytest.mark.parametrize("line, col", [(-5, 11), (0, 11), (6, -1)])
+def test_a_cache_entry_with_an_impossible_position_is_not_served(tmp_path, line, col):
+    # a cache file edited or damaged with its types intact answered 'b.py:-5:12: KVP003'
+    root = write(tmp_path / "t", {"b.py": GATED})
+    cache = tmp_path / "cache"
+    first = poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=1)
+    [stored] = cache.glob("lint-*.json")
+    data = json.loads(stored.read_text())
+    for entry in data["files"].values():
+        entry[1][0][:2] = [line, col]
+    stored.write_text(json.dumps(data))
+    again = poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=1)
+    assert again.stdout == first.stdout and first.stdout.startswith("b.py:6:12: KVP003")
