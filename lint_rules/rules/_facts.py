@@ -2459,7 +2459,7 @@ class FileFacts:
         span = range(statement.lineno, statement.end_lineno + 1)
         return any(
             gate.method == store.method and gate.node.lineno in span and gate.name != store.attr
-            and (self.call_flag(gate) if gate.kind in ("call", "global") else self.flag(
+            and (self.call_flag(cls, gate) if gate.kind in ("call", "global") else self.flag(
                 cls, gate.name)) for c in self.relatives(cls) for gate in c.gates)
 
     def _mirrors_resolved(self, cls: ClassFacts, store: Store) -> bool:
@@ -2694,13 +2694,16 @@ class FileFacts:
             return any(bits & STATE and not (whole and bits & BUILT) for bits in held)
         return all(map(reads_pool_state, rest.split("."))) and self._kept_state(cls, root, whole)
 
-    @staticmethod
-    def call_flag(gate: Gate) -> Optional[Flag]:
+    def call_flag(self, cls: ClassFacts, gate: Gate) -> Optional[Flag]:
         """A gate on ``self.<helper>(...)`` (or on a module global): a flag when what the helper
         returns for the arguments of this call is a decision made from stale state (a type
-        test of the live pool passed to it is not)."""
+        test of the live pool passed to it is not, nor a test of the pool the class resolved,
+        whatever holds it: ``not self.use_swa`` with ``self.use_swa = self._swa_kv_pool is not
+        None``, as a gate on that mirror itself is not)."""
         bits = gate.bits  # (a module global read: what the class stored in it)
         if not bits & STALE or not (bits & DECISION or untrusted(bits)):
+            return None
+        if bits & DECISION == MIRROR and not untrusted(bits) and not self.kept_pool_attr(cls):
             return None
         if gate.use in WHOLE_USES and bits & BUILT:
             return None  # the truth of a record or object it answers (``config or make()``)

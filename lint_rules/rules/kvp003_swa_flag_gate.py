@@ -1193,7 +1193,7 @@ class SwaFlagGate(Rule):
 
     def _flag(self, cls, gate):
         if gate.kind in ("call", "global"):  # a helper's result, a module global
-            return self.facts.call_flag(gate)
+            return self.facts.call_flag(cls, gate)
         return self.facts.flag(cls, gate.name)
 
     STATE_MESSAGE = (
