@@ -635,6 +635,17 @@ def memo_key(test: ast.AST,
     return (held(right), left, refills) if held(right) else None
 
 
+def _slot_test(test: ast.AST) -> bool:
+    """``self.k is not key`` / ``key == self.k``: a slot holding one key's value (not a dict
+    holding one entry per key: ``key in m``, ``m.get(key) is None``)."""
+    if type(test) is not ast.Compare:
+        return False
+    return type(test.ops[0]) in _SLOT_OPS and not _is_none(test.comparators[0])
+
+
+_SLOT_OPS = (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+
+
 # -- what a flow records -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Built:
@@ -2529,11 +2540,18 @@ class MethodFlow(ast.NodeVisitor):
         ``live`` when the key is the pool read this call (or its ``id()``). A memo test joined
         with others by ``and`` / ``or`` (``key not in _MAPS and hasattr(pool, ...)``) still
         picks the block that fills it (the body for ``not in``, else the else-block); a test
-        keyed by the live pool among them wins (``self._map is None or self._for is not pool``)."""
+        keyed by the live pool among them wins (``self._map is None or self._for is not pool``)
+        where it refills whenever the pool changes: a slot checked by identity under ``and``
+        (``self._for is not pool and ready``) keeps the old pool's state when not ready, so it
+        is filled, not refreshed (a dict keyed by the pool never hands out another's entry)."""
         test = node.test
         found = None
-        for part in test.values if type(test) is ast.BoolOp else (test,):
+        joined = type(test) is ast.BoolOp
+        for part in test.values if joined else (test,):
             memo = self._memo_test(node, part)
+            if memo is not None and memo[1] and joined and _slot_test(part) and (
+                    memo[2] == (type(test.op) is ast.And)):
+                memo = (memo[0], False, memo[2])  # (refilled only when the others hold too)
             if memo is not None and (memo[1] or found is None):
                 found = memo
                 if memo[1]:

@@ -36,3 +36,21 @@ class JoinedMemoAttnBackend(AttentionBackend):
         if lid not in self._rows and layer.sliding_window_size > 0:
             self._rows[lid] = self.token_to_kv_pool.get_key_buffer(lid)  # expect: KVP001
         return torch.empty_like(q), self._rows.get(lid)
+
+
+class ReadyGatedSlotAttnBackend(AttentionBackend):
+    """A slot checked against the pool by identity, refilled only when a second condition also
+    holds: an extend after the swap finds the slot still holding the old pool's mapping."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._mapping = None
+        self._mapped_for = None
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        if self._mapped_for is not pool and forward_batch.forward_mode.is_decode():
+            self._mapped_for = pool  # expect: KVP001
+            self._mapping = pool.full_to_swa_index_mapping  # expect: KVP001
+        forward_batch.swa_loc = self._mapping[forward_batch.out_cache_loc]

@@ -29,3 +29,22 @@ class PoolCheckedMemoAttnBackend(AttentionBackend):
             self._by_pool[id(pool)] = getattr(pool, "swa_kv_pool", None)
         sub = self._by_pool.get(id(pool))
         return torch.empty_like(q), pool if sub is None else sub
+
+
+class IdentitySlotAttnBackend(AttentionBackend):
+    """A slot checked against the pool by identity whatever else holds: a new pool refills it."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._sub = None
+        self._sub_for = None
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = self.token_to_kv_pool
+        if self._sub_for is pool and self._sub is not None:
+            sub = self._sub
+        else:
+            self._sub_for = pool
+            self._sub = sub = getattr(pool, "swa_kv_pool", None)
+        return torch.empty_like(q), pool if sub is None else sub
