@@ -708,10 +708,15 @@ class PackageIndex:
         return found[0] if found is not None else None
 
     def function_effects(self, qualified: str, arguments: Tuple[Taint, ...],
-                         keywords: tuple = ()) -> Optional[tuple]:
-        """``(returned, fields)`` of ``pkg.mod.f(...)`` or of a factory ``pkg.mod.C.of(...)``
-        (a classmethod or staticmethod): what it returns, and what each field of the record
-        it builds holds (None: unknown)."""
+                         keywords: tuple = (), given_self: Tuple[int, ...] = ()
+                         ) -> Optional[tuple]:
+        """``(returned, fields, globals)`` of ``pkg.mod.f(...)`` or of a factory
+        ``pkg.mod.C.of(...)`` (a classmethod or staticmethod): what it returns, what each field
+        of the record it builds holds, and the module globals it stores into (``global X``
+        there, a module table it fills): ``(name, taint, under)``, each named as
+        ``global_name`` names it (None: unknown). The arguments at ``given_self`` are the
+        backend itself: a function reads its pool as the backend's own method would
+        (``_installed.given_self``)."""
         from lint_rules.rules._facts import module_function_effects
 
         found = self._function(qualified) or self._factory(qualified)
@@ -721,9 +726,27 @@ class PackageIndex:
         # keyed by the defining file, not the spelling: one function under two import paths
         # (a vendored copy's suffix, a re-export) is analysed once
         return self._remembered(
-            ("function", module.path, name, arguments, keywords),
+            ("function", module.path, name, arguments, keywords, given_self),
             lambda: module_function_effects(module.scope, name, arguments, self.options,
-                                            keywords))
+                                            keywords, given_self))
+
+    def global_name(self, qualified: str, near: str = "") -> Optional[str]:
+        """``pkg.mod.X`` (a module global as an importer spells it) named by its module as
+        this index names it, so every importer and the module itself agree; None when the
+        package has no such module."""
+        dotted, _, name = qualified.rpartition(".")
+        path = self.find(dotted, near) if dotted else None
+        self._touch(f"{ASKED}find:{dotted}@{near}", path)
+        return f"{self.names[path]}.{name}" if path is not None else None
+
+    def reads_pool(self, qualified: str) -> bool:
+        """Whether function (or factory) ``pkg.mod.f`` is defined in a module whose text names
+        the active pool: one handed the backend itself may read its pool there
+        (``attn_backend.token_to_kv_pool``), and is then followed as if handed the pool."""
+        found = self._split(qualified, None)
+        if found is None or found[1] not in found[0].scope.functions:
+            found = self._factory(qualified)
+        return found is not None and ACTIVE_POOL in found[0].text
 
     def _factory(self, qualified: str) -> Optional[tuple]:
         """``(module, "C.of")`` for the classmethod or staticmethod ``of`` of class ``C``."""

@@ -66,6 +66,7 @@ from lint_rules.rules._flow import (
     WHOLE_USES,
     Built,
     MethodFlow,
+    StoreEvent,
     Taint,
     attribute_alias,
     class_statements,
@@ -1103,6 +1104,8 @@ class _Pass:
         # stores a function makes
         self.memo_gates: Dict[tuple, list] = _Memo(self, "memo_gates")  # its decisions on
         # module globals
+        self.foreign_globals: Dict[tuple, list] = _Memo(self, "foreign_globals")  # those a
+        # function of another module sets (``StoreEvent``s made at the call)
         self.delegations: Dict[str, Taint] = _Memo(self, "delegations")  # names __getattr__
         # answered -> what it gave
         self.depth = 0
@@ -1281,7 +1284,9 @@ class _Pass:
             self.recording[-1].did(_Pass._remember, (store,))
         table = getattr(self.env, name)
         table[store.attr] = table.get(store.attr, CLEAN) | store.bits
-        if name == "globals" and store.attr.partition(".")[0] in self.scope.imports:
+        root, dot, _ = store.attr.partition(".")
+        if name == "globals" and (root in self.scope.imports or dot and root not in (
+                self.scope.globals)):  # (another module's global, as the index names it)
             table[IMPORTED_GLOBALS] = table.get(IMPORTED_GLOBALS, CLEAN) | store.bits
 
     def _returned(self, name: str, returned: Taint) -> None:
@@ -1372,6 +1377,17 @@ class _Pass:
     def global_value(self, name: str) -> Taint:
         value = self._read("globals", name)
         return value | STALE if value else CLEAN
+
+    def imported_global(self, module: str, name: str) -> Optional[str]:
+        """``module.name`` where ``module`` is an imported module of the package: its global
+        ``name`` as the index names it (``global_name``), when this class stored into it (a
+        function of that module called here set it); else None."""
+        package = self.scope.package
+        target = self.scope.imports.get(module)
+        if package is None or target is None or not self._read("globals", IMPORTED_GLOBALS):
+            return None
+        found = package.global_name(f"{target}.{name}", self.scope.path)
+        return found if found is not None and self.global_value(found) else None
 
     def method_returns(self, name: str, arguments: Tuple[Taint, ...],
                        given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint:
@@ -1511,14 +1527,21 @@ class _Pass:
                 self.memo[key] = self._evaluate(key, function, key[1], klass, keywords)
             return self.memo[key]
         kept = self._kept_globals_read(func) if scope.package is not None else CLEAN
-        qualified = scope.qualified(func) if follow else None
+        qualified = scope.qualified(func) if follow or given_self and scope.package else None
+        if not follow and qualified is not None and not scope.package.reads_pool(qualified):
+            qualified = None  # handed the backend: followed where its module reads a pool
         if qualified is not None and scope.package is not None:
-            found = self._around("effects", (qualified, arguments, keywords),
-                                 scope.package.function_effects(qualified, arguments, keywords))
+            found = self._around("effects", (qualified, arguments, keywords, given_self),
+                                 scope.package.function_effects(qualified, arguments, keywords,
+                                                                given_self))
             if found is None:
                 return kept or None
             if found[1]:  # the fields of the record a factory of another module builds
                 self.memo_fields[("package", qualified, arguments, keywords)] = found[1]
+            if found[2]:  # the globals of its module it sets: stores this call makes
+                self.foreign_globals[(qualified, arguments, keywords, given_self)] = [
+                    StoreEvent(name, None, None, None, Taint(taint), False, False, "module",
+                               under=Taint(under)) for name, taint, under in found[2]]
             return Taint(found[0]) | kept
         return kept or None
 
@@ -1533,8 +1556,8 @@ class _Pass:
         if not found:
             return CLEAN
         module, names = found
-        value = CLEAN
-        for local, target in self.scope.imports.items():
+        value = union(self.global_value(f"{module}.{name}") for name in names)  # (set by a
+        for local, target in self.scope.imports.items():  # call of a function of its own)
             if target == module:  # from . import registry: registry.SWA_TRANSLATORS
                 value |= union(self.global_value(f"{local}.{name}") for name in names)
             elif target.rpartition(".")[::2] in {(module, name) for name in names}:
@@ -1550,7 +1573,7 @@ class _Pass:
         if local is None:
             return None
         name, function, klass = local
-        if not given_self or klass:
+        if not given_self:
             return ("function", name, arguments, keywords), function, klass
         function = _given_self(function, given_self, False)
         arguments = tuple(v for i, v in enumerate(arguments) if i not in given_self)
@@ -1592,7 +1615,10 @@ class _Pass:
         """The stores of module globals (``global X``, a module container) a function of this
         module makes when called with these arguments (``StoreEvent``s; known once evaluated)."""
         local = self._local_call(func, arguments, keywords, given_self)
-        return self.memo_globals.get(local[0], []) if local else []
+        if local is None:  # (of another module, once function_returns asked: at the call)
+            return self.foreign_globals.get((self.scope.qualified(func), arguments, keywords,
+                                             given_self), []) if self.foreign_globals else []
+        return self.memo_globals.get(local[0], [])
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
                        keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list:
@@ -3316,20 +3342,40 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
 
 
 def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
-                            options: Options, keywords: tuple = ()) -> tuple:
+                            options: Options, keywords: tuple = (),
+                            given_self: Tuple[int, ...] = ()) -> tuple:
     """``(returned, fields)``: what function ``name`` (or factory ``"C.of"``) of another
     module returns for arguments holding these taints, and the fields of the record it builds."""
     owner_name, _, method = name.rpartition(".")
     if not owner_name and scope.is_resolver(name):
-        return CLEAN, {}
+        return CLEAN, {}, ()
     holder = ClassFacts("<module>", None, ())
     holder.family = [holder]
     owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
     func = ast.Attribute(value=ast.Name(id=owner_name, ctx=ast.Load()), attr=method,
                          ctx=ast.Load()) if owner_name else ast.Name(id=name, ctx=ast.Load())
-    returned = owner.function_returns(func, tuple(arguments), keywords=keywords)
-    fields = owner.function_fields(func, tuple(arguments), keywords)
-    return (returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN), fields
+    returned = owner.function_returns(func, tuple(arguments), keywords=keywords,
+                                      given_self=given_self)
+    fields = owner.function_fields(func, tuple(arguments), keywords, given_self)
+    kept = tuple((_global_name(scope, made.attr), made.taint, made.under) for made in
+                 owner.function_globals(func, tuple(arguments), keywords, given_self)
+                 if made.taint)
+    return ((returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN),
+            fields, tuple(made for made in kept if made[0]))
+
+
+def _global_name(scope: ModuleScope, attr: str) -> Optional[str]:
+    """The run's name of module global ``attr`` of ``scope`` (``X``, ``X.field``, an imported
+    table ``T``): dotted by the module defining it, as the package index names that module
+    (``PackageIndex.global_name``), whoever stores into it or reads it."""
+    root, dot, rest = attr.partition(".")
+    if dot and root not in scope.globals:
+        return attr  # (a third module's, set by a function of it called there: named so)
+    target = scope.imports.get(root)
+    if target is None:
+        return f"{scope.module}.{attr}"
+    found = scope.package.global_name(target, scope.path)
+    return f"{found}{dot}{rest}" if found else None
 
 
 def runner_built(scope: ModuleScope, name: str, attr: str, options: Options) -> Taint:

@@ -714,6 +714,8 @@ class FlowOwner(Protocol):
 
     def global_value(self, name: str) -> Taint: ...
 
+    def imported_global(self, module: str, name: str) -> Optional[str]: ...
+
     def method_returns(self, name: str, arguments: Tuple[Taint, ...],
                        given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint: ...
 
@@ -877,6 +879,9 @@ class MethodFlow(ast.NodeVisitor):
         # locals bound to what a self.<m>(...) call returned, or to kept state read out of self
         # (sub = self.pools.get("swa")): a test of the local is a decision on that state
         self.method_locals: set = set()
+        # calls of a function handing out kept state of its own (``mapping = state.mapping()``:
+        # a module global the class set, no argument stale): a local bound to one is as above
+        self.kept_calls: set = set()
         # locals bound to a test of kept state (swa = self.layout is Layout.SWA): the first
         # decision testing the local is that test (reported there)
         self.tests: Dict[str, ast.AST] = {}
@@ -931,19 +936,19 @@ class MethodFlow(ast.NodeVisitor):
             return self.env[node.id]
         return self.global_read(node, node.id)
 
-    def global_read(self, node: ast.AST, name: str) -> Taint:
+    def global_read(self, node: ast.AST, name: str, shown: str = "") -> Taint:
         """A module global the class stored (``global NAME``, ``_FLAGS[...]``, ``globals()``):
-        persisted, and a decision reading it is a gate on it."""
+        persisted, and a decision reading it is a gate on it (named ``shown``: as spelled)."""
         if name in self.set_globals:  # set earlier in this call: what it was set to
             return self.set_globals[name]
         value = self.owner.global_value(name)
         if not self.deciding or value is CLEAN:
             return value
         if value & STALE and untrusted(value):
-            self.gate(node, node, False, "global", value, name=name)
+            self.gate(node, node, False, "global", value, name=shown or name)
             self.read_flag = True
         elif value & STATE:  # kept pool state: rules judge the use
-            self.gate(node, node, False, "global", value, name=name)
+            self.gate(node, node, False, "global", value, name=shown or name)
         return value
 
     def visit_Attribute(self, node: ast.Attribute) -> Taint:
@@ -1007,6 +1012,10 @@ class MethodFlow(ast.NodeVisitor):
         if held is not None and (f"{held}.{name}" in self.set_globals or self.owner.global_value(
                 f"{held}.{name}")):
             return self.global_read(node, f"{held}.{name}")  # _TLS.windowed, set by the class
+        imported = self.owner.imported_global(holder.id, name) if type(
+            holder) is ast.Name and holder.id not in self.env else None
+        if imported is not None:  # state.WINDOWED, set by state.install(pool) called here
+            return self.global_read(node, imported, f"{holder.id}.{name}")
         base = self.visit(holder)
         if self.defaulted or self.suppressing:
             return self.read_off(base, name)
@@ -1502,12 +1511,16 @@ class MethodFlow(ast.NodeVisitor):
         if fields:
             self.fields[id(node)] = fields
         for made in self.owner.function_globals(func, passed, keywords, handed):  # install(
-            self.store(made.attr, made.node, made.statement, made.value, made.taint, "module",
-                       made.under)  # pool): its stores, where they stand, made by this call
+            self.store(made.attr, made.node or node, made.statement, made.value or node,
+                       made.taint, "module", made.under)  # pool): its stores, where they
+            # stand in this module, made by this call (another module's: at the call)
         if self.record and not self.deferred:  # translate(loc): `if _MAP is None` in it
             for event in self.owner.function_gates(func, passed, keywords, handed):
                 self.gates.setdefault(id(event.node), event)
         returned = self.cached(node, func, returned, values)
+        if carries(returned, STALE) and carries(returned, STATE) and not carries(
+                returned, RECORD) and not any(carries(v, STALE) for v in values):
+            self.kept_calls.add(id(node))
         if self.deciding and returned & STALE:  # if windowed(): what it answers is kept state
             self.gate(node, node, False, "global", returned, name=f"{last_name(func)}()")
         return returned
@@ -2205,7 +2218,8 @@ class MethodFlow(ast.NodeVisitor):
         """``value_node`` reads pool state kept past the call: off ``self`` (``_kept_read``),
         off a module object the class set (``global_kept``), or off a local already holding
         such state (``p = self._kept; sub = p.main_pool``: ``sub`` is kept state too)."""
-        if _kept_read(value_node, value) or self.global_kept(value_node, value):
+        if _kept_read(value_node, value) or self.global_kept(value_node, value) or (
+                id(value_node) in self.kept_calls):
             return True
         if not carries(value, STATE) or not carries(value, STALE) or carries(value, RECORD):
             return False

@@ -283,7 +283,12 @@ class StalePoolState(Rule):
         keyed by the backend, a layer or a layer id, or filled once (``type(self).x``, a class
         attribute every instance shares) is flagged, unless every forward empties it first;
         wherever it lives: on ``self``, on the class, in a module global (``global M``, a
-        module dict ``_MAPS[key]``, a dict nested in one, ``_STATE.maps[key]``). A method
+        module dict ``_MAPS[key]``, a dict nested in one, ``_STATE.maps[key]``), set by the
+        class itself or by a function of another module of the package it calls
+        (``state.install(model_runner.token_to_kv_pool)`` setting that module's globals:
+        reported at the call; one called per forward with that forward's pool is live). A
+        helper of another module handed the backend itself (``Updater.for_backend(self)``)
+        reads the backend's pool there as if handed it. A method
         cache (``functools.cached_property``, ``functools.cache``, ``functools.lru_cache``)
         keeping pool state is reported once, on its ``def`` line: the cache is the store,
         whichever return hands the state out (a ``# noqa: KVP001`` there silences it).

@@ -411,3 +411,63 @@ def test_a_mixin_naming_nothing_is_read_once_an_heir_may_hold_pool_state(tmp_pat
                                               ("pkg/planning.py", 3, "KVP003")]
     write(pkg, {"b.py": PLANNED})
     assert _warm_is_cold(tmp_path, cache) == []
+
+
+STATE_MODULE = dedent("""\
+    WINDOWED = False
+    _MAP = None
+
+
+    def install(pool):
+        global WINDOWED, _MAP
+        WINDOWED = isinstance(pool, SWAKVPool)
+        _MAP = pool.full_to_swa_index_mapping
+
+
+    def mapping():
+        return _MAP
+""")
+INSTALLED = dedent("""\
+    from pkg import state
+    from pkg.updaters import Updater
+
+
+    class DBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.model_runner = model_runner
+            state.install(model_runner.token_to_kv_pool)
+            self.updater = Updater.for_backend(self)
+
+        def forward_decode(self, q, layer):
+            if state.WINDOWED:
+                return 1
+            m = state.mapping()
+            if self.updater is not None:
+                return m if m is not None else q
+""")
+UPDATERS = dedent("""\
+    class Updater:
+        def __init__(self, backend):
+            self.translate = backend.model_runner.token_to_kv_pool.translate_loc_from_full_to_swa
+
+        @staticmethod
+        def for_backend(backend):
+            return Updater(backend)
+""")
+
+
+def test_what_a_call_keeps_in_another_module_follows_that_module(tmp_path):
+    """A function of another module setting its globals from the pool the backend hands it,
+    and a factory of another module handed the backend itself: their findings sit in the
+    backend's file and change, warm as cold, when those modules stop reading the pool."""
+    pkg, cache = tmp_path / "tree" / "pkg", tmp_path / "cache"
+    write(pkg, {"__init__.py": "", "state.py": STATE_MODULE, "updaters.py": UPDATERS,
+                "d.py": INSTALLED})
+    flag = [("pkg/d.py", 8, "KVP002"), ("pkg/d.py", 12, "KVP003")]
+    assert _warm_is_cold(tmp_path, cache) == sorted([
+        *flag, ("pkg/d.py", 8, "KVP001"), ("pkg/d.py", 9, "KVP001"), ("pkg/d.py", 16, "KVP003")])
+    write(pkg, {"state.py": STATE_MODULE.replace("pool.full_to_swa_index_mapping", "None")})
+    assert _warm_is_cold(tmp_path, cache) == sorted([*flag, ("pkg/d.py", 9, "KVP001")])
+    write(pkg, {"updaters.py": UPDATERS.replace(
+        "backend.model_runner.token_to_kv_pool.translate_loc_from_full_to_swa", "None")})
+    assert _warm_is_cold(tmp_path, cache) == flag

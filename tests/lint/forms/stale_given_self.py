@@ -34,3 +34,31 @@ class SelfProbedAttnBackend(AttentionBackend):
         if self.mapped:  # expect: KVP003
             return None
         return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
+
+
+class WindowProbe:
+    """A probe class of the module whose factories are handed the backend."""
+
+    @staticmethod
+    def half_of(runner):
+        pool = runner.token_to_kv_pool
+        return pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+
+    @classmethod
+    def windowed(cls, runner) -> bool:
+        return isinstance(runner.token_to_kv_pool, SWAKVPool)
+
+
+class ProbeKeptAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.half = WindowProbe.half_of(self)  # expect: KVP001
+        self.windowed = WindowProbe.windowed(self)  # expect: KVP002
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.half is not None:  # expect: KVP003
+            return self.half.get_key_buffer(layer.layer_id)
+        if self.windowed:  # expect: KVP003
+            return None
+        return self.token_to_kv_pool.get_key_buffer(layer.layer_id)

@@ -37,3 +37,33 @@ class SelfAskedAttnBackend(AttentionBackend):
         if half is not None:
             return half.get_key_buffer(layer.layer_id)
         return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
+
+
+class WindowProbe:
+    """A probe class of the module whose factories are handed the backend."""
+
+    def __init__(self, half):
+        self.half = half
+
+    @staticmethod
+    def half_of(runner):
+        pool = runner.token_to_kv_pool
+        return pool.swa_kv_pool if isinstance(pool, SWAKVPool) else None
+
+    @classmethod
+    def windowed(cls, runner) -> bool:
+        return isinstance(runner.token_to_kv_pool, SWAKVPool)
+
+
+class ProbeAskedAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        half = WindowProbe.half_of(self)
+        if half is not None:
+            return half.get_key_buffer(layer.layer_id)
+        if WindowProbe.windowed(self):
+            return None
+        return self.token_to_kv_pool.get_key_buffer(layer.layer_id)
