@@ -287,12 +287,19 @@ def _names_swa_word(source: str) -> bool:
 def _class_starts(source: str):
     """Where ``class`` keywords that begin a physical line end. A class statement starts a
     line (after indentation): a compound statement can follow neither ``;`` nor another
-    statement's colon. Matches inside strings only cost a parse."""
-    index = source.find("class")
+    statement's colon. Matches inside strings only cost a parse. Each character is looked at
+    once or twice: searching back to the line's start for every "class" of a long line (or
+    slicing from it) was quadratic (a 288 kB line of 'y.class_' took 0.33 s, 9 MB minutes)."""
+    index, line_start, searched = source.find("class"), 0, 0
     while index >= 0:
         after = index + 5
-        line_start = max(source.rfind("\n", 0, index), source.rfind("\r", 0, index)) + 1
-        if not source[line_start:index].strip(" \t\f\ufeff") and not (
+        ends = max(source.rfind("\n", searched, index), source.rfind("\r", searched, index))
+        if ends >= 0:  # a line ended since the last "class"
+            line_start = ends + 1
+        searched = start = index
+        while start > line_start and source[start - 1] in " \t\f\ufeff":
+            start -= 1  # back over the indentation only
+        if start == line_start and not (
             source[after:after + 1].isalnum() or source[after:after + 1] == "_"
         ):
             yield after

@@ -260,3 +260,38 @@ def test_a_cache_entry_with_an_impossible_position_is_not_served(tmp_path, line,
     stored.write_text(json.dumps(data))
     again = poolguard("lint", "--isolated", "b.py", cwd=root, cache_dir=cache, expect=1)
     assert again.stdout == first.stdout and first.stdout.startswith("b.py:6:12: KVP003")
+
+
+def test_a_runner_file_with_long_lines_costs_no_other_file_its_findings(tmp_path):
+    # the text scans of a runner file (what it stores from its pool) tried a regex at every
+    # candidate of a line and scanned the rest of the line each time: a 240 kB comment of
+    # 'a=b;' beside the pool's name took minutes in every worker, so each backend asking the
+    # runner about an attribute ran out of time (KVP900 'still being parsed after 120 s')
+    runner = ("class ModelRunner:\n"
+              "    def __init__(self):\n"
+              "        self.token_to_kv_pool = make_pool()\n"
+              "        self.swa_translator = self.token_to_kv_pool.translate\n"
+              "        # token_to_kv_pool " + "a=b;" * 60_000 + "\n"
+              "        # " + "self.a:" * 40_000 + "\n")
+    backend = ("class DemoAttnBackend(AttentionBackend):\n"
+               "    def __init__(self, model_runner):\n"
+               "        self.tr = model_runner.swa_translator\n"
+               "    def forward_decode(self, layer):\n"
+               "        return self.tr\n")
+    root = write(tmp_path / "t", {"pkg/__init__.py": "", "pkg/model_runner.py": runner,
+                                  "pkg/backend.py": backend})
+    done = poolguard("lint", "--isolated", "--no-cache", "pkg", cwd=root, expect=1, timeout=120,
+                     env={"POOLGUARD_PARSE_TIMEOUT": "20"})
+    assert done.stdout.splitlines() == [
+        "pkg/backend.py:3:9: KVP001 self.tr is the runner's, built on its pool; FROZEN_KV "
+        "swaps only the pool: swap it too in frozen_kv_mtp_utils"]
+
+
+def test_a_long_line_of_class_words_is_pre_filtered_in_linear_time(tmp_path):
+    # the pre-filter searched back to the line's start for every 'class' of a line (and
+    # sliced from it): a 6 MB line of 'y.class_' kept the main process busy for minutes
+    source = ("x = token_to_kv_pool  # swa_kv_pool\n" + "y.class_ " * 700_000 + "\n"
+              "class A(AttentionBackend):\n    pass\n")
+    root = write(tmp_path / "t", {"big.py": source, "b.py": STALE})
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=root, expect=1, timeout=60)
+    assert done.stdout.startswith("b.py:3:9: KVP001")
