@@ -295,3 +295,24 @@ def test_a_long_line_of_class_words_is_pre_filtered_in_linear_time(tmp_path):
     root = write(tmp_path / "t", {"big.py": source, "b.py": STALE})
     done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=root, expect=1, timeout=60)
     assert done.stdout.startswith("b.py:3:9: KVP001")
+
+
+def test_a_deeply_nested_runner_file_is_scanned_in_linear_time(tmp_path):
+    # each store's statement (its line and the more indented lines after it) was walked and
+    # joined anew: 3,000 stores of growing indentation (4.5 MB) took 20-27 s in every worker,
+    # more than the 10 s allowed here (the backend's KVP001 became a KVP900)
+    runner = ("class ModelRunner:\n    def __init__(self):\n"
+              "        self.token_to_kv_pool = make_pool()\n"
+              "        self.swa_translator = self.token_to_kv_pool.translate\n"
+              '        """' + "".join(" " * (8 + i) + f"self.a{i} = 1\n" for i in range(3000))
+              + '"""\n')
+    backend = ("class DemoAttnBackend(AttentionBackend):\n"
+               "    def __init__(self, model_runner):\n"
+               "        self.tr = model_runner.swa_translator\n"
+               "    def forward_decode(self, layer):\n"
+               "        return self.tr\n")
+    root = write(tmp_path / "t", {"pkg/__init__.py": "", "pkg/model_runner.py": runner,
+                                  "pkg/backend.py": backend})
+    done = poolguard("lint", "--isolated", "--no-cache", "pkg", cwd=root, expect=1, timeout=120,
+                     env={"POOLGUARD_PARSE_TIMEOUT": "10"})
+    assert "pkg/backend.py:3:9: KVP001 self.tr is the runner's" in done.stdout, done.stdout
