@@ -747,9 +747,7 @@ class PackageIndex:
         """Whether function (or factory) ``pkg.mod.f`` is defined in a module whose text names
         the active pool: one handed the backend itself may read its pool there
         (``attn_backend.token_to_kv_pool``), and is then followed as if handed the pool."""
-        found = self._split(qualified, None)
-        if found is None or found[1] not in found[0].scope.functions:
-            found = self._factory(qualified)
+        found = self._function(qualified) or self._factory(qualified)
         return found is not None and ACTIVE_POOL in found[0].text
 
     def _factory(self, qualified: str) -> Optional[tuple]:
@@ -1062,8 +1060,8 @@ def _binding(attrs: Iterable[str]):
     """A test of text that may bind one of ``attrs``: ``.attr =`` (annotated, augmented, first
     of a tuple), ``attr =`` at the start of a line (a class attribute), ``del ... attr``, or
     the name as a string (``setattr``, ``__dict__``). Reads (``if self.attr:``, ``==``) do not
-    count. It answers as ``_BINDING``'s regex search would, in one pass: the regex scanned the
-    rest of the line for every '.attr,' and every 'del' (a long line took minutes)."""
+    count. It answers as one regex search of those forms would, in one pass: such a regex
+    scanned the rest of the line for every '.attr,' and every 'del' (a long line took minutes)."""
     names = sorted((re.escape(attr.encode()) for attr in attrs), key=len, reverse=True)
     name = b"(?:%s)" % b"|".join(names)  # the longest first: '.a_b' is not '.a' then '_b'
     dotted = re.compile(rb"\.%s\s*(?=[,:=%s])" % (name, re.escape(_AUGMENTING)))

@@ -3221,8 +3221,7 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
 def _hands_state(arguments: tuple, keywords: tuple) -> bool:
     """An argument is the pool or state read off it (``kv_pool=pool.swa_kv_pool``), not an
     object built around it (an inner backend handed on: its own finding) nor the runner."""
-    return any(v & STATE and not v & BUILT for v in arguments) or any(
-        v & STATE and not v & BUILT for _, v in keywords)
+    return any(v & STATE and not v & BUILT for v in (*arguments, *(v for _, v in keywords)))
 
 
 def _returns_self(method: ast.AST) -> bool:
@@ -3344,8 +3343,10 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
 def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
                             options: Options, keywords: tuple = (),
                             given_self: Tuple[int, ...] = ()) -> tuple:
-    """``(returned, fields)``: what function ``name`` (or factory ``"C.of"``) of another
-    module returns for arguments holding these taints, and the fields of the record it builds."""
+    """``(returned, fields, globals)``: what function ``name`` (or factory ``"C.of"``) of
+    another module returns for arguments holding these taints (the arguments at ``given_self``
+    the backend itself), the fields of the record it builds, and the module globals it sets
+    (``(name, taint, under)``, named by ``_global_name``)."""
     owner_name, _, method = name.rpartition(".")
     if not owner_name and scope.is_resolver(name):
         return CLEAN, {}, ()
