@@ -35,6 +35,7 @@ from lint_rules.rules._installed import (
     decorated_methods,
     dispatched,
     descriptor_methods,
+    foreign_helpers,
     given_self,
     handed_helpers,
     made_classes,
@@ -74,6 +75,7 @@ from lint_rules.rules._flow import (
     element,
     getter_path,
     entry_key,
+    handed_name,
     is_self,
     is_type_probe,
     keyed_by_pool,
@@ -208,6 +210,9 @@ class ClassFacts:
     per_forward: frozenset = frozenset()  # methods that run on every forward
     fields: Dict[str, Taint] = field(default_factory=dict)  # "layout.enabled" -> what it holds
     wrappers: Dict[str, list] = field(default_factory=dict)  # method -> bodies run in its place
+    # helpers of other modules it hands ``self`` to, by how calls spell them: their defs placed
+    # at the call (``_installed.foreign_helpers``)
+    placed: Dict[str, ast.AST] = field(default_factory=dict)
 
 
 # -- which classes ----------------------------------------------------------------------------
@@ -546,9 +551,12 @@ class ModuleScope:
         return name, bound
 
     def is_resolver(self, name: str) -> bool:
-        """A module function that asks the allocator: the fix itself, never followed."""
+        """A module function that asks the allocator: the fix itself, never followed (one of
+        another module handed the backend is no resolver: ``handed_def`` leaves those out)."""
         if name not in self._resolver:
-            function = self.functions[name]
+            function = self.functions.get(name)
+            if function is None:
+                return False
             self._resolver[name] = _mentions(function, ASKS) and asks_as_fallback(function)
         return self._resolver[name]
 
@@ -622,6 +630,14 @@ class ModuleScope:
         if not bits and self.package is not None:
             bits = self.package.runner_attr(attr, self.path)
         return bits
+
+    def handed_def(self, func: ast.AST) -> Optional[ast.AST]:
+        """The def of the function of another module of the package that ``func`` names, for a
+        call handing it the backend; None for anything else, and for a resolver (one asking
+        the allocator: the fix itself, whose pool is not kept state)."""
+        qualified = self.qualified(func) if self.package is not None else None
+        function = self.package.function_def(qualified) if qualified else None
+        return None if function is None or _mentions(function, ASKS) else function
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
@@ -1570,6 +1586,10 @@ class _Pass:
         with these arguments: the def as given the backend at ``given_self`` (None when it
         takes no parameter there), those arguments left out of the key's."""
         local = self._module_callable(func)
+        if local is None and given_self:  # helpers.mark(self): as placed at the call
+            spelled = handed_name(func)
+            local = next(((spelled, cls.placed[spelled], "") for cls in self.facts.family
+                          if spelled in cls.placed), None)
         if local is None:
             return None
         name, function, klass = local
@@ -1968,6 +1988,9 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
                 calls.add(func.attr)
             elif isinstance(func, ast.Name):
                 handed.update((func.id, i) for i, a in enumerate(node.args) if is_self(a))
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                handed.update((f"{func.value.id}.{func.attr}", i)  # helpers.mark(self)
+                              for i, a in enumerate(node.args) if is_self(a))
         elif kind is ast.Name:
             asks = asks or node.id in (ALLOCATOR, ALLOCATOR_POOL)
         elif kind is not ast.Assign:
@@ -2135,6 +2158,14 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
             facts.methods[name] = method  # helper(self): its body reads this backend
             facts.calls[name] = set()
             facts.calls[caller].add(name)
+        if scope.package is not None:  # helpers.mark(self): one of another module, at the call
+            for name, placed, method in foreign_helpers(
+                    {n: i for n, i in handed.items() if n not in scope.functions},
+                    facts.methods[caller], facts.methods, scope.handed_def):
+                facts.methods[name] = method
+                facts.placed[name] = placed
+                facts.calls[name] = set()
+                facts.calls[caller].add(name)
     if setters:  # a method assigning self.<name> calls its setter
         for caller, function in list(facts.methods.items()):
             stored = {n.attr for n in nodes_under(function) if type(n) is ast.Attribute

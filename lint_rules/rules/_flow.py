@@ -323,6 +323,16 @@ def is_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+def handed_name(func: ast.AST) -> Optional[str]:
+    """``f`` or ``module.f``: how a call names a function it may hand ``self`` to (the key of
+    that function among the class's methods)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
 def selves(args: list) -> Tuple[int, ...]:
     """The positions of the arguments that are ``self``."""
     return tuple(i for i, a in enumerate(args) if type(a) is ast.Name and a.id == "self")
@@ -1412,6 +1422,9 @@ class MethodFlow(ast.NodeVisitor):
             # cls(pool=...), Klass(...) in a factory of this class: its __init__'s arguments
             self.owner.note_call("__init__", values[: len(args)], dict(keywords))
         handed = selves(args)  # helper(self): the backend handed itself
+        if handed and self.record and not self.deferred:  # helper(self, pool): its turn as a
+            self.owner.note_call(handed_name(func), tuple(  # method runs with what it is given
+                v for i, v in enumerate(values[: len(args)]) if i not in handed), dict(keywords))
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
                                                handed)
         if returned is not None:  # a function of this module or of the package

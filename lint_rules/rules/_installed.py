@@ -1,7 +1,8 @@
 """Code that runs as a method of a backend without being a method of its class statement.
 
 - A function of the module a method hands ``self`` to (``helper(self)``): its body reads the
-  backend (``handed_helpers``).
+  backend (``handed_helpers``); one of another module of the package (``helpers.mark(self)``)
+  too, placed at the call (``placed_at``): its findings are this file's, at that call.
 - A method wrapped by a decorator defined in the module: the wrapper the decorator returns
   runs in its place (``wrapper_bodies``: its body is analysed as that method).
 - A class decorator of the module that installs one of its nested functions on the class
@@ -24,7 +25,7 @@ import ast
 import copy
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.rules._flow import const_str, last_name
+from lint_rules.rules._flow import const_str, handed_name, last_name
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INSTANCE = "self"
@@ -119,6 +120,39 @@ def handed_helpers(handed: Dict[str, int], functions: Dict[str, ast.AST],
         if index < len(positional):
             found.append((name, _renamed(function, positional[index].arg, name)))
     return found
+
+
+def foreign_helpers(handed: Dict[str, int], function: ast.AST, methods: Dict[str, ast.AST],
+                    resolve) -> List[Tuple[str, ast.AST, ast.AST]]:
+    """``(name, def, method)`` for each function of another module that ``function`` hands
+    ``self`` to (``helpers.mark(self)``, ``mark(self)`` imported), as ``resolve(func)`` finds
+    its def (None: not one of the package): that def placed at the first such call
+    (``placed_at``), and as a method, the parameter given ``self`` renamed to it."""
+    found = []
+    for name, index in handed.items():
+        call = None if name in methods else next((
+            node for node in ast.walk(function) if isinstance(node, ast.Call)
+            and handed_name(node.func) == name and any(
+                isinstance(a, ast.Name) and a.id == INSTANCE for a in node.args)), None)
+        helper = resolve(call.func) if call is not None else None
+        if not isinstance(helper, ast.FunctionDef):
+            continue
+        positional = [*helper.args.posonlyargs, *helper.args.args]
+        if index < len(positional):
+            placed = placed_at(helper, call)
+            found.append((name, placed, _renamed(placed, positional[index].arg, name)))
+    return found
+
+
+def placed_at(function: ast.AST, call: ast.AST) -> ast.AST:
+    """A copy of ``function`` (a def of another file) whose every node stands at ``call``:
+    what the analysis finds in it is reported where this file hands it the backend."""
+    copied = copy.deepcopy(function)
+    for node in ast.walk(copied):
+        if "lineno" in node._attributes:
+            node.lineno, node.col_offset = call.lineno, call.col_offset
+            node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
+    return copied
 
 
 def given_self(function: ast.AST, positions: Tuple[int, ...], bound: bool) -> Optional[ast.AST]:

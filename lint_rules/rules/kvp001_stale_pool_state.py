@@ -242,7 +242,8 @@ class StalePoolState(Rule):
         materialised with ``dict()``/``list()``), the pool reached by other routes
         (``get_token_to_kv_pool()`` and ``get_attn_backend().token_to_kv_pool`` asked outside
         per-forward code, the target of a ``with`` whose manager yields the pool or is made
-        from it, a module helper the backend hands itself to); per-layer buffers and scales read
+        from it, a module helper the backend hands itself to, with the pool or not: one of another
+        module of the package is reported at the call); per-layer buffers and scales read
         off a pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
         decision outside per-forward code (control dependence): a buffer allocated under a
         stored SWA flag (a ternary, a helper that returns early on the flag; in a branch of a
