@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import errno
 import itertools
 import json
 import os
@@ -94,6 +95,7 @@ class PackageIndex:
         """``contents`` and ``digests`` (by absolute path): the bytes the run already read, so
         every module is analysed as the run read it, never read from disk a second time."""
         self.options = options
+        self.given = contents is not None  # the run's reading: a file it could not read stays so
         self.contents = contents or {}
         self.digests = digests or {}
         paths = sorted({os.path.abspath(path) for path in files})
@@ -413,6 +415,8 @@ class PackageIndex:
     def _bytes(self, path: str) -> bytes:
         """What the run read at ``path`` (its digest recorded)."""
         data = self.contents.get(path)
+        if data is None and self.given:  # refused by the run (too large, unreadable, gone: its
+            raise OSError(errno.ENOENT, "not read by this run")  # error line says why), unread
         if data is None:  # a module outside the run's reading (a test builds the index alone)
             with open(path, "rb") as handle:
                 data = handle.read()
@@ -641,7 +645,10 @@ class PackageIndex:
         of that name, no ``namedtuple``/``make_dataclass``): ``_split`` would find the function
         first, so a question about a class (is it a record, a factory, a summary) is answered
         no without parsing the module (most calls name functions: ``is_cuda()``)."""
-        data = self._bytes(path)
+        try:
+            data = self._bytes(path)
+        except OSError:
+            return False  # unread: parsed (and refused) as any other module
         if b"namedtuple" in data or b"make_dataclass" in data or any(
                 defined == name for defined, _ in self.headers.get(path, ())):
             return False
