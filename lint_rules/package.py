@@ -102,14 +102,19 @@ class PackageIndex:
         root = _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
             paths) else ""
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
-        self.by_key: Dict[str, List[str]] = {}  # every dotted suffix -> paths
+        self.by_key: Dict[str, List[str]] = {}  # every dotted suffix an import can spell -> paths
+        # Python imports a package ``a/__init__.py`` as ``a``, never the module ``a.py`` beside it
+        shadowed = {os.path.dirname(path) + ".py" for path in paths
+                    if os.path.basename(path) == "__init__.py"}
         for path in paths:  # absolute and normalised, so below root by plain slicing
             parts = path[len(root):].lstrip(os.sep).split(os.sep)
             parts[-1] = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
             if parts[-1] == "__init__" and len(parts) > 1:
                 parts.pop()
             self.names[path] = ".".join(parts)
-            for start in range(len(parts)):
+            # no import spells a folder or file name holding a dot (``a.b.py`` is not ``a/b.py``)
+            spelt = max((i + 1 for i, part in enumerate(parts) if "." in part), default=0)
+            for start in range(len(parts) if path in shadowed else spelt, len(parts)):
                 self.by_key.setdefault(".".join(parts[start:]), []).append(path)
         self.headers: Dict[str, list] = {}  # path -> class_headers() of its text
         self.mixins: frozenset = _Asked((), "mixin", self._touch)  # classes package backends
@@ -240,7 +245,7 @@ class PackageIndex:
         """``bases`` of class ``heir`` of ``path`` (its heir view's: each package mixin bare)
         with its mixins other than ``mixin`` in their sibling view instead. One step: a
         sibling view sees the heirs' with every mixin bare, so no summary asks itself."""
-        module = self.module(self.names.get(path, ""), near=path)
+        module = self.module_at(path)
         node = module.scope.classes.get(heir) if module is not None else None
         seen = {}
         for base in node.bases if node is not None else ():
@@ -386,8 +391,10 @@ class PackageIndex:
         ``classes_only``, None when it binds it as a function (``_only_a_function``)."""
         path = self.find(dotted, near)
         self._touch(f"{ASKED}find:{dotted}@{near}", path)  # a module added later may answer
-        if path is None:
-            return None
+        return None if path is None else self.module_at(path, name, classes_only)
+
+    def module_at(self, path: str, name: str = "", classes_only: bool = False) -> Optional[_Module]:
+        """The run's module at ``path``, parsed once (``name``, ``classes_only``: ``module``)."""
         if path not in self._modules:
             if name and (not self._may_bind(path, name) or (
                     classes_only and self._only_a_function(path, name))):
@@ -832,7 +839,7 @@ class PackageIndex:
             bound = self._runner_binds(path)
             if path == here or bound is None or attr not in bound:
                 continue  # (the file asking answered for its own classes)
-            module = self.module(self.names[path], near=path)
+            module = self.module_at(path)
             if module is not None:
                 for name, _ in self.headers.get(path, ()):
                     if name.endswith(RUNNER_SUFFIX):

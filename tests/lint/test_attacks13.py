@@ -10,7 +10,9 @@ import subprocess
 import sys
 from textwrap import dedent
 
-from clirun import STALE, write
+import pytest
+
+from clirun import STALE, poolguard, write
 
 # A backend of its own module whose findings another module's trouble must not cost.
 IMPORTER = dedent("""\
@@ -43,3 +45,51 @@ def test_a_module_the_run_refused_is_never_read_by_the_package_analysis(tmp_path
     assert done.stderr.splitlines() == ["poolguard: error: q/base.py: larger than 268435456 bytes"]
     assert sorted((r["path"], r["line"], r["code"]) for r in json.loads(done.stdout)) == [
         ("q/c.py", 6, "KVP001"), ("q/d.py", 3, "KVP001")]
+
+
+BASE = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class ParentAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+""")
+CHILD = dedent("""\
+    from q.{module} import ParentAttnBackend
+
+
+    class ChildAttnBackend(ParentAttnBackend):
+        def forward_extend(self, q, layer):
+            if self.paged_split:
+                return q
+            return layer
+""")
+PLAIN = "class ParentAttnBackend:\n    paged_split = False\n"
+
+
+@pytest.mark.parametrize("files, module", [
+    ({"q/base.py": BASE, "q/base/__init__.py": PLAIN}, "base"),
+    ({"q/a.b.py": BASE, "q/a/__init__.py": "", "q/a/b.py": PLAIN}, "a.b"),
+], ids=["module-beside-package", "dot-in-file-name"])
+def test_an_import_reaches_the_module_python_imports(tmp_path, files, module):
+    # q/base.py beside q/base/__init__.py (Python imports the package) and q/a.b.py beside
+    # q/a/b.py (no import spells a file name with a dot) had the same dotted name as the
+    # module Python imports, and won the tie: the child was said to inherit the stale flag of
+    # a module it never imports (KVP003 at q/c.py:6), and the cache kept saying so
+    root = write(tmp_path / "t", {"q/__init__.py": "", "q/c.py": CHILD.format(module=module),
+                                  **files})
+    python = subprocess.run([sys.executable, "-c", f"import q.{module} as m; print(m.__file__)"],
+                            cwd=root, capture_output=True, text=True, timeout=60)
+    assert python.stdout.strip() == str(root / ("q/base/__init__.py" if module == "base"
+                                                else "q/a/b.py"))
+    stale = "q/base.py" if module == "base" else "q/a.b.py"
+    for _ in ("cold", "warm"):
+        done = poolguard("lint", "--format", "json", "q", cwd=root, expect=1)
+        assert sorted((r["path"], r["code"]) for r in json.loads(done.stdout)) == [
+            (stale, "KVP002")]
+    if module == "base":  # without the package, the module is what the import reaches
+        (root / "q/base/__init__.py").unlink()
+        done = poolguard("lint", "--format", "json", "q", cwd=root, expect=1)
+        assert sorted((r["path"], r["code"]) for r in json.loads(done.stdout)) == [
+            ("q/base.py", "KVP002"), ("q/c.py", "KVP003")]
