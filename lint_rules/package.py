@@ -37,6 +37,9 @@ CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 STAR_TEXT = re.compile(r"import(?:[ \t\f]|\\(?:\r\n|\r|\n))*\*")  # also continued lines
+# a line beginning ``def name`` (``_only_a_function``): the name is the whole word after it
+TOP_DEF = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+WORD = re.compile(r"\w+", re.ASCII)
 # self.<name> [: T] = ...; an annotation is read up to the next "self." (each character is
 # scanned for one store at most: 'self.a:' repeated over a long line was quadratic)
 SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::(?:(?!self\.)[^=\n])*)?=(?!=)")
@@ -131,6 +134,7 @@ class PackageIndex:
         # module not parsed yet -> its text, where every name it binds is spelled (``_may_bind``;
         # None: any name may be bound there)
         self._spelled: Dict[str, Optional[str]] = {}
+        self._top_defs: Dict[str, frozenset] = {}  # module -> its ``def`` lines' names
         self._runners: Optional[List[str]] = None  # files defining a runner class
         self._open: List[Dict[str, Optional[str]]] = [{}]  # deps being collected
         self._computing: List[tuple] = []  # keys of the summaries being computed, outermost first
@@ -659,8 +663,13 @@ class PackageIndex:
         if b"namedtuple" in data or b"make_dataclass" in data or any(
                 defined == name for defined, _ in self.headers.get(path, ())):
             return False
-        return re.search(rb"^(?:async[ \t]+)?def[ \t]+%s\b" % name.encode(), data,
-                         re.MULTILINE) is not None
+        if not WORD.fullmatch(name):  # a non-ASCII name: only the search spells it alike
+            return re.search(rb"^(?:async[ \t]+)?def[ \t]+%s\b" % name.encode(), data,
+                             re.MULTILINE) is not None
+        defined = self._top_defs.get(path)
+        if defined is None:  # each module's top-level def names, found in one pass
+            defined = self._top_defs[path] = frozenset(TOP_DEF.findall(data))
+        return name.encode() in defined
 
     def first_defined(self, targets: List[str], scope) -> str:
         """The first of a conditionally imported name's ``targets`` that the package defines
