@@ -431,14 +431,35 @@ _DEEP_LIMIT = 60_000
 def _deep(function, *args):
     """``function(*args)``; on RecursionError once more under a raised recursion limit."""
     try:
-        return function(*args)
+        return _roomy(function, *args)
     except RecursionError:
         previous = sys.getrecursionlimit()
         sys.setrecursionlimit(max(previous, _DEEP_LIMIT))
         try:
-            return function(*args)
+            return _roomy(function, *args)
         finally:
             sys.setrecursionlimit(previous)
+
+
+def _calls(function, *args):
+    return function(*args)
+
+
+# CPython (3.11+) keeps Python frames in 16 KiB chunks, each mmap'd when a call needs a new one
+# and unmapped as soon as its first frame returns: the analysis recurses deep and back again
+# many times over one chunk's edge, so it mapped and unmapped 30,000 chunks a run, each new
+# mapping zeroed page by page by the kernel (most of a cold run's system time). A frame larger
+# than a chunk gets one of its own, as large as the next power of two that holds it: a frame of
+# a little over half a MiB (unused locals) gets a MiB, so what it calls runs in the half MiB
+# left, thousands of frames deep, with no chunk taken or given back.
+_ROOM_SLOTS = 65_600  # 8 bytes each: 512.5 KiB, so a chunk of 1 MiB, half of it free
+try:
+    _roomy = _calls.__code__.replace(
+        co_varnames=_calls.__code__.co_varnames + tuple(f"_{i}" for i in range(_ROOM_SLOTS)),
+        co_nlocals=_calls.__code__.co_nlocals + _ROOM_SLOTS)
+    _roomy = type(_calls)(_roomy, globals(), "_roomy")
+except (TypeError, ValueError):  # an interpreter whose code objects do not take it: no room
+    _roomy = _calls
 
 
 _char_col = fix_model.char_col
