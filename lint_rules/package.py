@@ -119,6 +119,7 @@ class PackageIndex:
             spelt = max((i + 1 for i, part in enumerate(parts) if "." in part), default=0)
             for start in range(len(parts) if path in shadowed else spelt, len(parts)):
                 self.by_key.setdefault(".".join(parts[start:]), []).append(path)
+        self._found: Dict[tuple, Optional[str]] = {}  # (dotted, near) -> ``find``'s answer
         self.headers: Dict[str, list] = {}  # path -> class_headers() of its text
         self.mixins: frozenset = _Asked((), "mixin", self._touch)  # classes package backends
         # inherit, by name; every membership test is recorded as read
@@ -381,6 +382,12 @@ class PackageIndex:
 
     def find(self, dotted: str, near: str = "") -> Optional[str]:
         """The run's file for a module name: the longest matching suffix, nearest first."""
+        key = (dotted, near)
+        if key not in self._found:  # (asked ~10,000 times a run, of a few hundred names)
+            self._found[key] = self._find(dotted, near)
+        return self._found[key]
+
+    def _find(self, dotted: str, near: str) -> Optional[str]:
         parts = dotted.split(".")
         for start in range(len(parts)):
             found = self.by_key.get(".".join(parts[start:]))
@@ -470,9 +477,10 @@ class PackageIndex:
         self._modules[path] = self._module_of(path, tree, source)
 
     def _touch(self, key: str, value: Optional[str]) -> None:
-        """Record what the analyses now open read: a file's digest, or an answer (``ASKED``)."""
-        for deps in self._open:
-            deps[key] = value
+        """Record what the analyses now open read: a file's digest, or an answer (``ASKED``).
+        It is written to the innermost one; each passes what it read on to the one it runs in
+        when it ends (``_tracked``), so every open analysis holds it, in the same order."""
+        self._open[-1][key] = value
 
     def _remembered(self, key: tuple, compute):
         """``compute()`` once per key; a later use still records the files it read."""
@@ -518,8 +526,7 @@ class PackageIndex:
         finally:
             deps = self._open.pop()
             repeatable = self._frames.pop()[1]
-        for path, digest in deps.items():
-            self._touch(path, digest)
+            self._open[-1].update(deps)  # (also when it failed: what it read was read)
         return value, deps, repeatable
 
     def _not_repeatable(self, what=None) -> None:
