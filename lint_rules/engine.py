@@ -29,7 +29,7 @@ from lint_rules.noqa import NoqaMap
 from lint_rules.options import Options
 from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
 from lint_rules.rules._base import Report
-from lint_rules.rules._facts import analyse
+from lint_rules.rules._facts import analyse, imported_names
 from lint_rules.rules._vocab import BACKEND_SUFFIX
 from lint_rules.rules._vocab import may_match as _vocabulary_may_match
 
@@ -222,6 +222,7 @@ class _FileAnalysis:
                 self._analyse(tree)
 
     def _analyse(self, tree: Optional[ast.AST]) -> None:
+        given = tree is not None  # flake8's: read by other plugins too, never changed here
         if tree is None and self.package is not None:  # parsed already as another's module
             tree = self.package.tree_of(self.path, self.source)
         if tree is None and len(self.source) > MAX_PARSED_CHARS:
@@ -234,7 +235,7 @@ class _FileAnalysis:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # e.g. invalid escapes: not our business
-                    tree = ast.parse(self.source)
+                    tree = imported_names(ast.parse(self.source))
             except (RecursionError, MemoryError):
                 # too deep for CPython's parser; libcst's native parser would crash the process
                 return self._parse_failure(1, 0, "nesting too deep")
@@ -243,6 +244,8 @@ class _FileAnalysis:
             if self.package is not None:  # other files' summaries may read this module
                 self.package.adopt(self.path, tree, self.source)
         try:
+            if given:
+                tree = imported_names(tree, owned=False)
             module = self.package.begin(self.path) if self.package is not None else ""
             facts = _deep(functools.partial(analyse, flows=self._flows), tree, self.options,
                           self.package, module, None, self.path)

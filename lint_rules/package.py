@@ -418,13 +418,15 @@ class PackageIndex:
         return module
 
     def _parse(self, path: str) -> Optional[_Module]:
+        from lint_rules.rules._facts import imported_names
+
         try:
             text = self._text(path)
             if len(text) > MAX_PARSED_CHARS:  # its own lint says so (KVP900)
                 return None
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                tree = ast.parse(text)
+                tree = imported_names(ast.parse(text))
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError,
                 RecursionError, MemoryError):
             return None  # an unreadable module answers nothing; its own lint says why

@@ -36,7 +36,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 
 from lint_rules.fixes.plan import ACTIVE_POOL, ALLOCATOR, ELSEWHERE, RESOLVER, Declined, check
 from lint_rules.options import Options
-from lint_rules.rules._facts import FileFacts, Store, analyse
+from lint_rules.rules._facts import FileFacts, Store, analyse, imported_names
 
 HAZARDS = frozenset({"KVP001", "KVP002", "KVP003"})
 # The pool test used when the flag's own test cannot be lifted onto a pool (e.g. it tested the
@@ -179,7 +179,7 @@ def _respelt_names(module: cst.Module) -> Optional[tuple]:
 
 def _rewrite(module: cst.Module, class_name: str, options: Options, heirs=None) -> cst.Module:
     try:
-        tree = ast.parse(module.code)
+        tree = imported_names(ast.parse(module.code))  # as the lint read it
     except (SyntaxError, ValueError) as err:
         raise Declined(f"does not parse: {err}") from None
     facts = analyse(tree, options)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import sys
 import dataclasses
 import functools
 import os
@@ -74,6 +75,7 @@ from lint_rules.rules._flow import (
     const_str,
     element,
     getter_path,
+    empty_value,
     entry_key,
     handed_name,
     is_self,
@@ -677,6 +679,37 @@ def _module_statements(statements) -> Iterator[ast.stmt]:
                 yield from _module_statements(handler.body)
         else:
             yield statement
+
+
+def imported_names(tree: ast.AST, owned: bool = True) -> ast.AST:
+    """``tree`` with every name a module-level ``from <standard library> import name as alias``
+    binds spelled by its own name (``partial``, not ``_bind``; ``attrgetter``, not ``getter``),
+    so every form the analysis knows by name is known under any alias. The renaming is
+    consistent (every read, store and parameter of the alias), and skipped for an alias whose
+    own name the module binds otherwise. ``owned``: the tree is the caller's to change;
+    otherwise (flake8's, which other plugins read) a renamed copy is returned."""
+    renames = {}
+    for statement in _module_statements(getattr(tree, "body", ())):
+        if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module \
+                and statement.module.partition(".")[0] in sys.stdlib_module_names:
+            renames.update((a.asname, a.name) for a in statement.names
+                           if a.asname and a.asname != a.name and a.name != "*")
+    if not renames:
+        return tree
+    taken = {node.id for node in ast.walk(tree) if type(node) is ast.Name} | {
+        a.asname or a.name for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    renames = {alias: name for alias, name in renames.items() if name not in taken}
+    if not renames:
+        return tree
+    if not owned:
+        tree = copy.deepcopy(tree)
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and node.id in renames:
+            node.id = renames[node.id]
+        elif type(node) is ast.arg and node.arg in renames:
+            node.arg = renames[node.arg]
+    return tree
 
 
 def _absolute(module: str, target: str, level: int, package: bool = False) -> str:
@@ -1724,10 +1757,15 @@ class _Pass:
         return attr in self.flow.keyed_dicts
 
     def is_module_object(self, name: str) -> bool:
-        """A name the module binds by assignment (not an import, def or class)."""
+        """A name the module binds by assignment (not an import or def), or a class it defines
+        or imports (``Metadata.uses_swa = ...``: a class attribute of a class not of this
+        family, kept as long as the class is; the family's own are class attributes)."""
         scope = self.scope
+        if name in scope.classes or name in scope.imports and name.lstrip("_")[:1].isupper() \
+                and not name.isupper():
+            return True
         return name in scope.globals and name not in scope.imports and \
-            name not in scope.functions and name not in scope.classes
+            name not in scope.functions
 
     def is_live_view(self, name: str) -> bool:
         return self.facts.properties.get(name) is False
@@ -1804,7 +1842,7 @@ def _resets(facts: ClassFacts, per_forward) -> frozenset:
     for name in per_forward:
         function = facts.methods.get(name)
         for statement in getattr(function, "body", ()):
-            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _empty(statement.value):
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and empty_value(statement.value):
                 targets = getattr(statement, "targets", None) or [statement.target]
                 found.update(_emptied(t, function, False) for t in targets)
             elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
@@ -1879,16 +1917,6 @@ def _method_patterns(method: ast.AST) -> frozenset:
             and len(node.args) == 3 and is_self(node.args[0])
             for pattern in [name_pattern(node.args[1])] if pattern)
     return found
-
-
-def _empty(value: Optional[ast.AST]) -> bool:
-    """``None``, ``{}``, ``[]``, ``()``, ``set()``, ``dict()``: a memo emptied."""
-    if isinstance(value, ast.Constant):
-        return value.value is None
-    if isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
-        return not getattr(value, "keys", None) and not getattr(value, "elts", None)
-    return isinstance(value, ast.Call) and not value.args and not value.keywords and last_name(
-        value.func) in ("dict", "list", "set", "OrderedDict")
 
 
 def holds_backend(family: List[ClassFacts], attr: str) -> bool:
@@ -2911,7 +2939,7 @@ def _filled_value(node: ast.AST, holder: str) -> Optional[ast.AST]:
 
 def _vacant(node: Optional[ast.AST]) -> bool:
     """``None`` or an empty container (``[]``, ``{}``, ``dict()``): nothing kept."""
-    return _is_none(node) or _empty(node)
+    return _is_none(node) or empty_value(node)
 
 
 def _vacant_side(node: Optional[ast.AST]) -> bool:
@@ -3500,6 +3528,9 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
     backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
                   for c in cls.family for base in c.bases)
     own = ClassSummary(name, backend, stores, properties, returns, flags, decided, fields)
+    # the foreign bases of the class and of its same-file bases (Heir(Mixin, Mid), Mid(Base)
+    # of another module: Base's flag is the heir's too)
+    foreign = tuple({id(s): s for c in cls.family for s in c.foreign}.values())
     if view == "heir":
-        return own, cls.foreign
-    return merged([own, *cls.foreign], name, backend)
+        return own, foreign
+    return merged([own, *foreign], name, backend)

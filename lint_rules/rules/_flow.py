@@ -345,7 +345,8 @@ def const_str(node: Optional[ast.AST]) -> Optional[str]:
 def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
     """``(obj, name)`` for the attribute read ``node`` spells: ``obj.name``,
     ``getattr(obj, "name"[, default])``, ``obj.__dict__["name"]``, ``vars(obj)["name"]``,
-    ``vars(obj).get("name"[, default])``, ``attrgetter("name")(obj)``."""
+    ``vars(obj).get("name"[, default])``, ``obj.__dict__.setdefault("name", default)``,
+    ``attrgetter("name")(obj)``."""
     kind = type(node)
     if kind is ast.Attribute:
         return node.value, node.attr
@@ -354,8 +355,9 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
         called = last_name(func)
         if called == "getattr" and len(args) > 1 and const_str(args[1]) is not None:
             return args[0], const_str(args[1])
-        if called == "get" and args and const_str(args[0]) and type(func) is ast.Attribute:
-            holder = _namespace_of(func.value)  # vars(obj).get("name"), obj.__dict__.get(...)
+        if called in ("get", "setdefault") and args and const_str(args[0]) and \
+                type(func) is ast.Attribute:  # vars(obj).get("name"), obj.__dict__.get(...),
+            holder = _namespace_of(func.value)  # obj.__dict__.setdefault("name", {})
             if holder is not None:
                 return holder, const_str(args[0])
         path = getter_path(func) if type(func) is ast.Call else None
@@ -393,6 +395,15 @@ def getter_path(node: ast.AST) -> Optional[str]:
         path = const_str(node.args[0])
         if path and all(part.isidentifier() for part in path.split(".")):
             return path
+    return None
+
+
+def getter_paths(node: ast.AST) -> Optional[Tuple[str, ...]]:
+    """``("a", "b.c")`` for ``operator.attrgetter("a", "b.c")``: several paths, read as a tuple."""
+    if isinstance(node, ast.Call) and last_name(node.func) == "attrgetter" and len(node.args) > 1:
+        paths = tuple(map(const_str, node.args))
+        if all(p and all(part.isidentifier() for part in p.split(".")) for p in paths):
+            return paths
     return None
 
 
@@ -816,6 +827,8 @@ class MethodFlow(ast.NodeVisitor):
                  record: bool = True, runners: Optional[set] = None, klass: str = "",
                  calling: frozenset = frozenset()) -> None:
         self.owner, self.name, self.klass = owner, name, klass
+        self.statements = getattr(function, "body", ())  # (a latch set later in it: latch_of)
+        self._method_stores: Optional[set] = None  # (method_stores)
         self.per_forward = owner.is_per_forward(name)
         # a cached method or property keeps its first answer: the pool it reads is that
         # moment's, stale as any kept (a decision on it picks what stays)
@@ -841,11 +854,15 @@ class MethodFlow(ast.NodeVisitor):
         self.allocators: set = set()
         self.type_locals: Dict[str, bool] = {}  # local -> bound to SWA class names?
         self.getters: Dict[str, str] = {}  # local -> the path of the attrgetter it holds
+        self.tuple_getters: Dict[str, Tuple[str, ...]] = {}  # local -> an attrgetter's paths
         # type test -> (the local class it names, what its subject holds): ``narrowed``
         self.narrowing: Dict[int, Tuple[str, Taint]] = {}
         self.siblings: Dict[str, tuple] = {}  # loop variable -> the names its target binds
         self.callers: Dict[str, ast.Call] = {}  # local -> the methodcaller it holds
         self.namespaces: Dict[str, ast.AST] = {}  # local -> the object whose vars() it holds
+        # local -> the state of ours it is bound to (memo = self.memos, m = vars(self).setdefault(
+        # "m", {})): filling or testing the local fills or tests that state
+        self.held: Dict[str, ast.AST] = {}
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.entries: Dict[int, dict] = {}  # dict literal -> key -> (value node, its taint)
@@ -896,6 +913,8 @@ class MethodFlow(ast.NodeVisitor):
         # decision testing the local is that test (reported there)
         self.tests: Dict[str, ast.AST] = {}
         self.gate_at: Optional[ast.AST] = None
+        self.pool_tests = 0  # enclosing ifs testing the type of self.token_to_kv_pool itself
+        self.pool_locals: set = set()  # locals bound to it (live = self.token_to_kv_pool)
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.defaulted = ""  # the name a getattr with a default is reading
@@ -1277,6 +1296,11 @@ class MethodFlow(ast.NodeVisitor):
                     func.value, args[0])):  # table.get(self.flag, d), self.cfg.get("page")
             return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
         name = func.id if isinstance(func, ast.Name) else ""
+        paths = self.tuple_getters.get(name) or (
+            getter_paths(func) if type(func) is ast.Call else None)
+        if paths is not None and len(args) == 1:  # attrgetter("a", "b")(x): (x.a, x.b)
+            return container(union(self.attribute(node, read.value, read.attr)
+                                   for read in (_chain(args[0], p, node) for p in paths)))
         path = self.getters.get(name) or self.owner.getter(func)
         if path is not None and len(args) == 1:  # fetch = attrgetter("token_to_kv_pool")
             read = _chain(args[0], path, node)
@@ -2088,7 +2112,10 @@ class MethodFlow(ast.NodeVisitor):
                 # data, and KVP001 leaves it to that decision or to its pool-data twin)
                 return SWA | (decided & STALE)
         # (per forward it is made again each time: the gate is the finding)
-        kept = decided & UNDER_FLAG and not self.per_forward
+        kept = (decided & UNDER_FLAG or decided & TYPE and (
+            decided & STALE or self.pool_tests) and value is CLEAN and _picked_object(
+            value_node) and not self.deferred) and not self.per_forward  # (a type test's of
+        # the active pool: what it picks or has made)
         if kept and not value & TYPE and not _is_none(value_node):
             # made in a branch of a stored flag, runner's or type test's alike: made under it;
             # a runner flag read in the test itself (no flag kept) is what picked it
@@ -2152,6 +2179,8 @@ class MethodFlow(ast.NodeVisitor):
         """What a memo test or fill names (``memo_key``): ``self.<attr>``, a class attribute,
         or a container the module keeps (``MODULE_MEMO`` + ``module_holder``): a memo filled
         once outlives the call in any of them."""
+        if type(node) is ast.Name:
+            node = self.held.get(node.id, node)  # memo = self.memos: the memo itself
         found = class_target(node, self.owner.class_names) or self_path(node)
         if found:
             return found
@@ -2171,6 +2200,14 @@ class MethodFlow(ast.NodeVisitor):
         # (asked before the name's own tables change: ``p = p.main_pool`` reads the old ``p``)
         kept = statement is not None and value is not CLEAN and self.reads_kept(value_node, value)
         self.env[name] = value
+        path = self_path(value_node)
+        if path == ACTIVE_POOL:  # live = self.token_to_kv_pool: a test of it is of the pool
+            self.pool_locals.add(name)
+        else:
+            self.pool_locals.discard(name)
+        mine = path and not {ACTIVE_POOL, self.owner.pool_attr} & set(path.split("."))
+        _keep(self.held, name, value_node if mine and not self.is_runner(value_node) else None)
+        # (memo = self.memos: a container of ours, not the pool nor the runner's)
         if type(value_node) is ast.Call and type(value_node.func) is ast.Name:
             self.made_by[name] = value_node.func.id  # probe = Probe(): called later
         elif name in self.made_by:
@@ -2252,7 +2289,8 @@ class MethodFlow(ast.NodeVisitor):
         self.pool_ids.discard(name)
         if isinstance(value_node, ast.Call) and last_name(value_node.func) == "id" and len(
                 value_node.args) == 1 and self.is_pool_key(value_node.args[0]) or (
-                self.batch_pool(value_node)):
+                self.batch_pool(value_node)) or type(value_node) is ast.Tuple and (
+                self.is_pool_key(value_node)):  # key = (id(pool), layer_id)
             self.pool_ids.add(name)
         self.method_locals.discard(name)
         self.tests.pop(name, None)
@@ -2264,6 +2302,7 @@ class MethodFlow(ast.NodeVisitor):
         getter = getter_path(value_node)
         namespace = _namespace_of(value_node) if getter is None else None
         _keep(self.getters, name, getter)
+        _keep(self.tuple_getters, name, getter_paths(value_node) if getter is None else None)
         _keep(self.namespaces, name, namespace)
         if type(value_node) is ast.Call and method_caller(value_node) is not None:
             self.callers[name] = value_node
@@ -2352,6 +2391,7 @@ class MethodFlow(ast.NodeVisitor):
         is there only when that test passed: ``if isinstance(pool, ...): self.t["k"] = buf``)."""
         if not held and not self.control[-1] & TYPE_TESTS:
             return False
+        holder = self.held.get(holder.id, holder) if type(holder) is ast.Name else holder
         namespace = _namespace_of(holder)
         if namespace is not None and is_self(namespace):
             return False  # vars(self).update(...) is handled as attribute stores
@@ -2521,16 +2561,19 @@ class MethodFlow(ast.NodeVisitor):
         merged = dict(before)
         decided = CLEAN
         ends = False
+        opened = self.pool_tests
+        latch = self.latch_of(node)
         while True:
             ends = ends or _terminates(node.body)
             self.env = dict(before)
             memo = self.memo_of(node)
             tested = self.decided(node.test)
+            self.pool_tests += _tests_active_pool(node.test, self.pool_locals)
             decided |= CLEAN if memo and memo[1] and type(node.test) is not ast.BoolOp \
                 else tested  # (a memo's key: no pool decision; the tests joined to it decide)
             if self.narrowing:  # (a type test naming a local class was seen)
                 self.env.update(self.narrowed(node.test))
-            with self.memoising(memo, True):
+            with self.memoising(memo, True), self.latched(latch, True):
                 self.under(decided, [node.body],
                            guarded_attr(node.test, self.memo_holder) or "")
             _merge(merged, self.env)
@@ -2541,10 +2584,13 @@ class MethodFlow(ast.NodeVisitor):
         self.env = dict(before)
         with self.memoising(memo, False):
             self.under(decided, [node.orelse])
+        self.pool_tests = opened
         _merge(merged, self.env)
         self.env = merged
         if ends:  # after an early return, the rest of the block runs only when it was not taken
             self.control[-1] |= decided
+            if latch is not None and not latch[1]:  # if self.ready: return; what follows fills
+                self.filling.append(latch[0])  # (to the method's end: its run is discarded)
 
     def narrowed(self, test: ast.AST) -> Dict[str, Taint]:
         """``isinstance(pool, cls)`` (or a conjunct of the test) with ``cls`` a local, a loop
@@ -2606,7 +2652,10 @@ class MethodFlow(ast.NodeVisitor):
 
     def is_pool_key(self, node: ast.AST) -> bool:
         """``node`` is the live pool (a local holding it, ``self.token_to_kv_pool`` read in
-        per-forward code) or its ``id()``: a memo keyed by it is refilled for each pool."""
+        per-forward code) or its ``id()``, or a tuple holding one: a memo keyed by it is
+        refilled for each pool."""
+        if type(node) is ast.Tuple:  # (id(pool), layer_id): one entry per pool and layer
+            return any(map(self.is_pool_key, node.elts))
         if isinstance(node, ast.NamedExpr):  # (pool := self.token_to_kv_pool) is not self._for
             node = node.value
         if isinstance(node, ast.Call) and last_name(node.func) == "id" and len(node.args) == 1:
@@ -2621,6 +2670,41 @@ class MethodFlow(ast.NodeVisitor):
         """``forward_batch.token_to_kv_pool`` read per forward: the pool of this very call."""
         return self.per_forward and type(node) is ast.Attribute and node.attr == ACTIVE_POOL \
             and self_path(node) is None and not self.is_runner(node.value)
+
+    def latch_of(self, node: ast.If) -> Optional[Tuple[str, bool]]:
+        """``(attr, body)`` for a one-time fill keyed by ``self.<attr>``: ``if not
+        self.ready:`` / ``if self.map is None:`` whose block sets it (``body``: that block
+        fills), or ``if self.ready: return`` / ``if self.map is not None: return ...`` with the
+        rest of the method setting it (what follows fills). Every store of such a block is
+        made once and kept, whichever attribute it sets."""
+        if node.orelse:
+            return None
+        test, absent = node.test, False
+        if type(test) is ast.UnaryOp and type(test.op) is ast.Not:
+            test, absent = test.operand, True
+        if type(test) is ast.Compare and len(test.ops) == 1 and _is_none(test.comparators[0]) \
+                and type(test.ops[0]) in (ast.Is, ast.IsNot):
+            test, absent = test.left, absent != (type(test.ops[0]) is ast.Is)
+        attr = self_path(test)
+        if not attr or attr == ACTIVE_POOL:
+            return None
+        if absent:
+            return (attr, True) if _stores_into(node.body, attr, self.memo_holder) else None
+        if _terminates(node.body) and attr in self.method_stores():
+            return attr, False
+        return None
+
+    def method_stores(self) -> set:
+        """What the whole method stores (``stored_names``), walked once when first asked."""
+        if self._method_stores is None:
+            self._method_stores = stored_names(self.statements, self.memo_holder)
+        return self._method_stores
+
+    def latched(self, latch: Optional[Tuple[str, bool]], body: bool):
+        """Run the block a latch (``latch_of``) fills as a fill of it; any other as it is."""
+        if latch is None or latch[1] != body:
+            return _AS_IT_IS
+        return self._refilling((latch[0], False, body))
 
     def memoising(self, memo: Optional[Tuple[str, bool, bool]], body: bool):
         """Run the block of a memo test that refills it (``body``: the if-block, else the
@@ -2894,21 +2978,27 @@ def _stores_into(block: list, attr: str, held: Callable[[ast.AST], str]) -> bool
     """Whether ``block`` assigns ``self.<attr>`` (or the class attribute, the module's memo:
     whatever ``held`` names ``attr``), an item of it, or fills it in place
     (``self.<attr>.update(...)``)."""
-    def names(node) -> bool:
-        return held(node) == attr
+    return attr in stored_names(block, held)
 
+
+def stored_names(block: list, held: Callable[[ast.AST], str]) -> set:
+    """Every name ``held`` gives what ``block`` assigns, an item of which it assigns, or that
+    it fills in place: one walk of the block (``_stores_into``)."""
+    found = set()
     for statement in block:
         for node in nodes_under(statement):
             kind = type(node)
             if kind in (ast.Assign, ast.AnnAssign, ast.AugAssign):
                 for target in getattr(node, "targets", None) or [node.target]:
                     for part in nodes_under(target):
-                        if names(part) or type(part) is ast.Subscript and names(part.value):
-                            return True
+                        found.add(held(part))
+                        if type(part) is ast.Subscript:
+                            found.add(held(part.value))
             elif kind is ast.Call and type(node.func) is ast.Attribute and (
-                    node.func.attr in FILLERS and names(node.func.value)):
-                return True
-    return False
+                    node.func.attr in FILLERS):
+                found.add(held(node.func.value))
+    found.discard("")
+    return found
 
 
 def _container_copied(node: ast.AST) -> Optional[ast.AST]:
@@ -3278,6 +3368,16 @@ def _terminates(block: list) -> bool:
     return bool(block) and isinstance(block[-1], (ast.Return, ast.Continue, ast.Break))
 
 
+def empty_value(value: Optional[ast.AST]) -> bool:
+    """``None``, ``{}``, ``[]``, ``()``, ``set()``, ``dict()``: a memo emptied, nothing made."""
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    if isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return not getattr(value, "keys", None) and not getattr(value, "elts", None)
+    return isinstance(value, ast.Call) and not value.args and not value.keywords and last_name(
+        value.func) in ("dict", "list", "set", "OrderedDict")
+
+
 def _is_none(node: Optional[ast.AST]) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -3303,6 +3403,29 @@ def _names_own_class(node: ast.AST) -> bool:
     if kind is ast.Call:
         return last_name(node.func) == "type" and len(node.args) == 1 and is_self(node.args[0])
     return kind is ast.Attribute and node.attr == "__class__" and is_self(node.value)
+
+
+_POOL_TYPE_CALLS = ("isinstance", "issubclass", "hasattr", "type")
+
+
+def _tests_active_pool(test: ast.AST, locals_: set) -> bool:
+    """``test`` tests the type of ``self.token_to_kv_pool`` (``isinstance``, ``hasattr``,
+    ``type(...)``), or of one of ``locals_`` bound to it: a decision on the active pool,
+    whatever its taint says of the read."""
+    return any(type(node) is ast.Call and last_name(node.func) in _POOL_TYPE_CALLS and node.args
+               and (self_path(node.args[0]) == ACTIVE_POOL or type(node.args[0]) is ast.Name
+                    and node.args[0].id in locals_) for node in nodes_under(test))
+
+
+def _picked_object(node: Optional[ast.AST]) -> bool:
+    """An object a branch of a pool type test picks or has made, holding no pool data itself:
+    one of ours (``self.swa_backend``), one built (``SwaPlanner(...)``) or allocated
+    (``torch.zeros(...)``). Which one is there is that test's verdict; a value computed from
+    what the pool reports (its layout, its sizes) is no choice and stays geometry."""
+    kind = type(node)
+    if kind is ast.Attribute:
+        return self_path(node) is not None
+    return kind is ast.Call and (_is_class_name(node.func) or last_name(node.func) in ALLOCATING)
 
 
 def _is_class_name(func: ast.AST) -> bool:

@@ -113,7 +113,8 @@ def _compared_through_locals(function: ast.AST, compared: set) -> None:
 
 def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
-    stale decision (a runner flag, a non-SWA type test, a stored stale flag)."""
+    stale decision (a runner flag, a non-SWA type test, a stored stale flag, a branch of a
+    type test of the pool itself)."""
     bits, shown = store.bits, shown_sink(store)
     if bits & INNER and not bits & ~(INNER | POOL | STALE | RECORD):
         return INNER_BACKEND, shown
@@ -128,7 +129,9 @@ def _variant(store) -> tuple:
     if bits & KIND:
         return POOL_TYPE, shown
     if bits & GATED:
-        return MADE_UNDER_FLAG, shown
+        # (made in a branch of a type test, not of a stored flag nor of the runner's)
+        test = store.under & TYPE and not store.under & (GATED | RUNNER)
+        return (MADE_UNDER_TEST if test else MADE_UNDER_FLAG), shown
     return None, f"{shown} caches pool state in {store.method}()"
 
 
@@ -211,6 +214,9 @@ CAPACITY = ("{subject} keeps the active pool's size; FROZEN_KV MTP swaps in pool
 # (the translator swapped with the pool at the swap site still leaves what was made from it)
 KEPT_OBJECT_MADE = "{subject} is made from {root}, unswapped by FROZEN_KV: build it per swap"
 MADE_UNDER_FLAG = "{subject} is made under an SWA flag FROZEN_KV makes stale: {test_pool}"
+# (an object, a buffer, a backend picked or made in a branch of a type test of the pool)
+MADE_UNDER_TEST = ("{subject} is picked by a pool type test run once, stale under FROZEN_KV: "
+                   "{test_pool}")
 
 
 def _where(node) -> tuple:
@@ -243,7 +249,9 @@ class StalePoolState(Rule):
         (``get_token_to_kv_pool()`` and ``get_attn_backend().token_to_kv_pool`` asked outside
         per-forward code, the target of a ``with`` whose manager yields the pool or is made
         from it, a module helper the backend hands itself to, with the pool or not: one of another
-        module of the package is reported at the call); per-layer buffers and scales read
+        module of the package is reported at the call; a memo reached through a local bound to
+        it, ``memo = self.__dict__.setdefault("_m", {})``; the standard library's helpers under
+        any alias, ``from functools import partial as bind``); per-layer buffers and scales read
         off a pool (``get_key_scale(i)``) are its data. Also flags what is kept from under a stale
         decision outside per-forward code (control dependence): a buffer allocated under a
         stored SWA flag (a ternary, a helper that returns early on the flag; in a branch of a
@@ -251,17 +259,22 @@ class StalePoolState(Rule):
         pool data, a pool size nor a literal picked is that gate's finding, which counts it:
         fixing the gate fixes it), a value picked by
         the runner's SWA flag (``runner.sliding_window_size if runner.is_hybrid_swa else -1``),
-        and a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
-        on the pool all the same). Not ``self.x = None`` in a branch of a pool type test (the
-        ``else`` of ``if isinstance(pool, SWAKVPool):``): it holds no pool data; a later
-        decision on whether ``x`` is there is the finding (KVP003), or the pool data the other
-        branch keeps in it. What is made outside per-forward code from a runner-built
-        object the backend keeps (the runner's ``KVIndexTranslator``: capture tables from
-        ``make_capture_tables(...)``, a buffer allocated only when its ``is_translating``
-        verdict holds) is flagged too: swapping that object with the pool leaves it as made;
-        reads of it per forward are not (the swap the translator's finding asks for rebinds
-        what they read). Also flags ``self.model_runner.token_to_kv_pool`` read
-        in a per-forward method. An object built in the backend holds what its class (of the
+        a non-SWA type test of the pool (``isinstance(pool, MLATokenToKVPool)``: a decision
+        on the pool all the same), and what a branch of a type test of the active pool picks or
+        has made outside per-forward code (a child backend, a planner, a graph buffer made
+        only for an SWA pool: which one is there, or whether it is, is that test's verdict, as
+        in ``zeros(n) if isinstance(pool, SWAKVPool) else None``; a value computed from what
+        every pool reports alike, its layout, is no choice). Not ``self.x = None`` in a branch
+        of a pool type test (the ``else`` of ``if isinstance(pool, SWAKVPool):``): it holds
+        nothing; a later decision on whether ``x`` is there is a finding (KVP003), and so is
+        what the other branch makes or keeps in it. What is made outside per-forward code
+        from a runner-built object the backend keeps (the runner's ``KVIndexTranslator``:
+        capture tables from ``make_capture_tables(...)``, a buffer allocated only when its
+        ``is_translating`` verdict holds) is flagged too: swapping that object with the pool
+        leaves it as made; reads of it per forward are not (the swap the translator's
+        finding asks for rebinds what they read). Also flags
+        ``self.model_runner.token_to_kv_pool`` read in a per-forward method. An object built
+        in the backend holds what its class (of the
         file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
         given: a helper given the pool keeps it, and so do its bound methods; one given only
         geometry, the allocator or the backend itself does not. An inner backend built from the
@@ -323,6 +336,49 @@ class StalePoolState(Rule):
     """
 
     VALID = (
+        Valid(
+            # picked per forward, or under the pool the allocator resolved; a memo keyed by the
+            # pool's identity; what every pool reports alike (its layout) read under a test
+            dedent(
+                """\
+                class LivePicksBackend(AttentionBackend):
+                    def __init__(self, model_runner, dense, window):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.dense, self.window = dense, window
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        if self._swa_kv_pool is not None:
+                            self.graph_swa_loc = torch.zeros(16)
+                        pool = model_runner.token_to_kv_pool
+                        if isinstance(pool, SWAKVPool):
+                            self.layout = pool.full_kv_pool.layout == "5d"
+                        else:
+                            self.layout = pool.layout == "5d"
+                        self._by_pool = {}
+
+                    @staticmethod
+                    def _resolve_swa_kv_pool(model_runner):
+                        pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
+                        return pool if isinstance(pool, SWAKVPool) else None
+
+                    def init_forward_metadata(self, forward_batch):
+                        if isinstance(self.token_to_kv_pool, SWAKVPool):
+                            self.child = self.window
+                        else:
+                            self.child = self.dense
+
+                    def _buffers(self, layer_id):
+                        pool = self.token_to_kv_pool
+                        memo = self._by_pool
+                        key = (id(pool), layer_id)
+                        if key not in memo:
+                            memo[key] = pool.get_kv_buffer(layer_id)
+                        return memo[key]
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return self.child, self._buffers(layer.layer_id)
+                """
+            )
+        ),
         Valid(
             dedent(
                 """\
@@ -904,6 +960,53 @@ class StalePoolState(Rule):
         ),
     )
     INVALID = (
+        Invalid(
+            # what the branches of a type test of the pool pick or have made, outside
+            # per-forward code: which child, which planner is there is that verdict
+            dedent(
+                """\
+                class PickingBackend(AttentionBackend):
+                    def __init__(self, model_runner, dense, window):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.dense, self.window = dense, window
+                        if isinstance(self.token_to_kv_pool, SWAKVPool):
+                            self.child = self.window
+                            self.plan = WindowPlan(model_runner.sliding_window_size)
+                        else:
+                            self.child = self.dense
+                            self.plan = DensePlan()
+                """
+            ),
+            expected=((6, "KVP001"), (7, "KVP001"), (9, "KVP001"), (10, "KVP001")),
+        ),
+        Invalid(
+            # a memo reached through a local bound to it, and the standard helpers under
+            # aliases (from functools import partial as bind): the same kept state
+            dedent(
+                """\
+                from functools import partial as bind
+                from operator import attrgetter as reader
+
+
+                class AliasBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        pool = self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.to_swa = bind(SWAKVPool.translate_loc_from_full_to_swa, pool)
+                        both = reader("swa_kv_pool", "full_to_swa_index_mapping")
+                        self.side, self.mapping = both(pool)
+
+                    def _buffers(self, layer_id):
+                        memo = self.__dict__.setdefault("_buffers_memo", {})
+                        if layer_id not in memo:
+                            memo[layer_id] = self.token_to_kv_pool.get_kv_buffer(layer_id)
+                        return memo[layer_id]
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        return self._buffers(layer.layer_id)
+                """
+            ),
+            expected=((8, "KVP001"), (10, "KVP001"), (10, "KVP001"), (15, "KVP001")),
+        ),
         Invalid(
             # the pool passed by keyword: to a positional-or-keyword parameter, a keyword-only
             # one, **kwargs (in another module the package index binds them the same way)

@@ -184,3 +184,31 @@ def test_installed_plugin_is_listed_by_flake8(run_flake8):
     help_text = run_flake8({}, "--help").stdout
     assert all(option in help_text for option in
                ("--kvp-backend-bases", "--kvp-swa-flags", "--kvp-pool-attr"))
+
+
+ALIASED = textwrap.dedent(
+    """\
+    from functools import partial as bind
+    from operator import attrgetter as reader
+
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class AliasedAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            pool = model_runner.token_to_kv_pool
+            self.to_swa = bind(SWAKVPool.translate_loc_from_full_to_swa, pool)
+            self.swa_side = reader("swa_kv_pool")(pool)
+    """
+)
+
+
+def test_aliased_standard_helpers_are_seen_and_flake8s_tree_is_left_as_given(run_flake8):
+    # the plugin reads `bind` as partial in a copy: pyflakes, sharing flake8's tree, still
+    # sees both aliases used (no F401), and the findings are the CLI's
+    done = run_flake8({"aliased.py": ALIASED}, "--select", "KVP,F401", "aliased.py")
+    assert rows(done.stdout) == [("aliased.py", 10, 9, "KVP001"), ("aliased.py", 11, 9, "KVP001")]
+    tree = ast.parse(ALIASED)
+    before = ast.dump(tree, include_attributes=True)
+    list(PoolGuardChecker(tree, ALIASED.splitlines(keepends=True), "aliased.py").run())
+    assert ast.dump(tree, include_attributes=True) == before

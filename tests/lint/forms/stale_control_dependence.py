@@ -41,9 +41,9 @@ class ControlDependentAttnBackend(AttentionBackend):
         self.graph_rows = None
         self.mapped_rows = None
         if isinstance(pool, SWAKVPool):
-            self.init_window_loc = torch.zeros(16, dtype=torch.int64, device=self.device)
+            self.init_window_loc = torch.zeros(16, dtype=torch.int64, device=self.device)  # expect: KVP001
         elif hasattr(pool, "full_to_swa_index_mapping"):
-            self.mapped_rows = torch.zeros(16, dtype=torch.int64, device=self.device)
+            self.mapped_rows = torch.zeros(16, dtype=torch.int64, device=self.device)  # expect: KVP001
 
     @cached_property
     def window_sub_pool(self):  # expect: KVP001
@@ -55,7 +55,7 @@ class ControlDependentAttnBackend(AttentionBackend):
             self.window_table = torch.zeros(max_bs, 8, dtype=torch.int32, device=self.device)  # (the gate's finding: no pool data)
         live = self.token_to_kv_pool
         if isinstance(live, SWAKVPool) and max_bs > 0:
-            self.graph_rows = torch.zeros(max_bs, dtype=torch.int64, device=self.device)
+            self.graph_rows = torch.zeros(max_bs, dtype=torch.int64, device=self.device)  # expect: KVP001
 
     def init_forward_metadata_replay_cuda_graph(self, bs, req_pool_indices, seq_lens):
         if self.window_loc is None:  # expect: KVP003

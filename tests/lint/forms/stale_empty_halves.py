@@ -1,11 +1,11 @@
 """The empty half of a pool decision made once (issue 13, fp6; rel5 D1's other side).
 
 ``if isinstance(pool, SWAKVPool): self.loc = torch.zeros(...) else: self.loc = None`` in
-``__init__`` stores no pool data in either branch: what goes stale is the decision, and its one
-finding is where a later decision reads it (``if self.loc is not None:`` per forward: KVP003).
-Pool data under the decision keeps its KVP001, and its ``None`` twin in the other branch is that
-same defect, not a second finding. A value that carries the decision itself (``zeros if
-isinstance(...) else None``) is the decision, stored: KVP001 there.
+``__init__`` makes the buffer under a decision on the pool taken once, as ``zeros if
+isinstance(...) else None`` does: KVP001 at the store that makes it (control dependence,
+whatever the value), and a later decision reading whether it is there (``if self.loc is not
+None:`` per forward) is KVP003. Its ``None`` twin in the other branch stores nothing and adds
+no finding; pool data under the decision keeps its KVP001.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
 
 
 class EmptyTwinAttnBackend(AttentionBackend):
-    """A buffer or None, never read in a decision: no stale state is used."""
+    """A buffer or None, never read in a decision: the store making it is the one finding."""
 
     def __init__(self, model_runner):
         super().__init__()
         pool = model_runner.token_to_kv_pool
         self.token_to_kv_pool = pool
         if isinstance(pool, SWAKVPool):
-            self.swa_out_cache_loc = torch.zeros(64, dtype=torch.int64)
+            self.swa_out_cache_loc = torch.zeros(64, dtype=torch.int64)  # expect: KVP001
         else:
             self.swa_out_cache_loc = None
 
@@ -39,7 +39,7 @@ class EmptyTwinGatedAttnBackend(AttentionBackend):
         pool = model_runner.token_to_kv_pool
         self.token_to_kv_pool = pool
         if isinstance(pool, SWAKVPool):
-            self.swa_out_cache_loc = torch.zeros(64, dtype=torch.int64)
+            self.swa_out_cache_loc = torch.zeros(64, dtype=torch.int64)  # expect: KVP001
         else:
             self.swa_out_cache_loc = None
 
@@ -70,7 +70,7 @@ class EmptyWithDataAttnBackend(AttentionBackend):
         self.token_to_kv_pool = pool
         if isinstance(pool, SWAKVPool):
             self.swa_sub = pool.swa_kv_pool  # expect: KVP001
-            self.swa_loc = torch.zeros(64)
+            self.swa_loc = torch.zeros(64)  # expect: KVP001
         else:
             self.swa_sub = None
             self.swa_loc = None

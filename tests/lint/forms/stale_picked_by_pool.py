@@ -58,7 +58,7 @@ class KeptBuffersAttnBackend(AttentionBackend):
                 self.window_v_buffers.append(torch.empty(pool.size_swa))  # expect: KVP001
         self.window_tables = {}
         if hasattr(pool, "full_to_swa_index_mapping"):
-            self.window_tables["decode"] = torch.zeros(8, dtype=torch.int32)
+            self.window_tables["decode"] = torch.zeros(8, dtype=torch.int32)  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch):
         if self.window_k_buffers:  # expect: KVP003

@@ -43,7 +43,7 @@ class PickedStrategyAttnBackend(AttentionBackend):
         if isinstance(pool, SWAKVPool):
             self.graph_remap = Remap(pool.full_to_swa_index_mapping)  # expect: KVP001
         else:
-            self.graph_remap = Passthrough()
+            self.graph_remap = Passthrough()  # expect: KVP001
 
     def init_forward_metadata(self, forward_batch):
         if isinstance(self.remap, Remap):  # expect: KVP003
