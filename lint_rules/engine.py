@@ -451,11 +451,13 @@ def _calls(function, *args):
 # CPython (3.11+) keeps Python frames in 16 KiB chunks, each mmap'd when a call needs a new one
 # and unmapped as soon as its first frame returns: the analysis recurses deep and back again
 # many times over one chunk's edge, so it mapped and unmapped 30,000 chunks a run, each new
-# mapping zeroed page by page by the kernel (most of a cold run's system time). A frame larger
+# mapping zeroed page by page by the kernel (a quarter of a cold run's system time). A frame larger
 # than a chunk gets one of its own, as large as the next power of two that holds it: a frame of
-# a little over half a MiB (unused locals) gets a MiB, so what it calls runs in the half MiB
-# left, thousands of frames deep, with no chunk taken or given back.
-_ROOM_SLOTS = 65_600  # 8 bytes each: 512.5 KiB, so a chunk of 1 MiB, half of it free
+# a little over 128 KiB (unused locals) gets 256 KiB, so what it calls runs in the 128 KiB
+# left with no chunk taken or given back (the analysis of SGLang's releases stays within 64 KiB
+# of frames: with 64 KiB left, no 16 KiB chunk is mapped; with 32 KiB, 1,500 are). Each call
+# pays for its chunk once (80 us).
+_ROOM_SLOTS = 16_400  # 8 bytes each
 try:
     _roomy = _calls.__code__.replace(
         co_varnames=_calls.__code__.co_varnames + tuple(f"_{i}" for i in range(_ROOM_SLOTS)),
