@@ -696,9 +696,15 @@ def imported_names(tree: ast.AST, owned: bool = True) -> ast.AST:
                            if a.asname and a.asname != a.name and a.name != "*")
     if not renames:
         return tree
-    taken = {node.id for node in ast.walk(tree) if type(node) is ast.Name} | {
-        a.asname or a.name for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    taken = set()  # every name the module spells otherwise: a read, a parameter, an import
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            taken.add(node.id)
+        elif kind is ast.arg:
+            taken.add(node.arg)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            taken.update(a.asname or a.name for a in node.names)
     renames = {alias: name for alias, name in renames.items() if name not in taken}
     if not renames:
         return tree

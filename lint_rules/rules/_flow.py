@@ -2839,13 +2839,28 @@ class MethodFlow(ast.NodeVisitor):
         for handler in node.handlers:
             if handler.name:
                 self.env[handler.name] = self.caught(handler, opened[0] | opened[1])
-        self.blocks(blocks, extra=body_env)
+        filled = self.filled_on_miss(node)
+        with self._refilling((filled, False, True)) if filled else _AS_IT_IS:
+            self.blocks(blocks, extra=body_env)
         self.control.pop()
         if any(_terminates(h.body) for h in node.handlers):  # reached only when nothing raised
             self.control[-1] |= self.try_decided(opened[0])
         self.run_block(node.finalbody)
 
     visit_TryStar = visit_Try
+
+    def filled_on_miss(self, node) -> str:
+        """``x`` for ``try: ... self.x ... except AttributeError: self.x = ...`` (one handler,
+        no else): a one-time fill of what the body failed to read, kept as any lazy fill."""
+        if len(node.handlers) != 1 or node.orelse:
+            return ""
+        handler = node.handlers[0]
+        kind = handler.type
+        if not any(last_name(k) == "AttributeError" for k in (
+                kind.elts if type(kind) is ast.Tuple else (kind,))):
+            return ""
+        read = {self_path(n) for s in node.body for n in nodes_under(s) if type(n) is ast.Attribute}
+        return next(iter(sorted(read & stored_names(handler.body, self.memo_holder))), "")
 
     def caught(self, handler: ast.ExceptHandler, read: Taint) -> Taint:
         """``except Found as found``: an exception class of the module may carry out of the

@@ -236,7 +236,9 @@ class StalePoolState(Rule):
 
     What it does:
         Flags, in an attention backend, ``self.<attr>`` stored outside a per-forward method (in
-        ``__init__``, a helper, a lazily filled attribute or a ``functools.cached_property``)
+        ``__init__``, a helper, a lazily filled attribute or a ``functools.cached_property``;
+        filled lazily under ``if self.x is None:``, a latch ``if self.ready: return``, or in
+        ``except AttributeError:`` of a ``try`` reading it)
         holding the active pool ``token_to_kv_pool`` under another name or SWA-specific state
         read from it (``full_to_swa_index_mapping``, ``layers_mapping``, ``translate_loc_*``, a
         type test that selects a value). The value is followed through locals, tuple unpacking,

@@ -27,6 +27,12 @@ class KeyedMemoAttnBackend(AttentionBackend):
             memo[layer_id] = self.token_to_kv_pool.get_key_buffer(layer_id)
         return memo[layer_id]
 
+    def _live_swa_side(self):
+        try:
+            return self.token_to_kv_pool.swa_kv_pool
+        except AttributeError:
+            return None
+
     def _value_rows(self, layer_id):
         pool = self.token_to_kv_pool
         if (id(pool), layer_id) not in self._by_pool:
@@ -35,4 +41,5 @@ class KeyedMemoAttnBackend(AttentionBackend):
 
     def forward_decode(self, q, k, v, layer, forward_batch):
         lid = layer.layer_id
-        return self._layer_buffers(lid), self._window_rows(lid), self._value_rows(lid)
+        return (self._layer_buffers(lid), self._window_rows(lid), self._value_rows(lid),
+                self._live_swa_side())
