@@ -1143,6 +1143,16 @@ class MethodFlow(ast.NodeVisitor):
         attr = self_attr(node) or ""  # self.kv_holder = model_runner: the runner, named otherwise
         return attr.endswith("runner") or bool(attr) and self.owner.holds_runner(attr)
 
+    def runner_choice(self, node: ast.AST) -> bool:
+        """``node`` is one of the runners (a parameter of a construction-time method), or picks
+        one (``owner or model_runner``, ``target if target is not None else self``)."""
+        kind = type(node)
+        if kind is ast.Name:
+            return node.id in self.runners
+        if kind is ast.IfExp:
+            return self.runner_choice(node.body) or self.runner_choice(node.orelse)
+        return kind is ast.BoolOp and any(map(self.runner_choice, node.values))
+
     def runner_part(self, node: ast.AST) -> bool:
         """``model_runner.model``, ``self.model_runner.model_config.hf_config``: something the
         runner holds that is not its pool (a duck test of it asks about the model, not a
@@ -2200,6 +2210,10 @@ class MethodFlow(ast.NodeVisitor):
         # (asked before the name's own tables change: ``p = p.main_pool`` reads the old ``p``)
         kept = statement is not None and value is not CLEAN and self.reads_kept(value_node, value)
         self.env[name] = value
+        if not self.per_forward and self.runner_choice(value_node):
+            self.runners.add(name)  # src = target_backend if target_backend else self
+        else:
+            self.runners.discard(name)
         path = self_path(value_node)
         if path == ACTIVE_POOL:  # live = self.token_to_kv_pool: a test of it is of the pool
             self.pool_locals.add(name)
