@@ -628,14 +628,14 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
 
 # Fixing one module can change another's findings (a subclass gating on the flag the fix made
 # a property): --fix analyses those files again, on the fixed package, this many times at most.
-FIX_PASSES = 4
+PACKAGE_FIX_PASSES = 4
 
 
 def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
          cache: ResultCache, unsafe: bool) -> RunResult:
     state = _pass(paths, config, mode, jobs, cache, unsafe, None)
     fixed = set()
-    for _ in range(FIX_PASSES - 1):
+    for _ in range(PACKAGE_FIX_PASSES - 1):
         fixed.update(r.path for r in state.results.values() if r.fixed)
         stale = state.stale() if mode == "fix" else ()
         if not stale:
