@@ -200,8 +200,9 @@ class PackageIndex:
         family: Dict[str, str] = {}
 
         def root(path: str) -> str:
-            while family.get(path, path) != path:
-                path = family[path] = family.get(family[path], family[path])
+            while family.get(path, path) != path:  # each step links a file to its grandparent
+                family[path] = family.get(family[path], family[path])
+                path = family[path]
             return path
 
         for path, rows in self.headers.items():

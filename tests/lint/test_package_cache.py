@@ -349,6 +349,29 @@ def test_each_worker_gets_whole_families_and_the_same_findings(tmp_path):
                           ("pkg/heir.py", 6, "KVP003"), MIXIN_GATE]
 
 
+def test_a_backend_of_many_mixins_keeps_them_all_in_its_group(tmp_path):
+    """A backend inheriting mixins of three other modules ties all four files, whatever the
+    order the graph meets them in: the union of the families' links kept every one (a
+    shortcut taken while finding a file's family cut the third link, so a mixin's module went
+    to the other worker and both summarised the backend)."""
+    from lint_rules.package import PackageIndex, class_headers
+
+    sources = {f"mixin{i}.py": f"class M{i}Mixin:\n    pass\n" for i in range(1, 4)}
+    sources["backend.py"] = ("class DsaBackend(M1Mixin, M2Mixin, M3Mixin, AttentionBackend):\n"
+                             "    pass\n")
+    sources.update({f"plain{i}.py": f"class P{i}Backend(AttentionBackend):\n    pass\n"
+                    for i in range(12)})
+    pkg = write(tmp_path / "pkg", {"__init__.py": "", **sources})
+    paths = [str(pkg / name) for name in sources]
+    index = PackageIndex(paths, contents={p: open(p, "rb").read() for p in paths})  # (weights)
+    index.connect({p: class_headers(open(p).read()) for p in paths}, {})
+    family = {str(pkg / name) for name in ("backend.py", "mixin1.py", "mixin2.py", "mixin3.py")}
+    for count in (2, 3):
+        groups = index.families(paths, count)
+        assert sum(len(group) for group in groups) == len(paths)
+        assert any(family <= set(group) for group in groups)
+
+
 BASE_OF_FAMILY = dedent("""\
     class SharedBackend(AttentionBackend):
         def __init__(self, model_runner):
