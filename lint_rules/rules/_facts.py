@@ -1774,7 +1774,11 @@ class _Pass:
             name not in scope.functions
 
     def is_live_view(self, name: str) -> bool:
-        return self.facts.properties.get(name) is False
+        """A property (not cached) of the class, its same-file relatives or, with a package
+        index, its bases of other modules: each read runs it again."""
+        return any(c.properties.get(name) is False for c in self.facts.family) or any(
+            name in summary.properties and name not in summary.stores
+            for c in self.facts.family for summary in c.foreign)
 
     def is_descriptor(self, func: ast.AST) -> bool:
         """A class of the module defining ``__get__``: an instance kept as a class attribute

@@ -1090,6 +1090,8 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN if self.deferred else (POOL | STALE if self.kept else POOL)  # (a try
             # around it decides by what is read off it: a probe of an SWA name, its state)
         stored = self.owner.attr_value(path)
+        if self.deferred and not stored & STALE and self.owner.is_live_view(path):
+            return CLEAN  # a closure reading a property over the live pool reads it when called
         if self.deciding and stored & FLAGGING:
             self.read_flag = True  # the decision reads a stored flag: the gate is the finding
         if stored is not CLEAN or "." not in path:
