@@ -268,17 +268,22 @@ def analyse(mode: str, options, job: _Job) -> tuple:
             found = lint_source(job.text, **kwargs)
             return found, None, None, _deps_of(job.path)
         new_text, remaining = fix_source(job.text, unsafe=job.unsafe, **kwargs)
-        return remaining, new_text, None, _deps_of(job.path)
+        # what is left was found with the module as read where other modules' summaries read
+        # it back (a cycle of bases): once fixed, that read is stale, and kept as a dependency
+        return remaining, new_text, None, _deps_of(job.path, new_text != job.text)
     except Exception as exc:  # reported per file, see the docstring
         return [], None, (f"{message_path(job.path)}: internal error, please report: "
                           f"{type(exc).__name__}: {exc}")
 
 
-def _deps_of(path: str) -> Optional[dict]:
+def _deps_of(path: str, changed: bool = False) -> Optional[dict]:
+    """What the analysis of ``path`` read of the package: other modules, and its own module
+    as other modules' summaries read it (through a cycle) once ``changed`` (fixed) since."""
     if _PACKAGE is None:
         return None
     deps = _PACKAGE.deps()
-    deps.pop(os.path.abspath(path), None)
+    if not changed:
+        deps.pop(os.path.abspath(path), None)
     return deps or None
 
 

@@ -93,3 +93,52 @@ def test_an_import_reaches_the_module_python_imports(tmp_path, files, module):
         done = poolguard("lint", "--format", "json", "q", cwd=root, expect=1)
         assert sorted((r["path"], r["code"]) for r in json.loads(done.stdout)) == [
             ("q/base.py", "KVP002"), ("q/c.py", "KVP003")]
+
+
+# A base whose flag --fix makes a property, and a leaf of the same file that inherits it back
+# through a class of another module (an import cycle of bases): the leaf's gate is stale only
+# while the base stores the flag.
+CYCLE = {
+    "q/__init__.py": "",
+    "q/a.py": dedent("""\
+        from q.b import BaseBackend
+
+
+        class MidAttnBackend(BaseBackend):
+            def forward_decode(self, q, layer):
+                return layer
+    """),
+    "q/b.py": dedent("""\
+        from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+        from q.a import MidAttnBackend
+
+
+        class BaseBackend:
+            def __init__(self, model_runner):
+                self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+
+        class LeafAttnBackend(MidAttnBackend):
+            def forward_extend(self, q, layer):
+                if self.paged_split:
+                    return q
+                return layer
+    """),
+}
+
+
+def test_fix_reports_a_module_that_reads_itself_back_as_a_lint_of_the_fixed_tree(tmp_path):
+    # the fixed b.py was analysed again with q/a.py's view of its base, built from b.py as
+    # read before the fix: --fix said 'found 1 finding' (the leaf's gate, KVP003 at b.py:22),
+    # exit 1, and cached it, so every later run said so too, where a cold run passes
+    root = write(tmp_path / "t", CYCLE)
+    before = poolguard("lint", "--format", "json", "q", cwd=root, expect=1)
+    assert sorted((r["path"], r["line"], r["code"]) for r in json.loads(before.stdout)) == [
+        ("q/b.py", 8, "KVP002"), ("q/b.py", 13, "KVP003")]
+    fixed = poolguard("lint", "--fix", "q", cwd=root, expect=0)
+    assert fixed.stdout == ""
+    assert "@property" in (root / "q/b.py").read_text()
+    for cache in ((), ("--no-cache",)):
+        done = poolguard("lint", *cache, "q", cwd=root, expect=0)
+        assert done.stdout == ""
