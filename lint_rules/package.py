@@ -35,6 +35,13 @@ MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# an import statement's names (to the line's end, or a parenthesised list) and their aliases
+IMPORT_TEXT = re.compile(r"(?:^|(?<=\r))[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+"
+                         r"(\([^()]*\)|[^\r\n]*)", re.MULTILINE)
+IMPORT_AS = re.compile(r"\b(\w+)[ \t]+as[ \t]+(\w+)")  # (\b: from each word once)
+# a top-level ``Alias = name`` or ``Alias = module.name`` line
+ASSIGNED_NAME = re.compile(r"(?:^|(?<=\r))(\w+)[ \t]*=[ \t]*(?:\w+\.)*(\w+)[ \t]*(?:#[^\r\n]*)?$",
+                           re.MULTILINE)
 STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 STAR_TEXT = re.compile(r"import(?:[ \t\f]|\\(?:\r\n|\r|\n))*\*")  # also continued lines
 # a line beginning ``def name`` (``_only_a_function``): the name is the whole word after it
@@ -46,7 +53,9 @@ SELF_STORE = re.compile(rb"self\.(\w+)\s*(?::(?:(?!self\.)[^=\n])*)?=(?!=)")
 
 
 def class_headers(source: str) -> list:
-    """``[[name, [base identifiers]], ...]`` for every class statement of ``source`` (one that
+    """``[[name, [base identifiers]], ...]`` for every class statement of ``source`` (a base
+    imported or bound under another name, ``from m import B as A`` or ``A = B``, is listed as
+    ``B`` too; one that
     begins a line, ended by CR, LF or CRLF, after spaces, tabs or form feeds; a source's BOM,
     read as U+FEFF, is taken as indentation too, as the pre-filter takes it)."""
     found, index = [], source.find("class")
@@ -62,7 +71,26 @@ def class_headers(source: str) -> list:
             index = source.find("class", match.end())
         else:
             index = source.find("class", index + 5)
+    if any(bases for _, bases in found):  # a base imported under another name is that class
+        aliases = _import_aliases(source)
+        for _, bases in found:
+            for base in list(bases):
+                while aliases.get(base, base) not in bases:  # (``A = B``, ``B`` imported ``as``)
+                    base = aliases[base]
+                    bases.append(base)
     return found
+
+
+def _import_aliases(source: str) -> Dict[str, str]:
+    """``{alias: name}`` for every ``import ... name as alias`` and top-level ``alias = name``
+    of ``source`` (one pass each)."""
+    aliases: Dict[str, str] = {}
+    for statement in IMPORT_TEXT.finditer(source):
+        for name, alias in IMPORT_AS.findall(statement.group(1)):
+            aliases[alias] = name
+    for alias, name in ASSIGNED_NAME.findall(source):
+        aliases.setdefault(alias, name)
+    return aliases
 
 
 @dataclass(frozen=True)
