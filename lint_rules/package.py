@@ -647,10 +647,11 @@ class PackageIndex:
         found = self._split(qualified, None)
         return found if found is not None and found[1] in found[0].scope.functions else None
 
-    def function_def(self, qualified: str) -> Optional[ast.AST]:
-        """The def of module function ``pkg.mod.f`` (None: not one of the package)."""
+    def function_def(self, qualified: str) -> Optional[tuple]:
+        """``(def, scope)`` of module function ``pkg.mod.f`` and of the module defining it
+        (None: not one of the package)."""
         found = self._function(qualified)
-        return found[0].scope.functions[found[1]] if found is not None else None
+        return (found[0].scope.functions[found[1]], found[0].scope) if found is not None else None
 
     def function_globals_read(self, qualified: str) -> Optional[Tuple[str, frozenset]]:
         """``(module, names)``: the dotted module defining function ``pkg.mod.f`` and the

@@ -36,6 +36,7 @@ from lint_rules.rules._installed import (
     decorated_methods,
     dispatched,
     descriptor_methods,
+    PLACED_NAME,
     foreign_helpers,
     given_self,
     handed_helpers,
@@ -633,17 +634,20 @@ class ModuleScope:
             bits = self.package.runner_attr(attr, self.path)
         return bits
 
-    def handed_def(self, func: ast.AST) -> Optional[ast.AST]:
-        """The def of the function of another module of the package that ``func`` names, for a
-        call handing it the backend; None for anything else, and for a resolver (one asking
-        the allocator: the fix itself, whose pool is not kept state)."""
+    def handed_def(self, func: ast.AST) -> Optional[tuple]:
+        """``(def, scope)``: the function of another module of the package that ``func`` names,
+        for a call handing it the backend, and its module's scope; None for anything else, and
+        for a resolver (one asking the allocator: the fix itself, whose pool is not kept)."""
         qualified = self.qualified(func) if self.package is not None else None
-        function = self.package.function_def(qualified) if qualified else None
-        return None if function is None or _mentions(function, ASKS) else function
+        found = self.package.function_def(qualified) if qualified else None
+        return None if found is None or _mentions(found[0], ASKS) else found
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
-        the package."""
+        the package (a name of another module's helper placed here says its own: ``placed_at``)."""
+        named = getattr(func, PLACED_NAME, None)
+        if named is not None:
+            return named
         if isinstance(func, ast.Name):
             found = self.imports.get(func.id)
             if self.package is None:

@@ -134,24 +134,36 @@ def foreign_helpers(handed: Dict[str, int], function: ast.AST, methods: Dict[str
             node for node in ast.walk(function) if isinstance(node, ast.Call)
             and handed_name(node.func) == name and any(
                 isinstance(a, ast.Name) and a.id == INSTANCE for a in node.args)), None)
-        helper = resolve(call.func) if call is not None else None
+        found_def = resolve(call.func) if call is not None else None
+        helper, scope = found_def or (None, None)
         if not isinstance(helper, ast.FunctionDef):
             continue
         positional = [*helper.args.posonlyargs, *helper.args.args]
         if index < len(positional):
-            placed = placed_at(helper, call)
+            placed = placed_at(helper, call, scope)
             found.append((name, placed, _renamed(placed, positional[index].arg, name)))
     return found
 
 
-def placed_at(function: ast.AST, call: ast.AST) -> ast.AST:
-    """A copy of ``function`` (a def of another file) whose every node stands at ``call``:
-    what the analysis finds in it is reported where this file hands it the backend."""
+PLACED_NAME = "poolguard_qualified"  # on a name of a placed def: what its own module calls it
+
+
+def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
+    """A copy of ``function`` (a def of another file, of module ``scope``) whose every node
+    stands at ``call``: what the analysis finds in it is reported where this file hands it the
+    backend. Each name it reads that its own module qualifies (a helper of that module, one it
+    imports) carries that qualified name, so its calls are followed as there, not as here."""
     copied = copy.deepcopy(function)
+    params = {a.arg for a in ast.walk(copied.args) if type(a) is ast.arg}
     for node in ast.walk(copied):
         if "lineno" in node._attributes:
             node.lineno, node.col_offset = call.lineno, call.col_offset
             node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
+        if type(node) is ast.Name and node.id not in params and scope is not None:
+            named = scope.qualified(node) or (
+                f"{scope.module}.{node.id}" if node.id in scope.functions else None)
+            if named is not None:
+                setattr(node, PLACED_NAME, named)
     return copied
 
 

@@ -18,6 +18,7 @@ class HandingBackend(AttentionBackend):
         mark_windowed(self, model_runner.token_to_kv_pool)  # expect: KVP002
         keep_mapping(self, self.token_to_kv_pool)  # expect: KVP001
         keep_swa_side(self, self.token_to_kv_pool)
+        setup.bind_main_mapping(self, self.token_to_kv_pool)  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if setup.windowed(self):  # expect: KVP003

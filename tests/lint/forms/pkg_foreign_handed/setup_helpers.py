@@ -15,6 +15,15 @@ def keep_mapping(backend, pool):
     backend.full_to_swa = getattr(pool, "full_to_swa_index_mapping", None)
 
 
+def main_of(pool):
+    return getattr(pool, "main_pool", pool)
+
+
+def bind_main_mapping(backend, pool):
+    main = main_of(pool)
+    backend.main_map = main.full_to_swa_index_mapping
+
+
 def windowed(backend):
     return backend.layout.windowed
 
