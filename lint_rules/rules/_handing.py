@@ -67,16 +67,23 @@ class _Bindings:
             if isinstance(name, ast.Name):
                 self.values.setdefault(name.id, []).append(value)
 
-    def holders(self, node: ast.AST) -> Set[str]:
+    def holders(self, node: ast.AST, methods: Optional[Dict[str, ast.AST]] = None) -> Set[str]:
         """The ``self`` attributes whose objects ``node`` may be (through locals bound to
-        them, loops over them, displays of them)."""
+        them, loops over them, displays of them; with the class's ``methods``, what a method
+        of it returns: ``for child in self._children():``)."""
         found: Set[str] = set()
         todo, seen = [node], set()
         while todo:
             value = todo.pop()
             for part in nodes_under(value):
                 attr = root_attr(part) if isinstance(part, (ast.Attribute, ast.Call)) else None
-                if attr is not None and attr != ACTIVE_POOL:
+                if attr is not None and methods and attr in methods:
+                    method = methods[attr]  # (one hop: what it returns, not what it calls)
+                    returned = _Bindings(method)
+                    for ret in nodes_under(method):
+                        if isinstance(ret, ast.Return) and ret.value is not None:
+                            found |= returned.holders(ret.value)
+                elif attr is not None and attr != ACTIVE_POOL:
                     found.add(attr)
                 elif isinstance(part, ast.Name) and part.id not in seen:
                     seen.add(part.id)
@@ -127,7 +134,7 @@ def _reached(function: ast.AST, given: Optional[Iterable[str]], methods: Dict[st
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             for target in getattr(node, "targets", None) or [node.target]:
                 if _hands_by_store(target, given is None) and fresh(node.value):
-                    found |= bindings.holders(target.value)
+                    found |= bindings.holders(target.value, methods)
         elif isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(
                     node.args) == 3:
