@@ -3480,8 +3480,10 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
         return _choice_kind(node.operand, owner) and CHOICE
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
-    if isinstance(node, ast.Attribute) and _names_class(node.value):
-        return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA, type(self).SWA
+    if isinstance(node, ast.Attribute) and (_names_class(node.value) or is_self(
+            node.value) and node.attr.isupper()):
+        return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA, type(self).SWA,
+        # self.KIND_SWA (a constant of the class read through the instance)
     if isinstance(node, ast.Subscript) and const_str(node.slice) and _names_class(node.value):
         return CHOICE  # an enum member by name: KVMode["SWA"]
     return CLEAN
