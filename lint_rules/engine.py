@@ -105,7 +105,8 @@ def fix_source(
         fixed, analysis = _fix_pass(current, codes, options, honor_noqa, unsafe, package, path,
                                     analysis)
         left = analysis.findings()
-        if fixed == current or not any(f.fixable for f in left):
+        if fixed == current or not (any(f.fixable for f in left) or (
+                unsafe and analysis._class_rewrites())):  # (a rewrite a fix freed: below)
             return fixed, left
         current = fixed
     return current, left
@@ -119,10 +120,11 @@ def _fix_pass(source: str, codes, options: Options, honor_noqa: bool, unsafe: bo
     """One pass of ``fix_source``: ``(new source, the analysis of what is left)``; ``before``
     is the previous pass's, whose rewritten and declined classes are never offered again."""
     run = _FileAnalysis(source, codes, options, honor_noqa, package=package, path=path)
-    if before is not None:
-        run.declined, run.rewritten = dict(before.declined), set(before.rewritten)
+    if before is not None:  # (what the codemod declined; a refusal is of each pass's text)
+        run.declined, run.rewritten = dict(before.carried), set(before.rewritten)
     plan = run.fix_plan(unsafe)
     refused = {name: why for name, why in run.refused.items() if why and unsafe}
+    run.carried = dict(run.declined)
     run.declined = {**run.declined, **refused}  # --unsafe-fixes says why for each class
     if not plan:
         return source, run
@@ -140,6 +142,7 @@ def _fix_pass(source: str, codes, options: Options, honor_noqa: bool, unsafe: bo
         return source, run
     if fixed is not None and cr_only:
         fixed = fixed.replace("\n", "\r")
+    run.carried.update(declined)
     declined = {**run.declined, **declined}
     if fixed is None or fixed == run.source or not _parses(fixed):
         run.declined = declined
@@ -153,6 +156,12 @@ def _fix_pass(source: str, codes, options: Options, honor_noqa: bool, unsafe: bo
     left.rewritten = run.rewritten | {change.name for fix in plan for change in fix.changes
                                       if isinstance(change, fix_model.RewriteClass)}
     left.rewritten -= set(declined)
+    # a class refused for the old text (a flag read before the pool is set) may be rewritten
+    # in the new one (the fix removed that read): refusals are asked again of the new text
+    left.carried, left.declined = run.carried, dict(run.carried)
+    if unsafe:
+        left._class_rewrites()
+        left.declined.update((name, why) for name, why in left.refused.items() if why)
     return new_source, left
 
 
@@ -209,6 +218,7 @@ class _FileAnalysis:
         self.noqa = NoqaMap([])
         self.declined: dict = {}  # class the resolver codemod would not rewrite -> why
         self.rewritten: set = set()  # classes the codemod rewrote into this source
+        self.carried: dict = {}  # of ``declined``, what the codemod itself declined (kept)
         self.refused: dict = {}  # class the codemod's checks refuse before any rewrite -> why
         self.tree: Optional[ast.AST] = None
         self.facts = self._own_facts = None  # as the rules saw them; same-file only

@@ -197,3 +197,36 @@ def test_the_import_names_of_a_long_line_are_read_in_linear_time(tmp_path):
     root = write(tmp_path / "t", {"q/__init__.py": "", "q/data.py": data, "q/b.py": STALE})
     done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1, timeout=60)
     assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
+
+
+# The codemod refuses the class while the stale flag is set before the pool; the safe KVP002
+# fix removes that store, and then nothing refuses the rewrite of the gate any more.
+FREED = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class FreedMixin(AttentionBackend):
+        def __init__(self, model_runner):
+            self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+
+        def forward_extend(self, q, layer):
+            if self.use_sliding_window_kv_pool:
+                return q
+            return layer
+""")
+
+
+def test_fix_with_unsafe_fixes_asks_a_refused_class_again_once_a_fix_freed_it(tmp_path):
+    # the refusal ('a flag is read before self._swa_kv_pool is set') was kept for every later
+    # pass over the fixed text, where it no longer held: the first run left the gate, and a
+    # second '--fix --unsafe-fixes' rewrote it ('Fixed 1 file'). Found by a package fuzzer.
+    root = write(tmp_path / "t", {"m.py": FREED})
+    first = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "m.py", cwd=root, expect=0)
+    assert first.stderr.splitlines()[-1] == "poolguard: Fixed 1 file; all checks passed!"
+    once = (root / "m.py").read_text()
+    assert "if self._swa_kv_pool is not None:" in once
+    compile(once, "m.py", "exec")
+    again = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "m.py", cwd=root, expect=0)
+    assert again.stderr.splitlines()[-1] == "poolguard: All checks passed!"
+    assert (root / "m.py").read_text() == once
