@@ -35,13 +35,13 @@ MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # base lists; a header this misses only costs a file the package view, never a crash).
 CLASS_HEADER = re.compile(r"[ \t]*class[ \t]+(\w+)[ \t]*(?:\(([^()]*)\))?[ \t]*:")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-# an import statement's names (to the line's end, or a parenthesised list) and their aliases
-IMPORT_TEXT = re.compile(r"(?:^|(?<=\r))[ \t\f]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+"
-                         r"(\([^()]*\)|[^\r\n]*)", re.MULTILINE)
-IMPORT_AS = re.compile(r"\b(\w+)[ \t]+as[ \t]+(\w+)")  # (\b: from each word once)
-# a top-level ``Alias = name`` or ``Alias = module.name`` line
-ASSIGNED_NAME = re.compile(r"(?:^|(?<=\r))(\w+)[ \t]*=[ \t]*(?:\w+\.)*(\w+)[ \t]*(?:#[^\r\n]*)?$",
-                           re.MULTILINE)
+# ``name as `` just before an alias in an import statement (``_aliased_import``), the opening
+# of a parenthesised import list, and what follows ``Alias`` on a top-level ``Alias = name``
+_MAX_NAME = 256  # a name longer than this is looked at no further (a bound on each look back)
+IMPORTED_AS = re.compile(r"(\w+)[ \t]+as[ \t]+$")
+IMPORT_OPENS = re.compile(r"import[ \t]*\($")
+LINE_BOUND = re.compile(r"[\r\n](\w+)[ \t]*=(?!=)")  # a line's first word, then '='
+ASSIGNED_VALUE = re.compile(r"[ \t]*=[ \t]*(?:\w+\.)*(\w+)[ \t]*(?:#[^\r\n]*)?(?=\r|\n|$)")
 STAR_IMPORT = re.compile(rb"\bimport[ \t]*\*")
 STAR_TEXT = re.compile(r"import(?:[ \t\f]|\\(?:\r\n|\r|\n))*\*")  # also continued lines
 # a line beginning ``def name`` (``_only_a_function``): the name is the whole word after it
@@ -71,26 +71,78 @@ def class_headers(source: str) -> list:
             index = source.find("class", match.end())
         else:
             index = source.find("class", index + 5)
-    if any(bases for _, bases in found):  # a base imported under another name is that class
-        aliases = _import_aliases(source)
-        for _, bases in found:
-            for base in list(bases):
-                while aliases.get(base, base) not in bases:  # (``A = B``, ``B`` imported ``as``)
-                    base = aliases[base]
-                    bases.append(base)
+    bound = _bound_names(source) if any(bases for _, bases in found) else frozenset()
+    for _, bases in found:  # a base imported or bound under another name is that class too
+        for base in list(bases):
+            while base in bound:  # (``A = B``, ``B`` imported ``as``: a chain, each name once)
+                base = _alias_target(source, base)
+                if base is None or base in bases:
+                    break
+                bases.append(base)
     return found
 
 
-def _import_aliases(source: str) -> Dict[str, str]:
-    """``{alias: name}`` for every ``import ... name as alias`` and top-level ``alias = name``
-    of ``source`` (one pass each)."""
-    aliases: Dict[str, str] = {}
-    for statement in IMPORT_TEXT.finditer(source):
-        for name, alias in IMPORT_AS.findall(statement.group(1)):
-            aliases[alias] = name
-    for alias, name in ASSIGNED_NAME.findall(source):
-        aliases.setdefault(alias, name)
-    return aliases
+def _bound_names(source: str) -> frozenset:
+    """The words that follow ``as`` or begin a line before ``=``: the only ones an alias can
+    be (one pass of each kind over the text, whatever its classes' bases)."""
+    found = set(LINE_BOUND.findall(source))
+    index = source.find(" as ")
+    while index >= 0:
+        word = WORD.match(source, index + 4)
+        if word is not None:
+            found.add(word.group())
+        index = source.find(" as ", index + 4)
+    if source[:1].isidentifier():
+        found.add(WORD.match(source).group())
+    return frozenset(found)
+
+
+def _alias_target(source: str, alias: str) -> Optional[str]:
+    """``name`` for ``import ... name as alias`` (in an import statement) or a top-level
+    ``alias = name`` / ``alias = module.name`` line of ``source``; None for neither. Each
+    occurrence of ``alias`` is looked at once, from a literal search (no pattern tried at
+    every position of a large file)."""
+    index = source.find(alias)
+    while index >= 0:
+        end = index + len(alias)
+        if (not index or not _word_char(source[index - 1])) and (
+                end == len(source) or not _word_char(source[end])):
+            found = _aliased_import(source, index) or _assigned_at(source, index, end)
+            if found is not None:
+                return found
+        index = source.find(alias, end)
+    return None
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _aliased_import(source: str, index: int) -> Optional[str]:
+    """``name`` when the word at ``index`` ends ``name as <word>`` inside an import statement."""
+    gap = index
+    while gap and source[gap - 1] in " \t":
+        gap -= 1
+    if gap == index or source[gap - 2:gap] != "as":  # (most occurrences: one look back)
+        return None
+    before = IMPORTED_AS.search(source, max(0, index - _MAX_NAME), index)
+    if before is None or before.end() != index:
+        return None
+    line = max(source.rfind("\n", 0, index), source.rfind("\r", 0, index)) + 1
+    head = source[line:before.start()].lstrip(" \t\f")
+    if head.startswith(("import ", "from ")) and " import" in f" {head}":
+        return before.group(1)
+    opened = source.rfind("(", 0, before.start())  # from m import (\n    B as A,\n)
+    return before.group(1) if opened >= 0 and ")" not in source[opened:before.start()] and (
+        IMPORT_OPENS.search(source, max(0, opened - _MAX_NAME * 4), opened + 1)) else None
+
+
+def _assigned_at(source: str, index: int, end: int) -> Optional[str]:
+    """``name`` when the word at ``index`` begins a top-level ``<word> = [module.]name`` line."""
+    if index and source[index - 1] not in "\r\n":
+        return None
+    match = ASSIGNED_VALUE.match(source, end)
+    return match.group(1) if match is not None else None
 
 
 @dataclass(frozen=True)
