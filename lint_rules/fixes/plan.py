@@ -8,7 +8,6 @@ rewrite can tell (lifting the flag's test, the lint of the result) may still dec
 from __future__ import annotations
 
 import ast
-import functools
 import weakref
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional
@@ -265,18 +264,27 @@ def _deleted(tree: ast.AST, attr: str) -> bool:
     return attr in deleted or "delattr()" in deleted
 
 
-@functools.lru_cache(maxsize=4)
 def _deletions(tree: ast.AST) -> frozenset:
     """Attributes ``del``-eted anywhere in the module (``"delattr()"`` when it calls delattr),
     read in one walk per tree (the one the file's analysis kept): asked per store, a walk each
     would be quadratic in file size."""
-    found = set()
-    for n in nodes_under(tree):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Del):
-            found.add(n.attr)
-        elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr":
-            found.add("delattr()")
-    return frozenset(found)
+    found = _DELETIONS.get(tree)
+    if found is None:
+        deleted = set()
+        for n in nodes_under(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Del):
+                deleted.add(n.attr)
+            elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "delattr":
+                deleted.add("delattr()")
+        found = _DELETIONS[tree] = frozenset(deleted)
+    return found
+
+
+# tree -> _deletions(tree); method -> _body_index(method). Weak: a cache holding the trees
+# themselves kept the last files' whole trees alive in flake8's workers, where every full
+# collection of the collector walked them again
+_DELETIONS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+_BODY_INDEX: "weakref.WeakKeyDictionary[ast.AST, dict]" = weakref.WeakKeyDictionary()
 
 
 def _class_body_names(node: ast.ClassDef) -> set:
@@ -300,11 +308,13 @@ def _shares_a_line(method: ast.AST, statement: ast.stmt) -> bool:
     return before or after
 
 
-@functools.lru_cache(maxsize=64)
 def _body_index(method: ast.AST) -> dict:
     """``id(statement) -> position`` in the method's body, built once per method: asked per
     store, a scan of the body each would be quadratic in its length."""
-    return {id(statement): at for at, statement in enumerate(method.body)}
+    found = _BODY_INDEX.get(method)
+    if found is None:
+        found = _BODY_INDEX[method] = {id(s): at for at, s in enumerate(method.body)}
+    return found
 
 
 def _runner_param(method: Optional[ast.AST]) -> Optional[str]:

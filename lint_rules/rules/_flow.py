@@ -201,12 +201,13 @@ def nodes_under(node: ast.AST) -> List[ast.AST]:
     if type(node) in _WALKS_KEPT:
         found = _WALKS.get(node)
         if found is None:
-            found = _WALKS[node] = _walk(node)
-        return list(found)
+            found = _WALKS[node] = _walk(node)[1:]
+        return [node, *found]
     return _walk(node)
 
 
-# definition or module -> its nodes (the trees are never changed once parsed)
+# definition or module -> its nodes but itself (the trees are never changed once parsed): a
+# value holding its own key would keep the entry, and with it the whole tree, for the process
 _WALKS: "weakref.WeakKeyDictionary[ast.AST, List[ast.AST]]" = weakref.WeakKeyDictionary()
 _WALKS_KEPT = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module})
 
