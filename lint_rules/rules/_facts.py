@@ -1448,6 +1448,15 @@ class _Pass:
         found = package.global_name(f"{target}.{name}", self.scope.path)
         return found if found is not None and self.global_value(found) else None
 
+    def module_global(self, module: str, name: str) -> Optional[str]:
+        """``module.name`` where ``module`` is an imported module of the package: its global
+        ``name`` as the index names it (``global_name``), stored into or not; else None."""
+        package = self.scope.package
+        target = self.scope.imports.get(module)
+        if package is None or target is None:
+            return None
+        return package.global_name(f"{target}.{name}", self.scope.path)
+
     def method_returns(self, name: str, arguments: Tuple[Taint, ...],
                        given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint:
         """What ``self.<name>(...)`` returns for arguments holding these taints; the

@@ -738,6 +738,8 @@ class FlowOwner(Protocol):
 
     def imported_global(self, module: str, name: str) -> Optional[str]: ...
 
+    def module_global(self, module: str, name: str) -> Optional[str]: ...
+
     def method_returns(self, name: str, arguments: Tuple[Taint, ...],
                        given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint: ...
 
@@ -2174,7 +2176,19 @@ class MethodFlow(ast.NodeVisitor):
             if held is not None:  # _TLS.pool = ...: on an object the module keeps, it outlives
                 return self.store(f"{held}.{target.attr}", target, statement, value_node, value,
                                   "module")
+            named = self.imported_module_global(target)
+            if named is not None:  # registry.IS_SWA = ...: a global of another module
+                return self.store(named, target, statement, value_node, value, "module")
             self.visit(target.value)
+
+    def imported_module_global(self, node: ast.AST) -> Optional[str]:
+        """The global ``node`` names when it is ``module.NAME`` with ``module`` a module of the
+        package this one imports (``from . import registry``: ``registry.POOLS``), as the index
+        names it, so the module's own functions and every importer agree; else None."""
+        holder = node.value if type(node) is ast.Attribute else None
+        if type(holder) is not ast.Name or holder.id in self.env or holder.id == "self":
+            return None
+        return self.owner.module_global(holder.id, node.attr)
 
     def module_holder(self, node: ast.AST) -> str:
         """The module global a container ``node`` lives in (``_CACHE``, ``_NS["maps"]``: the
@@ -2183,7 +2197,9 @@ class MethodFlow(ast.NodeVisitor):
             node = node.value
         if type(node) is ast.Attribute:
             held = self.module_object(node.value)
-            return f"{held}.{node.attr}" if held else ""
+            if held:
+                return f"{held}.{node.attr}"
+            return self.imported_module_global(node) or ""  # registry.POOLS[lid] = ...
         if type(node) is not ast.Name or node.id in self.env:
             return ""
         return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else ""

@@ -299,7 +299,9 @@ class StalePoolState(Rule):
         keyed by the backend, a layer or a layer id, or filled once (``type(self).x``, a class
         attribute every instance shares) is flagged, unless every forward empties it first;
         wherever it lives: on ``self``, on the class, in a module global (``global M``, a
-        module dict ``_MAPS[key]``, a dict nested in one, ``_STATE.maps[key]``), set by the
+        module dict ``_MAPS[key]``, a dict nested in one, ``_STATE.maps[key]``, a global of
+        another module of the package set through its name, ``registry.POOLS[lid] = ...``:
+        its flag so set, ``registry.IS_SWA``, is KVP002's), set by the
         class itself or by a function of another module of the package it calls
         (``state.install(model_runner.token_to_kv_pool)`` setting that module's globals:
         reported at the call; one called per forward with that forward's pool is live). A
