@@ -530,6 +530,36 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
     return None
 
 
+def _root_name(node: ast.AST) -> str:
+    """The name ``node`` is read off, when no step of the way is a runner (``inner`` for
+    ``inner.config``; none for ``target.model_runner``)."""
+    while type(node) is ast.Attribute:
+        if node.attr.endswith("runner"):
+            return ""
+        node = node.value
+    return node.id if type(node) is ast.Name else ""
+
+
+def _typed_otherwise(function: ast.AST) -> frozenset:
+    """Parameters annotated with a class that is no runner (``inner: "CleanBackend"``,
+    ``layer: RadixAttention``): not the runner whatever their name."""
+    args = getattr(function, "args", None)
+    if args is None:
+        return frozenset()
+    typed = set()
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        note = arg.annotation
+        if type(note) is ast.Constant and type(note.value) is str:
+            name = note.value.strip().rpartition(".")[2]
+        elif type(note) in (ast.Name, ast.Attribute):
+            name = last_name(note)
+        else:
+            continue
+        if name and name[0].isupper() and not name.endswith(("Runner", "Any")):
+            typed.add(arg.arg)
+    return frozenset(typed)
+
+
 def params_of(function: ast.AST) -> List[str]:
     args = function.args
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
@@ -842,6 +872,9 @@ class MethodFlow(ast.NodeVisitor):
         self.runners = set(runners) if runners is not None else {
             p for p in params if p.endswith("runner") or not self.per_forward
         }
+        # but a flag of one its annotation says is something else is no runner flag
+        # (``inner: "FlashInferAttnBackend"``: ``inner.has_sliding_window`` is its own)
+        self.typed = _typed_otherwise(function) if self.runners else frozenset()
         self.deferred, self.record = deferred, record
         self.env: Dict[str, Taint] = dict(env or {})
         self.calling = calling  # local functions being evaluated (a recursion guard)
@@ -1020,7 +1053,8 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(holder)
             return self.current_pool()
         if self.is_runner(holder) and self.owner.is_runner_flag(name) and \
-                not _through_pool(holder):  # (the cheap test first: it asks the module's use)
+                not _through_pool(holder) and _root_name(holder) not in self.typed:
+            # (the cheap tests first: is_runner_flag asks the module's use)
             self.visit(holder)
             return RUNNER | STALE
         if self.is_runner_itself(holder):
