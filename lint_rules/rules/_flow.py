@@ -899,6 +899,7 @@ class MethodFlow(ast.NodeVisitor):
         # local -> the state of ours it is bound to (memo = self.memos, m = vars(self).setdefault(
         # "m", {})): filling or testing the local fills or tests that state
         self.held: Dict[str, ast.AST] = {}
+        self.fresh: set = set()  # locals bound to the runner or the active pool, read then
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
         self.entries: Dict[int, dict] = {}  # dict literal -> key -> (value node, its taint)
@@ -1608,7 +1609,13 @@ class MethodFlow(ast.NodeVisitor):
                 returned, RECORD) and not any(carries(v, STALE) for v in values):
             self.kept_calls.add(id(node))
         if self.deciding and returned & STALE:  # if windowed(): what it answers is kept state
-            self.gate(node, node, False, "global", returned, name=f"{last_name(func)}()")
+            decided = returned
+            now = self.read_now(node.args, passed)
+            if now is not None:  # is_swa_pool(pool) in __init__: the decision itself
+                decided = self.owner.function_returns(
+                    func, now, True, keywords, handed) or CLEAN
+            if decided & STALE:
+                self.gate(node, node, False, "global", decided, name=f"{last_name(func)}()")
         return returned
 
     def keyword_values(self, node: ast.Call, values: Tuple[Taint, ...]) -> List[Tuple[str, Taint]]:
@@ -1786,8 +1793,23 @@ class MethodFlow(ast.NodeVisitor):
         decision itself, like an inline type test; what it keeps is flagged at the store)."""
         if self.per_forward or not returned & STALE:
             return returned
-        now = tuple(v & ~STALE if v and self.is_runner(a) else v for a, v in zip(args, passed))
-        return self.owner.method_returns(method, now) if now != passed else returned
+        now = self.read_now(args, passed)
+        return self.owner.method_returns(method, now) if now is not None else returned
+
+    def read_now(self, args: list, passed: tuple) -> Optional[tuple]:
+        """Outside per-forward code, ``passed`` without the staleness of what is read right now
+        (the runner, its pool, a local holding them: not ``self`` state, nor a local holding
+        it); None when nothing changes."""
+        if self.per_forward:
+            return None
+        now = tuple(v & ~STALE if v and self.read_right_now(a) else v
+                    for a, v in zip(args, passed))
+        return now if now != tuple(passed) else None
+
+    def read_right_now(self, node: ast.AST) -> bool:
+        if self.is_runner(node):
+            return True
+        return type(node) is ast.Name and node.id not in self.held and node.id in self.fresh
 
     def reduced(self, argument: ast.AST) -> Taint:
         """``any(...)`` / ``all(...)`` over tests: the tests' decision, not a container."""
@@ -1961,10 +1983,9 @@ class MethodFlow(ast.NodeVisitor):
         or compared over sub-pools is still one."""
         saved, outer = dict(self.env), self.walrus
         self.walrus = set()
-        iterated = filtered = CLEAN
+        filtered = CLEAN
         for generator in node.generators:
             source = self.visit(generator.iter)
-            iterated |= source
             self.bind(generator.target, generator.iter, source & ~RECORD, None)
             for condition in generator.ifs:
                 filtered |= self.decided(condition)  # the filter picks which elements are in
@@ -1985,8 +2006,9 @@ class MethodFlow(ast.NodeVisitor):
             return sized(value)
         if reduce:  # (whether anything was picked by a pool decision: that decision)
             return value & DECIDED | (TYPE if value & (STATE | CHOICE) else CLEAN)
-        return holding(picked(taints[-1], filtered), value | (
-            SWA if iterated & SWA else CLEAN))
+        # (what it iterated reaches it through its elements alone: a field read off each child
+        # of a list gives the child's own, its window, not the pool it was handed)
+        return holding(picked(taints[-1], filtered), value)
 
     def visit_ListComp(self, node) -> Taint:
         return self.comprehension(node, [node.elt])
@@ -2272,6 +2294,10 @@ class MethodFlow(ast.NodeVisitor):
             self.pool_locals.add(name)
         else:
             self.pool_locals.discard(name)
+        if path == ACTIVE_POOL or value_node is not None and self.is_runner(value_node):
+            self.fresh.add(name)  # pool = model_runner.token_to_kv_pool: read right now
+        else:
+            self.fresh.discard(name)
         mine = path and not {ACTIVE_POOL, self.owner.pool_attr} & set(path.split("."))
         _keep(self.held, name, value_node if mine and not self.is_runner(value_node) else None)
         # (memo = self.memos: a container of ours, not the pool nor the runner's)
