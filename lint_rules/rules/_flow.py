@@ -530,6 +530,9 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
     return None
 
 
+_THROUGH = (ast.Attribute, ast.Subscript)
+
+
 def _root_name(node: ast.AST) -> str:
     """The name ``node`` is read off, when no step of the way is a runner (``inner`` for
     ``inner.config``; none for ``target.model_runner``)."""
@@ -1176,8 +1179,9 @@ class MethodFlow(ast.NodeVisitor):
         return value
 
     def is_runner(self, node: ast.AST) -> bool:
-        while isinstance(node, ast.Attribute) and not is_self(node.value):
+        while type(node) in _THROUGH and not is_self(node.value):
             node = node.value  # model_runner.model_config.is_hybrid_swa: rooted at the runner
+            # (or at a list of them: backends[0].token_to_kv_pool)
         if isinstance(node, ast.Name):
             return node.id in self.runners or node.id.endswith("runner")
         attr = self_attr(node) or ""  # self.kv_holder = model_runner: the runner, named otherwise
