@@ -1311,6 +1311,7 @@ class SwaFlagGate(Rule):
             decided = {self.facts.decision_of(cls, gate) for gate in flag_gates}
             swap_checks = _swap_checks(cls.node)
             decisions: dict = {}  # (decision, kind) -> [(gate, flag)]: one finding each
+            placed: dict = {}  # ((line, column), kind) -> the decision reported there
             for gate in gates:
                 flag = self._flag(cls, gate)
                 if flag is None:  # (one finding per decision line: a flag gate's fix wins)
@@ -1329,10 +1330,16 @@ class SwaFlagGate(Rule):
                     continue  # a stored expression is data: the store's finding says it
                 kind = "inner" if flag.inner else "pool_type" if flag.pool_type else "swa"
                 key = (self.facts.decision_of(cls, gate), kind)
+                # (a helper handed the backend is placed at its call: its own read of the flag
+                # and the call answering from it are one decision there, one finding)
+                key = placed.setdefault((_at(gate.node), kind), key)
                 decisions.setdefault(key, []).append((gate, flag))
             guarded = self._guarded(cls) if decisions else {}
             for (_, kind), gates in decisions.items():
-                yield self._decision(cls, kind, gates, guarded)
+                read = {_at(g.node) for g, _ in gates if g.kind not in _ANSWERS}
+                gates = [(g, f) for g, f in gates
+                         if g.kind not in _ANSWERS or _at(g.node) not in read]
+                yield self._decision(cls, kind, gates, guarded)  # (the flag it reads, named)
 
     def _decision(self, cls, kind: str, gates: list, guarded: dict) -> Report:
         """One finding for one decision, at its first flag read, naming every flag it reads
@@ -1379,3 +1386,10 @@ def _shown(gate) -> str:
     """How a message names what a gate reads."""
     return {"call": f"self.{gate.name}()", "global": gate.name,
             "local": gate.name}.get(gate.kind, f"self.{gate.name}")
+
+
+_ANSWERS = ("call", "global")  # gates on what a helper answers
+
+
+def _at(node: ast.AST) -> tuple:
+    return node.lineno, node.col_offset
