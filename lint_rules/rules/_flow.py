@@ -533,6 +533,17 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
 _THROUGH = (ast.Attribute, ast.Subscript)
 
 
+def _presence(node: ast.AST) -> Optional[ast.AST]:
+    """What ``getattr(x, "<an SWA name>", None)`` asks about: ``x`` (a presence test when it is
+    tested against None)."""
+    if type(node) is not ast.Call or type(node.func) is not ast.Name or node.func.id != "getattr":
+        return None
+    args = node.args
+    if len(args) != 3 or type(args[2]) is not ast.Constant or args[2].value is not None:
+        return None
+    return args[0] if is_swa_word(const_str(args[1]) or "") else None
+
+
 def _root_name(node: ast.AST) -> str:
     """The name ``node`` is read off, when no step of the way is a runner (``inner`` for
     ``inner.config``; none for ``target.model_runner``)."""
@@ -1864,6 +1875,11 @@ class MethodFlow(ast.NodeVisitor):
         """``bool(x)`` / ``not x`` / ``x is None``: a decision about whatever ``x`` holds."""
         if self_attr(node) == self.owner.pool_attr:
             return MIRROR
+        probed = _presence(node)
+        if probed is not None and not value & STATE:  # getattr(pool.main_pool, "swa_ring_size",
+            held = self.visit(probed)  # None) is not None: whether the pool has it, whatever
+            if held & POOL and not held & RECORD:  # it holds (a size, geometry): a duck test
+                return TYPE | (held & STALE)
         decided = TYPE if value & STATE and not value & RECORD else CLEAN
         if decided and value & PICKED and not value & TYPE:
             decided = KIND  # is a shard pool there: a decision on another pool class
