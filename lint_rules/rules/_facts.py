@@ -1709,7 +1709,8 @@ class _Pass:
         return self.scope.record_fields(func) is not None
 
     def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                    keywords: Tuple[Tuple[str, Taint], ...]) -> Optional[Built]:
+                    keywords: Tuple[Tuple[str, Taint], ...],
+                    site: Optional[ast.AST] = None) -> Optional[Built]:
         """An object of a known class built in this class: what it keeps for this class. A
         ``token_to_kv_pool`` setter here (or a method handing the pool on) makes the swap
         reach the object's own pool; an inner backend's own state is its own class's finding,
@@ -1720,7 +1721,7 @@ class _Pass:
         if instance is None:
             return None
         fields = dict(instance.fields)
-        reached = self.flow.reaches(func)
+        reached = self.flow.reaches(site if site is not None else func)
         if reached:
             fields.pop(ACTIVE_POOL, None)
         if instance.backend:  # what it holds for this class: its pool, when a swap misses it,

@@ -554,6 +554,19 @@ def _root_name(node: ast.AST) -> str:
     return node.id if type(node) is ast.Name else ""
 
 
+def _class_defaults(function: ast.AST) -> Dict[str, ast.AST]:
+    """Parameters defaulting to a class (``inner_cls=WindowedDecodeBackend``): calling one
+    builds that class, unless the caller hands another."""
+    args = getattr(function, "args", None)
+    if args is None or not (args.defaults or args.kw_defaults):
+        return {}
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *zip(args.kwonlyargs, args.kw_defaults)]
+    return {a.arg: d for a, d in pairs if type(d) in (ast.Name, ast.Attribute)
+            and _is_class_name(d)}
+
+
 def _typed_otherwise(function: ast.AST) -> frozenset:
     """Parameters annotated with a class that is no runner (``inner: "CleanBackend"``,
     ``layer: RadixAttention``): not the runner whatever their name."""
@@ -813,7 +826,8 @@ class FlowOwner(Protocol):
     def record_fields(self, func: ast.AST) -> Tuple[str, ...]: ...
 
     def constructed(self, func: ast.AST, arguments: Tuple[Taint, ...],
-                    keywords: Tuple[Tuple[str, Taint], ...]) -> Optional["Built"]: ...
+                    keywords: Tuple[Tuple[str, Taint], ...],
+                    site: Optional[ast.AST] = None) -> Optional["Built"]: ...
 
     def type_names_swa(self, node: ast.AST) -> bool: ...
 
@@ -886,6 +900,7 @@ class MethodFlow(ast.NodeVisitor):
         self.runners = set(runners) if runners is not None else {
             p for p in params if p.endswith("runner") or not self.per_forward
         }
+        self.class_params = _class_defaults(function)  # parameter -> the class it defaults to
         # but a flag of one its annotation says is something else is no runner flag
         # (``inner: "FlashInferAttnBackend"``: ``inner.has_sliding_window`` is its own)
         self.typed = _typed_otherwise(function) if self.runners else frozenset()
@@ -1531,6 +1546,10 @@ class MethodFlow(ast.NodeVisitor):
                 *args, *(k.value for k in node.keywords)))))  # Helper(self), Helper(owner=self)
         if isinstance(func, ast.Attribute):
             return self.method_call(node, func, values)
+        default = self.class_params.get(name) if type(func) is ast.Name else None
+        if default is not None:  # inner_cls(model_runner), inner_cls=WindowedBackend: that class
+            return self.remade(node, default, args, values, follow or any(map(is_self, (
+                *args, *(k.value for k in node.keywords)))))
         self.visit(func)
         return CLEAN
 
@@ -1595,9 +1614,10 @@ class MethodFlow(ast.NodeVisitor):
     def remade(self, node: ast.Call, klass: ast.AST, args: list, values: Tuple[Taint, ...],
                follow: bool) -> Taint:
         """``node`` builds an object of ``klass`` (``cls(...)`` in its factory): what that
-        constructor keeps on it, its fields kept for ``node``."""
+        constructor keeps on it, its fields kept for ``node`` (whose callee the swap may hand
+        its pool to: ``site``)."""
         call = ast.copy_location(ast.Call(func=klass, args=args, keywords=node.keywords), node)
-        value = self.construct(call, values, follow)
+        value = self.construct(call, values, follow, node.func)
         if id(call) in self.fields:
             self.fields[id(node)] = self.fields.pop(id(call))
         return value
@@ -1706,7 +1726,8 @@ class MethodFlow(ast.NodeVisitor):
             return inner.visit(function.body)
         return inner.run(function.body).returned
 
-    def construct(self, node: ast.Call, values: Tuple[Taint, ...], follow: bool) -> Taint:
+    def construct(self, node: ast.Call, values: Tuple[Taint, ...], follow: bool,
+                  site: Optional[ast.AST] = None) -> Taint:
         """``Helper(pool)``, ``mod.Inner(model_runner)``: an object outliving the call holds
         what its constructor stores on it (for a class of the module or the package, as the
         owner judges it: ``constructed``), else whatever it was given. Its fields are kept as
@@ -1714,7 +1735,8 @@ class MethodFlow(ast.NodeVisitor):
         to it (``self.update = Helper(pool).update`` keeps the pool)."""
         count = len(node.args)
         keywords = tuple(self.keyword_values(node, values[count:]))
-        built = self.owner.constructed(node.func, values[:count], keywords) if follow else None
+        built = self.owner.constructed(node.func, values[:count], keywords,
+                                       site) if follow else None
         if built is None:
             self.note_fields(node, values)
             held = container(union(values))
