@@ -71,10 +71,10 @@ def class_headers(source: str) -> list:
             index = source.find("class", match.end())
         else:
             index = source.find("class", index + 5)
-    bound = _bound_names(source) if any(bases for _, bases in found) else frozenset()
+    bound = _Bound(source)
     for _, bases in found:  # a base imported or bound under another name is that class too
         for base in list(bases):
-            while base in bound:  # (``A = B``, ``B`` imported ``as``: a chain, each name once)
+            while bound.has(base):  # (``A = B``, ``B`` imported ``as``: a chain, each name once)
                 base = _alias_target(source, base)
                 if base is None or base in bases:
                     break
@@ -82,9 +82,65 @@ def class_headers(source: str) -> list:
     return found
 
 
+class _Bound:
+    """Whether a word follows `` as `` or begins a line before ``=``: the only words an alias
+    can be. Asked of a class header's bases only: the first few each by literal searches for it
+    (a pattern tried at every line of every file with a class base was most of the class
+    graph's time); past ``LITERAL_ASKS`` words, one pass collects them all (``_bound_names``),
+    so a file of many bases is still read in linear time."""
+
+    LITERAL_ASKS = 8
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.answers: Dict[str, bool] = {}
+        self.every: Optional[frozenset] = None
+
+    def has(self, word: str) -> bool:
+        if word not in self.answers:
+            if len(self.answers) >= self.LITERAL_ASKS:
+                if self.every is None:
+                    self.every = _bound_names(self.source)
+                self.answers[word] = word in self.every
+            else:
+                first = WORD.match(self.source) if self.source[:1].isidentifier() else None
+                self.answers[word] = self._line_bound(word) or self._after_as(word) or (
+                    first is not None and first.group() == word)
+        return self.answers[word]
+
+    def _line_bound(self, word: str) -> bool:
+        """``word`` is a line's first word, then ``=`` (not ``==``): ``LINE_BOUND`` there."""
+        source = self.source
+        for newline in "\n\r" if "\r" in source else "\n":  # (one memchr: most have no CR)
+            index = source.find(newline + word)
+            while index >= 0:
+                match = LINE_BOUND.match(source, index)
+                if match is not None and match.group(1) == word:
+                    return True
+                index = source.find(newline + word, index + 1)
+        return False
+
+    def _after_as(self, word: str) -> bool:
+        """The ASCII word after one of the `` as `` a left-to-right scan meets is ``word``.
+        Each scan step resumes after the `` as `` it met, so of `` as as `` it meets the first
+        only, and of a chain of them every other one. (The chains behind two occurrences of
+        `` as word`` share no position unless ``word`` is ``as``, whose first one is met: each
+        position is walked once.)"""
+        source, index = self.source, self.source.find(" as " + word)
+        while index >= 0:
+            after = WORD.match(source, index + 4)  # (None: a word that begins non-ASCII)
+            if after is not None and after.group() == word:
+                back = index
+                while back >= 3 and source.startswith(" as ", back - 3):
+                    back -= 3
+                if (index - back) % 6 == 0:
+                    return True
+            index = source.find(" as " + word, index + 1)
+        return False
+
+
 def _bound_names(source: str) -> frozenset:
-    """The words that follow ``as`` or begin a line before ``=``: the only ones an alias can
-    be (one pass of each kind over the text, whatever its classes' bases)."""
+    """Every word ``_Bound`` says is bound, in one pass of each kind over the text."""
     found = set(LINE_BOUND.findall(source))
     index = source.find(" as ")
     while index >= 0:
@@ -92,8 +148,9 @@ def _bound_names(source: str) -> frozenset:
         if word is not None:
             found.add(word.group())
         index = source.find(" as ", index + 4)
-    if source[:1].isidentifier():
-        found.add(WORD.match(source).group())
+    first = WORD.match(source) if source[:1].isidentifier() else None
+    if first is not None:  # (None: a text that begins with a non-ASCII name)
+        found.add(first.group())
     return frozenset(found)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textwrap import dedent
 
-from clirun import json_rows, poolguard, write
+from clirun import STALE, json_rows, poolguard, write
 
 LINT = ("lint", "--isolated", "--format", "json", "pkg")
 MIXIN = dedent("""\
@@ -494,3 +494,30 @@ def test_what_a_call_keeps_in_another_module_follows_that_module(tmp_path):
     write(pkg, {"updaters.py": UPDATERS.replace(
         "backend.model_runner.token_to_kv_pool.translate_loc_from_full_to_swa", "None")})
     assert _warm_is_cold(tmp_path, cache) == flag
+
+
+def test_a_module_beginning_with_a_non_ascii_name_is_read_into_the_class_graph(tmp_path):
+    # the class graph looks for a base bound under another name at the text's first word: one
+    # that begins beyond ASCII ended the whole run with an internal error (exit 2)
+    root = write(tmp_path / "t", {"q/__init__.py": "", "q/b.py": STALE,
+                                  "q/a.py": "é = 1\n\n\nclass Data(Base):\n    pass\n"})
+    done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1)
+    assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
+
+
+def test_a_long_chain_of_as_words_is_read_in_linear_time(tmp_path):
+    # whether a base follows ' as ' is decided by the scan that meets every other ' as ' of a
+    # chain: each position of the chain is looked at once
+    data = "x = 1  #" + " as" * 400_000 + " Base\nclass Data(Base):\n    pass\n"
+    root = write(tmp_path / "t", {"q/__init__.py": "", "q/data.py": data, "q/b.py": STALE})
+    done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1, timeout=60)
+    assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
+
+
+def test_a_module_of_many_bases_is_read_in_linear_time(tmp_path):
+    # the first few bases of a module are each looked for by literal searches of its text; a
+    # module naming thousands of bases is read in one pass for all of them
+    data = "".join(f"class Data{i}(Base{i}):\n    pass\n" for i in range(30_000))
+    root = write(tmp_path / "t", {"q/__init__.py": "", "q/data.py": data, "q/b.py": STALE})
+    done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1, timeout=60)
+    assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
