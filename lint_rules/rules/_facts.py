@@ -114,6 +114,7 @@ from lint_rules.rules._vocab import (
     RECORD_MARKS,
     RUNNER_SUFFIX,
     SHARED_POOLS,
+    is_class_name,
     is_flag_like,
     is_flag_name,
     is_swa_word,
@@ -1781,8 +1782,7 @@ class _Pass:
         or imports (``Metadata.uses_swa = ...``: a class attribute of a class not of this
         family, kept as long as the class is; the family's own are class attributes)."""
         scope = self.scope
-        if name in scope.classes or name in scope.imports and name.lstrip("_")[:1].isupper() \
-                and not name.isupper():
+        if name in scope.classes or name in scope.imports and is_class_name(name):
             return True
         return name in scope.globals and name not in scope.imports and \
             name not in scope.functions

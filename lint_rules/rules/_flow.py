@@ -51,6 +51,7 @@ from lint_rules.rules._vocab import (
     TYPE_PROBES,
     is_flag_like,
     is_capacity,
+    is_class_name,
     is_geometry,
     is_pool_type_name,
     is_flag_name,
@@ -3580,8 +3581,7 @@ def _picked_object(node: Optional[ast.AST]) -> bool:
 
 def _is_class_name(func: ast.AST) -> bool:
     """``SwaState(...)`` / ``mod.SwaState(...)``: a constructor, by the CapWords convention."""
-    name = last_name(func).lstrip("_")
-    return name[:1].isupper() and not name.isupper()
+    return is_class_name(last_name(func))
 
 
 def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:

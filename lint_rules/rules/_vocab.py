@@ -213,6 +213,12 @@ def is_swa_word(name: str) -> bool:
     return any(word in lowered for word in SWA_WORDS)
 
 
+def is_class_name(name: str) -> bool:
+    """``SwaState``, ``_Layout``: a class by the CapWords convention (not a CONSTANT)."""
+    bare = name.lstrip("_")
+    return bare[:1].isupper() and not bare.isupper()
+
+
 def is_flag_like(name: str) -> bool:
     """A boolean-looking name (``is_interleaved``, ``has_scales``)."""
     return name.startswith(FLAG_PREFIXES)
