@@ -2597,11 +2597,23 @@ class FileFacts:
         """Every store of ``self.<attr>`` is a call of a resolver the file defines, and no
         other object rebinds it (a swap of the pool alone would leave the mirror behind)."""
         stores = self.stores_of(cls, attr)
+        if not stores and attr == self.options.pool_attr:  # a base of another module keeps it:
+            return self._resolved_by_base(cls, attr)  # its package summary says how
         names = {m for c in self.relatives(cls) for m in c.resolvers}
         return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
             isinstance(s.value, ast.Call) and (
                 last_name(s.value.func) in names or self.scope is not None
                 and self.scope.calls_resolver(s.value.func)) for s in stores)
+
+    def _resolved_by_base(self, cls: ClassFacts, attr: str) -> bool:
+        """The resolved pool attribute is stored only by bases of other modules (the package
+        index's summaries), each time holding no pool state: what a resolver asking the
+        allocator stores (``kept_pool_attr`` is the other answer). Run per file, no summary
+        says so and the mirror stays unproven."""
+        held = [Taint(summary.stores[attr]) for c in cls.family for summary in c.foreign
+                if attr in summary.stores]
+        return bool(held) and not any(bits & STATE for bits in held) and not \
+            self.times_stored(attr, foreign_only=True)
 
     def _bound_by(self, cls: ClassFacts, name: str) -> bool:
         """``cls`` or a base of it stores ``name`` (here or in another module): a subclass
