@@ -2928,7 +2928,7 @@ def is_flag_table(bits: Taint) -> bool:
 
 
 # what another store of the attribute may add that makes the table more than verdicts
-TABLE_EXCLUDED = SIZE | INNER | Taint.OBJECT | KIND | RUNNER | CHOICE | Taint.PICKED | Taint.ALLOC
+TABLE_EXCLUDED = SIZE | INNER | Taint.OBJECT | KIND | RUNNER | Taint.PICKED | Taint.ALLOC
 
 
 def is_swap_point(store: Store) -> bool:

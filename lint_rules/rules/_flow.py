@@ -161,6 +161,10 @@ STATE_SIZE = STATE | SIZE  # a read that is already the pool's state or its capa
 BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is not the pool's
 # what makes an element more than an SWA type-test verdict (``verdicts``)
 NOT_VERDICTS = STATE | SIZE | BUILT | KIND | RUNNER | CHOICE | PICKED | ALLOC
+# what makes an entry stored into a table more than a value an SWA type test picked (an enum
+# member, "swa"): a choice made under a stored flag is what that flag made (as for
+# ``is_chosen_verdict``)
+NOT_CHOSEN = STATE | SIZE | BUILT | KIND | RUNNER | PICKED | ALLOC | GATED
 
 
 # -- syntax helpers (shared with _facts, _fixes and the package index) -------------------------
@@ -2268,7 +2272,10 @@ class MethodFlow(ast.NodeVisitor):
             held, key = self_attr(target.value), entry_key(target.slice)
             if held and key is not None and self.owner.keyed_dict(held):
                 self.store_entry(held, key, target, value_node, value)
-            self.fill(target.value, target.value, value_node, holding(value))
+            entry = holding(value)
+            if carries(value, CHOICE) and not carries(value, NOT_CHOSEN):
+                entry |= VERDICTS  # kinds[lid] = classify(pool): a table of the verdicts
+            self.fill(target.value, target.value, value_node, entry)  # a pool test picked
             return
         if isinstance(target, ast.Attribute):
             held = self.module_object(target.value)

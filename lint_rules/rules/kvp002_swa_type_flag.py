@@ -38,9 +38,10 @@ class SwaTypeFlag(Rule):
         (``_classify(pool)``), what an SWA-only attribute read with a default answers
         (``getattr(pool, "swa_layer_nums", None)``). A dict, list, tuple or set of such tests
         kept whole (per layer or per compression ratio: ``{i: isinstance(p, SWAKVPool) for i,
-        p in enumerate(pools)}``, or filled in a loop) is a table of such flags, flagged too,
-        with no fix (no property over the pool is a table); one also holding a sub-pool keeps
-        pool state (KVP001's). A flag named for SWA (``self.sliding_pool_active``) kept from a
+        p in enumerate(pools)}``, or filled in a loop, also with the values such a test picks:
+        ``cls.kinds[lid] = classify(pool)``) is a table of such flags, flagged too, with no
+        fix (no property over the pool is a table); one also holding a sub-pool keeps pool
+        state (KVP001's). A flag named for SWA (``self.sliding_pool_active``) kept from a
         pool test of no SWA class or attribute (``hasattr(pool, "full_kv_pool")``, which every
         split pool passes, a hybrid linear one too) stands for the SWA decision its name says,
         and is flagged with no fix (the resolved SWA pool is not what its test tests). A
