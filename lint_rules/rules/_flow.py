@@ -1454,6 +1454,10 @@ class MethodFlow(ast.NodeVisitor):
                 self.gate(node, node, False, "read", name=const_str(args[1]))
             return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])) and not (
                 not values[0] and self.runner_part(args[0])))
+        if name == "getattr" and len(args) > 1 and carries(values[1], PICKERS | GATED) and (
+                is_self(args[0]) or type(args[0]) is ast.Name and args[0].id not in self.env):
+            # getattr(self, IMPLS[kind]): the method (or module function) a verdict picked
+            return CHOICE | (values[1] & (STALE | KIND | RUNNER | GATED))
         if name in ("type", "bool", "cast", "callable") and args:
             last = len(args) - 1  # the value of type(x), bool(x), cast(T, x)
             if name in ("bool", "callable"):  # callable(getattr(pool, "translate_...", None))

@@ -35,7 +35,8 @@ class SwaTypeFlag(Rule):
         otherwise and is flagged too, with no fix (no property over the pool can stand for
         it): ``"swa" if hasattr(pool, "swa_kv_pool") else "full"``, an enum member or class
         constant chosen in a branch or a ``match`` on the pool, a helper returning one
-        (``_classify(pool)``), what an SWA-only attribute read with a default answers
+        (``_classify(pool)``), a method looked up by a name it picked (``getattr(self,
+        IMPLS[kind])``), what an SWA-only attribute read with a default answers
         (``getattr(pool, "swa_layer_nums", None)``). A dict, list, tuple or set of such tests
         kept whole (per layer or per compression ratio: ``{i: isinstance(p, SWAKVPool) for i,
         p in enumerate(pools)}``, or filled in a loop, also with the values such a test picks:
@@ -575,6 +576,28 @@ class SwaTypeFlag(Rule):
                 """
             ),
             expected=((11, "KVP002"), (12, "KVP002"), (13, "KVP002")),
+        ),
+        Invalid(
+            # a method looked up by a name a pool type test picked: which one is bound is
+            # that test's verdict, kept (no fix: no property over the pool is a method)
+            dedent(
+                """\
+                STEPS = {True: "_swa_step", False: "_full_step"}
+
+
+                class PickedMethodBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        swa = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+                        self.step = getattr(self, STEPS[swa])
+
+                    def _swa_step(self, q):
+                        return q
+
+                    def _full_step(self, q):
+                        return q
+                """
+            ),
+            expected=((7, "KVP002"),),
         ),
         Invalid(
             # a table of SWA type tests, per layer or per ratio (a comprehension, a loop's
