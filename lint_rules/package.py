@@ -936,18 +936,21 @@ class PackageIndex:
             return None
         return found[0], f"{found[1]}.{method}"
 
-    def instance(self, qualified: str, arguments: tuple, keywords: tuple):
+    def instance(self, qualified: str, arguments: tuple, keywords: tuple, called: str = ""):
         """What an object of class ``pkg.mod.C`` holds once built with arguments holding these
-        taints (``_facts.Instance``; None: unknown)."""
+        taints (``called``: once that method of it is called with them; ``_facts.Instance``;
+        None: unknown)."""
         from lint_rules.rules._facts import instance_summary
 
         found = self._class_module(qualified)
         if found is None:
             return None
         module, name = found
+        key = ("instance", module.path, name, arguments, keywords)
         return self._remembered(  # by the defining file, as function_returns
-            ("instance", module.path, name, arguments, keywords),
-            lambda: instance_summary(module.scope, name, arguments, keywords, self.options))
+            key + (called,) if called else key,
+            lambda: instance_summary(module.scope, name, arguments, keywords, self.options,
+                                     called))
 
     def class_summary(self, qualified: str) -> Optional[ClassSummary]:
         """Class ``pkg.mod.C`` as its subclasses see it (None: unknown)."""

@@ -606,17 +606,20 @@ class ModuleScope:
         return self._backends
 
     def instance(self, func: ast.AST, arguments: tuple, keywords: tuple,
-                 options: Options) -> Optional["Instance"]:
+                 options: Options, called: str = "") -> Optional["Instance"]:
         """What an object of the class ``func`` names (of this module, or with a package index
-        of another module) holds once built with arguments holding these taints; None for a
-        class the index does not know."""
+        of another module) holds once built with arguments holding these taints (``called``:
+        once that method of it is called with them); None for a class the index does not
+        know."""
         if isinstance(func, ast.Name) and func.id in self.classes:
             return self._remembered(  # (a class building itself sees nothing)
-                self.instances, (func.id, arguments, keywords), None,
-                lambda: instance_summary(self, func.id, arguments, keywords, options))
+                self.instances, (func.id, arguments, keywords, called), None,
+                lambda: instance_summary(self, func.id, arguments, keywords, options, called))
         qualified = self.qualified(func)
         if qualified is None or self.package is None:
             return None
+        if called:
+            return self.package.instance(qualified, arguments, keywords, called)
         return self.package.instance(qualified, arguments, keywords)
 
     def runner_attr(self, attr: str, options: Options) -> Taint:
@@ -1814,6 +1817,16 @@ class _Pass:
         if klass in self.scope.backend_names(self.flow.options):
             return None  # (an inner backend's methods are its own class's business)
         return self.scope.called_object(klass, attr)
+
+    def handed_keeps(self, klass: str, method: str, arguments: Tuple[Taint, ...],
+                     keywords: Tuple[Tuple[str, Taint], ...]) -> Taint:
+        """What an object of class ``klass`` (of this module or the package) keeps once its
+        ``method`` is called with these arguments: the pool state stored on it then."""
+        instance = self.scope.instance(ast.Name(id=klass, ctx=ast.Load()), arguments, keywords,
+                                       self.flow.options, method)
+        if instance is None:
+            return CLEAN
+        return union(v for v in instance.fields.values() if v & STATE)
 
     def made_by(self, name: str, scope: str) -> Optional[str]:
         """The class of the module a module global (``scope`` "module") or a ``self``
@@ -3265,11 +3278,14 @@ class Instance:
 
 
 def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: tuple,
-                     options: Options) -> Optional[Instance]:
+                     options: Options, called: str = "") -> Optional[Instance]:
     """What an object of class ``name`` of ``scope`` holds when built with arguments holding
     these taints: its class analysed with ``__init__``'s parameters bound to them. A backend is
     asked whether it keeps a pool of its own (its state is its own class's finding) and, handed
-    pool state (``_hands_state``), which of its attributes keep it."""
+    pool state (``_hands_state``), which of its attributes keep it. ``called``: what it holds
+    once its method of that name is called with those arguments instead (``hooks.register(
+    "evict", partial(f, pool.swa_kv_pool))``: a helper object that keeps what it is handed);
+    None for a backend (its state is its own class's finding) or a class with no such method."""
     node = scope.classes.get(name)
     if node is None:
         return None
@@ -3278,6 +3294,9 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
     _prepare(facts, [node], scope)
     target = facts.by_name[name]
     backend = name in scope.backend_names(options)
+    if called:
+        return None if backend else _called_summary(facts, target, called, arguments,
+                                                    keywords, options, scope)
     if backend and not _hands_state(arguments, keywords):
         return Instance({}, True, _keeps_pool(target), False)
     init = next((c for c in target.family if "__init__" in c.methods), None)
@@ -3311,6 +3330,26 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         _returns_self(c.methods[m]) for c in target.family for m in ENTERS
         if m in c.methods) else None
     return Instance(fields, False, False, loose, entered)
+
+
+def _called_summary(facts: "FileFacts", target: "ClassFacts", called: str, arguments: tuple,
+                    keywords: tuple, options: Options, scope: ModuleScope) -> Optional[Instance]:
+    """``instance_summary`` of an object whose method ``called`` is called with these
+    arguments: what its attributes hold after it (its other methods run as they are)."""
+    owner = next((c for c in target.family if called in c.methods), None)
+    if owner is None or called.startswith("__"):
+        return None
+    params = _bound(owner.methods[called], arguments, keywords)
+    if not params:
+        return None
+    for cls in sorted(facts.classes, key=lambda c: len(c.family)):
+        ClassFlow(cls, options, scope).run(*((params, called) if cls is owner else ()))
+    fields: Dict[str, Taint] = {}
+    for cls in target.family:
+        for store in cls.stores:
+            if store.sink and store.scope == "self" and store.method == called:
+                fields[store.attr] = fields.get(store.attr, CLEAN) | store.bits
+    return Instance(fields, False, False, False)
 
 
 def _hands_state(arguments: tuple, keywords: tuple) -> bool:

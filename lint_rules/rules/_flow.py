@@ -850,6 +850,9 @@ class FlowOwner(Protocol):
 
     def made_by(self, name: str, scope: str) -> Optional[str]: ...
 
+    def handed_keeps(self, klass: str, method: str, arguments: Tuple[Taint, ...],
+                     keywords: Tuple[Tuple[str, Taint], ...]) -> Taint: ...
+
     def runner_attr(self, attr: str) -> Taint: ...
 
     def holds_backend(self, attr: str) -> bool: ...
@@ -1803,6 +1806,8 @@ class MethodFlow(ast.NodeVisitor):
             self.visit(owner)
             return self.entered(node.args[0], values[0])
         klass = self.receiver_class(owner) if any(values) else None
+        if klass is not None and self.record and not (self.per_forward or self.deferred):
+            self.handed_to_kept(node, owner, klass, func.attr, values)
         if klass is not None:  # Layout().classify(pool), layout.classify(pool): its method
             returned = self.called_object(klass, node, values, func.attr, self.visit(owner))
             if returned is not None:
@@ -1832,6 +1837,20 @@ class MethodFlow(ast.NodeVisitor):
         # a helper's method called returns its result, not the object it is bound to; but a
         # closure calling it later runs it on the object it captured
         return self.source(self.derived(base if self.deferred else base & ~OBJECT, func.attr))
+
+    def handed_to_kept(self, node: ast.Call, owner: ast.AST, klass: str, method: str,
+                       values: Tuple[Taint, ...]) -> None:
+        """``self.hooks.register("evict", partial(f, pool.swa_kv_pool))``: a method of an object
+        the backend keeps (made by a class of the module or the package) handed pool state
+        stores it on that object, which keeps it: a store into ``self.hooks``, at the call."""
+        attr = self_attr(owner) if type(owner) is ast.Attribute else None
+        if attr is None or not any(carries(v, STATE) for v in values):
+            return
+        keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(node.args):])
+                         if v is not CLEAN)
+        kept = self.owner.handed_keeps(klass, method, values[: len(node.args)], keywords)
+        if kept:
+            self.store(attr, node, None, node, kept | RECORD | STALE)
 
     def decides(self, method: str, args: list, passed: tuple, returned: Taint) -> Taint:
         """What a gate on ``self.<method>(...)`` decides on: its result, but for what the pool
@@ -2538,6 +2557,9 @@ class MethodFlow(ast.NodeVisitor):
         is there only when that test passed: ``if isinstance(pool, ...): self.t["k"] = buf``)."""
         if not held and not self.control[-1] & TYPE_TESTS:
             return False
+        while type(holder) is ast.Call and type(holder.func) is ast.Attribute and \
+                holder.func.attr == "setdefault" and holder.args:
+            holder = holder.func.value  # self.fns.setdefault(name, []).append(fn): self.fns
         holder = self.held.get(holder.id, holder) if type(holder) is ast.Name else holder
         namespace = _namespace_of(holder)
         if namespace is not None and is_self(namespace):

@@ -279,7 +279,10 @@ class StalePoolState(Rule):
         in the backend holds what its class (of the
         file, or with ``poolguard lint DIR`` of the package) stores on it for the arguments
         given: a helper given the pool keeps it, and so do its bound methods; one given only
-        geometry, the allocator or the backend itself does not. An inner backend built from the
+        geometry, the allocator or the backend itself does not. So does a kept helper whose
+        method, called outside per-forward code, stores what it is handed
+        (``self.hooks.register("evict", partial(self._evict, pool.swa_kv_pool))``: reported
+        at the call); one that only counts it does not. An inner backend built from the
         runner, or handed to ``__init__`` (a parameter annotated as a backend, or named one in a
         class that calls backend methods on another object: SGLang's ``HybridAttnBackend``,
         which FROZEN_KV MTP's topk-1 draft uses as it is), is flagged when this backend (one by

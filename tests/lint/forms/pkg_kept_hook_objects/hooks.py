@@ -1,0 +1,17 @@
+"""Hook objects a backend keeps: they keep what is registered with them."""
+
+
+class StepHooks:
+    def __init__(self):
+        self._fns = {}
+        self._last = {}
+
+    def register(self, name, fn):
+        self._fns.setdefault(name, []).append(fn)
+
+    def remember(self, name, value):
+        self._last[name] = value
+
+    def fire(self, name, *args):
+        for fn in self._fns.get(name, ()):
+            fn(*args)
