@@ -1335,7 +1335,7 @@ class _Pass:
 
     def _store(self, event, flow: MethodFlow) -> Store:
         sink = event.scope == "cache" or not flow.per_forward or (
-            event.lazy and event.memo not in self.flow.resets)
+            event.lazy and not _reset(event.memo, self.flow.resets))
         return Store(event.attr, event.node, event.statement, event.value, event.taint,
                      flow.name, sink, event.alone, flow.resolver, event.scope, event.under)
 
@@ -1874,10 +1874,17 @@ class _Pass:
 def _resets(facts: ClassFacts, per_forward) -> frozenset:
     """Memos every forward empties (``self.x = None`` / ``{}``, ``self.x.clear()`` as a
     statement of a per-forward method's own body; a module global too, named as
-    ``MethodFlow.memo_holder`` names it): what a lazy fill keeps lives one forward."""
+    ``MethodFlow.memo_holder`` names it): what a lazy fill keeps lives one forward. A holder
+    every forward builds anew (``self.forward_metadata = Metadata(...)``, here or in a base
+    of the file) resets its fields: ``if self.forward_metadata.loc is None:`` fills this
+    forward's record (``_reset``)."""
     found = set()
     for name in per_forward:
         function = facts.methods.get(name)
+        bases = [c.methods[name] for c in facts.family if c is not facts and name in c.methods]
+        for statement in _rebuilt([function, *bases]):
+            targets = getattr(statement, "targets", None) or [statement.target]
+            found.update(f"{path}." for path in map(self_path, targets) if path)
         for statement in getattr(function, "body", ()):
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and empty_value(statement.value):
                 targets = getattr(statement, "targets", None) or [statement.target]
@@ -1888,6 +1895,25 @@ def _resets(facts: ClassFacts, per_forward) -> frozenset:
                     found.add(_emptied(func.value, function, True))
     found.discard("")
     return frozenset(found)
+
+
+def _rebuilt(functions: list) -> List[ast.stmt]:
+    """The statements of these bodies building an object anew (``self.x = Metadata(...)``)."""
+    return [statement for function in functions for statement in getattr(function, "body", ())
+            if isinstance(statement, (ast.Assign, ast.AnnAssign))
+            and type(statement.value) is ast.Call]
+
+
+def _reset(memo: str, resets: frozenset) -> bool:
+    """``memo`` is emptied each forward, or is a field of a holder built anew each forward."""
+    if memo in resets:
+        return True
+    at = memo.find(".")
+    while at > 0:
+        if memo[: at + 1] in resets:
+            return True
+        at = memo.find(".", at + 1)
+    return False
 
 
 def _emptied(node: ast.AST, function: ast.AST, cleared: bool) -> str:
@@ -2616,7 +2642,9 @@ class FileFacts:
         return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
             isinstance(s.value, ast.Call) and (
                 last_name(s.value.func) in names or self.scope is not None
-                and self.scope.calls_resolver(s.value.func)) for s in stores)
+                and self.scope.calls_resolver(s.value.func))
+            or attr == self.options.pool_attr and _copies_resolved(s.value, attr)
+            for s in stores)
 
     def _resolved_by_base(self, cls: ClassFacts, attr: str) -> bool:
         """The resolved pool attribute is stored only by bases of other modules (the package
@@ -2959,6 +2987,15 @@ def shown_sink(store: Store) -> str:
     return {"self": f"self.{store.attr}", "class": f"class attribute {store.attr}",
             "module": f"module global {store.attr}",
             "cache": f"the cache of {store.attr}"}[store.scope]
+
+
+def _copies_resolved(value: Optional[ast.AST], attr: str) -> bool:
+    """``value`` is what another backend resolved (``self.steps[0]._swa_kv_pool``, ``inner.
+    _swa_kv_pool if inner else None``): its resolver's answer, checked where it is made."""
+    if type(value) is ast.IfExp:
+        return all(_is_none(side) or _copies_resolved(side, attr)
+                   for side in (value.body, value.orelse))
+    return type(value) is ast.Attribute and value.attr == attr and not is_self(value.value)
 
 
 def _foreign_flag(cls: ClassFacts, name: str, bound: bool) -> Optional[Flag]:
