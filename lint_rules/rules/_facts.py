@@ -889,7 +889,7 @@ class ClassFlow:
         self.delegate = next((c.methods["__getattr__"] for c in facts.family
                               if "__getattr__" in c.methods), None)
         self.bound = _bound_names(facts.family) if self.delegate is not None else frozenset()
-        self.resets = _resets(facts, self.per_forward)
+        self.resets = _resets(facts, self.per_forward, self._foreign_forwards())
         self.patterns = _stored_patterns(facts)
         self.passes: List[_Kept] = []  # each pass's records, for a later run (``earlier``)
         # a run of this class in another analysis of the tree (with a package index), when
@@ -969,6 +969,22 @@ class ClassFlow:
         return frozenset(names), frozenset(
             callee for c in self.facts.family for function in c.methods.values()
             for callee in kept_in(function, self.handed_to)[1])
+
+    def _foreign_forwards(self) -> Dict[str, List[ast.AST]]:
+        """The per-forward methods of the same names that bases of other modules define
+        (``init_forward_metadata`` of a base the heir calls first), for ``_resets``."""
+        package = self.scope.package
+        if package is None:
+            return {}
+        found: Dict[str, List[ast.AST]] = {}
+        for c in self.facts.family:
+            for base in getattr(c.node, "bases", ()):
+                qualified = self.scope.qualified(base)
+                for name in self.per_forward if qualified else ():
+                    method = package.method_def(qualified, name)
+                    if method is not None:
+                        found.setdefault(name, []).append(method)
+        return found
 
     def reaches(self, func: ast.AST) -> bool:
         """The swap hands its pool to the object the call of ``func`` builds."""
@@ -1871,17 +1887,19 @@ class _Pass:
                 passed[param] = passed.get(param, CLEAN) | value
 
 
-def _resets(facts: ClassFacts, per_forward) -> frozenset:
+def _resets(facts: ClassFacts, per_forward,
+            foreign: Dict[str, List[ast.AST]]) -> frozenset:
     """Memos every forward empties (``self.x = None`` / ``{}``, ``self.x.clear()`` as a
     statement of a per-forward method's own body; a module global too, named as
     ``MethodFlow.memo_holder`` names it): what a lazy fill keeps lives one forward. A holder
-    every forward builds anew (``self.forward_metadata = Metadata(...)``, here or in a base
-    of the file) resets its fields: ``if self.forward_metadata.loc is None:`` fills this
-    forward's record (``_reset``)."""
+    every forward builds anew (``self.forward_metadata = Metadata(...)``, here or in a base,
+    ``foreign``: of another module) resets its fields: ``if self.forward_metadata.loc is
+    None:`` fills this forward's record (``_reset``)."""
     found = set()
     for name in per_forward:
         function = facts.methods.get(name)
         bases = [c.methods[name] for c in facts.family if c is not facts and name in c.methods]
+        bases += foreign.get(name, ())
         for statement in _rebuilt([function, *bases]):
             targets = getattr(statement, "targets", None) or [statement.target]
             found.update(f"{path}." for path in map(self_path, targets) if path)
@@ -1898,10 +1916,23 @@ def _resets(facts: ClassFacts, per_forward) -> frozenset:
 
 
 def _rebuilt(functions: list) -> List[ast.stmt]:
-    """The statements of these bodies building an object anew (``self.x = Metadata(...)``)."""
-    return [statement for function in functions for statement in getattr(function, "body", ())
-            if isinstance(statement, (ast.Assign, ast.AnnAssign))
-            and type(statement.value) is ast.Call]
+    """The statements of these bodies storing an object built anew (``self.x = Metadata(...)``,
+    or ``md = Metadata()`` ... ``self.x = md``)."""
+    found = []
+    for function in functions:
+        made = set()  # locals the body binds to a new object
+        for statement in getattr(function, "body", ()):
+            if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                continue
+            value = statement.value
+            new = type(value) is ast.Call or type(value) is ast.Name and value.id in made
+            targets = getattr(statement, "targets", None) or [statement.target]
+            for target in targets:
+                if type(target) is ast.Name:
+                    (made.add if new else made.discard)(target.id)
+            if new:
+                found.append(statement)
+    return found
 
 
 def _reset(memo: str, resets: frozenset) -> bool:
