@@ -158,24 +158,82 @@ def _alias_target(source: str, alias: str) -> Optional[str]:
     """``name`` for ``import ... name as alias`` (in an import statement) or a top-level
     ``alias = name`` / ``alias = module.name`` line of ``source``; None for neither. Each
     occurrence of ``alias`` is looked at once, from a literal search (no pattern tried at
-    every position of a large file)."""
-    index = source.find(alias)
+    every position of a large file), and what lies before it (its line, the last parenthesis)
+    is known from the scan so far (``_Before``): each character is looked at a bounded number
+    of times, however many occurrences a line holds."""
+    before, index = _Before(source), source.find(alias)
     while index >= 0:
         end = index + len(alias)
         if (not index or not _word_char(source[index - 1])) and (
                 end == len(source) or not _word_char(source[end])):
-            found = _aliased_import(source, index) or _assigned_at(source, index, end)
+            found = _aliased_import(source, index, before) or _assigned_at(source, index, end)
             if found is not None:
                 return found
         index = source.find(alias, end)
     return None
 
 
+class _Before:
+    """What precedes positions of a text asked in increasing order: where the line holding
+    one starts and where its first non-blank character is, whether `` import`` follows that
+    on the line before it, and the last ``(`` and ``)`` before it. Each part of the text is
+    searched once, however many positions are asked."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.done = 0  # positions before this one are searched
+        self.line = 0  # where the line holding ``done`` starts
+        self.opened = self.closed = -1  # the last "(" and ")" before ``done``
+        self.first = -1  # the first non-blank position of ``line`` (-1: not found yet)
+        self.imported = (-1, 0, -1)  # (line, searched up to, where " import" is on it or -1)
+
+    def upto(self, index: int) -> None:
+        source, done = self.source, self.done
+        if index > done:
+            ends = max(source.rfind("\n", done, index), source.rfind("\r", done, index))
+            if ends >= 0:
+                self.line, self.first = ends + 1, -1
+            self.opened = max(self.opened, source.rfind("(", done, index))
+            self.closed = max(self.closed, source.rfind(")", done, index))
+            self.done = index
+
+    def import_head(self, index: int, start: int) -> bool:
+        """The line holding ``index`` reads, up to ``start`` and after its indentation,
+        ``import ...`` or ``from ... import ...`` (``start`` on that line, up to ``index``)."""
+        self.upto(index)
+        source, line = self.source, self.line
+        if self.first < 0:  # (the indentation of each line is walked once)
+            first = line
+            while first < len(source) and source[first] in " \t\f":
+                first += 1
+            self.first = first
+        first = self.first
+        if source.startswith("import ", first) and first + 7 <= start:
+            return True
+        if not (source.startswith("from ", first) and first + 5 <= start):
+            return False
+        seen, searched, found = self.imported
+        if seen != line:
+            searched, found = first, -1
+        if found < 0 and searched < start:  # (an " import" may straddle the last bound)
+            found = source.find(" import", max(first, searched - 6), start)
+            searched = start
+        self.imported = (line, searched, found)
+        return 0 <= found and found + 7 <= start
+
+    def open_import(self, index: int) -> bool:
+        """The last ``(`` before ``index`` is unclosed there and ends ``import (``."""
+        self.upto(index)
+        opened = self.opened
+        return opened >= 0 and self.closed < opened and IMPORT_OPENS.search(
+            self.source, max(0, opened - _MAX_NAME * 4), opened + 1) is not None
+
+
 def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _aliased_import(source: str, index: int) -> Optional[str]:
+def _aliased_import(source: str, index: int, scan: _Before) -> Optional[str]:
     """``name`` when the word at ``index`` ends ``name as <word>`` inside an import statement."""
     gap = index
     while gap and source[gap - 1] in " \t":
@@ -185,13 +243,10 @@ def _aliased_import(source: str, index: int) -> Optional[str]:
     before = IMPORTED_AS.search(source, max(0, index - _MAX_NAME), index)
     if before is None or before.end() != index:
         return None
-    line = max(source.rfind("\n", 0, index), source.rfind("\r", 0, index)) + 1
-    head = source[line:before.start()].lstrip(" \t\f")
-    if head.startswith(("import ", "from ")) and " import" in f" {head}":
-        return before.group(1)
-    opened = source.rfind("(", 0, before.start())  # from m import (\n    B as A,\n)
-    return before.group(1) if opened >= 0 and ")" not in source[opened:before.start()] and (
-        IMPORT_OPENS.search(source, max(0, opened - _MAX_NAME * 4), opened + 1)) else None
+    # (between the name and the alias, "name as ", lies no newline nor parenthesis)
+    if scan.import_head(index, before.start()) or scan.open_import(index):
+        return before.group(1)  # (from m import (\n    B as A,\n))
+    return None
 
 
 def _assigned_at(source: str, index: int, end: int) -> Optional[str]:

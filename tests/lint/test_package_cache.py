@@ -521,3 +521,13 @@ def test_a_module_of_many_bases_is_read_in_linear_time(tmp_path):
     root = write(tmp_path / "t", {"q/__init__.py": "", "q/data.py": data, "q/b.py": STALE})
     done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1, timeout=60)
     assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
+
+
+def test_a_line_naming_a_base_as_often_as_it_likes_is_read_in_linear_time(tmp_path):
+    # each 'y as Base' of one long comment line is looked at as a possible 'import y as Base':
+    # where its line starts and the last parenthesis before it come from the scan so far (a
+    # search back to the line's start for each of them took 21 s of CPU at 200,000 of them)
+    data = "# " + "y as Base " * 400_000 + "\nclass Data(Base):\n    pass\n"
+    root = write(tmp_path / "t", {"q/__init__.py": "", "q/data.py": data, "q/b.py": STALE})
+    done = poolguard("lint", "--no-cache", "q", cwd=root, expect=1, timeout=60)
+    assert done.stdout.startswith("q/b.py:3:9: KVP001 ")
