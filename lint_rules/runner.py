@@ -348,9 +348,14 @@ class _TreeRun:
     """One ``poolguard lint`` run over a file list; the cache is consulted and updated here."""
 
     def __init__(self, config: RunConfig, mode: str, cache: ResultCache,
-                 unsafe: bool = False, keep: Optional[dict] = None) -> None:
+                 unsafe: bool = False, keep: Optional[dict] = None,
+                 drafts: Optional[dict] = None) -> None:
         self.config, self.mode, self.cache, self.unsafe = config, mode, cache, unsafe
         self.keep = keep or {}  # path -> FileResult of an earlier pass that still holds
+        # --diff writes nothing, so a later pass reads what --fix would have written instead:
+        # path -> (the bytes on disk, the fixed bytes so far), and the paths changed this pass
+        self.drafts: dict = drafts if drafts is not None else {}
+        self.changed: set = set()
         self.read_by: dict = {}  # path -> the other modules its result read
         self.order: list = []  # the run's files, as discovered
         self.results: dict = {}
@@ -377,7 +382,15 @@ class _TreeRun:
 
     def _done(self, path: str, findings: list, **extra) -> None:
         found = [Finding(*f[:5], tuple(map(tuple, f[5]))) for f in findings]
-        self.results[path] = FileResult(path, found, **extra)
+        self.results[path] = FileResult(path, found, **self._drafted(path, extra))
+
+    def _drafted(self, path: str, extra: dict) -> dict:
+        """``extra`` with the diff of what an earlier pass of this --diff fixed in ``path``,
+        unless it brings its own: a later pass that leaves the draft as it is keeps its diff."""
+        if path in self.drafts and "diff" not in extra:
+            original, draft = self.drafts[path]
+            extra = dict(extra, diff=_unified_diff(path, original, draft))
+        return extra
 
     def parse_jobs(self, files: list):
         """Answer from the cache or the pre-filter where possible; yield the files to parse,
@@ -405,6 +418,8 @@ class _TreeRun:
     def _answered_by_stat(self, files: list) -> bool:
         """Whether every file's digest is known by its stat and every one's result by the
         cache; the results are then recorded, else whatever was recorded is left to undo."""
+        if self.drafts:  # a later pass of --diff: some files are not what their stat says
+            return False
         for path, st in files:
             digest = self.cache.digest_by_stat(self._full(path), st)
             if digest is None:
@@ -414,6 +429,10 @@ class _TreeRun:
         return all(self._cached(path) is None for path, _ in files)
 
     def _bytes(self, path: str) -> Optional[bytes]:
+        if path in self.drafts:  # what --fix would have written by now (never on disk)
+            data = self.drafts[path][1]
+            self.digests[self._full(path)] = digest_bytes(data)
+            return data
         try:  # bounded: a huge (or sparse) file must cost its own line, not the run's memory
             data, st = read_regular_file_stat(path, MAX_SOURCE_BYTES)
         except OSError as exc:
@@ -526,7 +545,7 @@ class _TreeRun:
     def stale(self) -> frozenset:
         """The files whose result read a module this ``--fix`` rewrote after reading it."""
         fixed = {self._full(path) for path, r in self.results.items()
-                 if r.fixed and path not in self.keep}
+                 if r.fixed and path not in self.keep or path in self.changed}
         return frozenset(path for path, deps in self.read_by.items() if fixed.intersection(deps))
 
     def _deps_hold(self, deps: dict) -> bool:
@@ -549,7 +568,8 @@ class _TreeRun:
         (unless not ``cacheable``: a result the time limit made)."""
         if error:
             self.errors.append(error)
-            self.results[job.path] = FileResult(job.path, error=error)
+            self.results[job.path] = FileResult(job.path, error=error,
+                                                **self._drafted(job.path, {}))
             return
         rows = [_as_row(f) for f in findings]
         if new_text is None or new_text == job.text:
@@ -559,7 +579,11 @@ class _TreeRun:
         except UnicodeError as exc:
             return self._unfixed(job, f"cannot apply the fix: {exc}")
         if self.mode == "diff":
-            return self._done(job.path, rows, diff=_unified_diff(job.path, old, data))
+            original = self.drafts.get(job.path, (old,))[0]
+            self.drafts[job.path] = (original, data)
+            self.changed.add(job.path)
+            self.read_by[job.path] = deps or {}
+            return self._done(job.path, rows, diff=_unified_diff(job.path, original, data))
         try:
             write_fix(job.path, job.digest, data)
         except (OSError, WriteRefused) as exc:
@@ -572,7 +596,8 @@ class _TreeRun:
         """An error line for the file; it keeps its findings, as a lint of its bytes shows them."""
         self.errors.append(f"{message_path(job.path)}: {why}")
         before = analyse("lint", self.config.options, job)[0]
-        self.results[job.path] = FileResult(job.path, before, error=self.errors[-1])
+        self.results[job.path] = FileResult(job.path, before, error=self.errors[-1],
+                                            **self._drafted(job.path, {}))
 
 
 class _Mentions:
@@ -632,7 +657,9 @@ def run(paths: list, config: RunConfig, *, mode: str = "lint", jobs: Optional[in
 
 
 # Fixing one module can change another's findings (a subclass gating on the flag the fix made
-# a property): --fix analyses those files again, on the fixed package, this many times at most.
+# a property): --fix analyses those files again, on the fixed package, this many times at most;
+# --diff too, on the package as --fix would have left it (its drafts), so it shows what --fix
+# writes.
 PACKAGE_FIX_PASSES = 4
 
 
@@ -642,11 +669,11 @@ def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
     fixed = set()
     for _ in range(PACKAGE_FIX_PASSES - 1):
         fixed.update(r.path for r in state.results.values() if r.fixed)
-        stale = state.stale() if mode == "fix" else ()
+        stale = state.stale() if mode != "lint" else ()
         if not stale:
             break
         keep = {path: r for path, r in state.results.items() if path not in stale}
-        state = _pass(paths, config, mode, jobs, cache, unsafe, keep)
+        state = _pass(paths, config, mode, jobs, cache, unsafe, keep, state.drafts)
     files = [state.results[path] for path in state.order]
     for result in files:
         result.fixed = result.fixed or result.path in fixed
@@ -654,12 +681,14 @@ def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
 
 
 def _pass(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
-          cache: ResultCache, unsafe: bool, keep: Optional[dict]) -> _TreeRun:
-    """One reading and analysis of every file (``keep``: the results a later pass reuses)."""
+          cache: ResultCache, unsafe: bool, keep: Optional[dict],
+          drafts: Optional[dict] = None) -> _TreeRun:
+    """One reading and analysis of every file (``keep``: the results a later pass reuses;
+    ``drafts``: what the passes of a --diff have fixed so far)."""
     files, errors = discover(paths, config)
     if mode == "fix" and keep is None:
         _clean_strays_beside(paths)
-    state = _TreeRun(config, mode, cache, unsafe, keep)
+    state = _TreeRun(config, mode, cache, unsafe, keep, drafts)
     state.order = [path for path, _ in files]
     state.errors.extend(errors)
     to_parse = list(state.parse_jobs(files))  # reading is cheap; the count sizes the pool

@@ -34,11 +34,19 @@ SPLIT = {
 
 def test_unsafe_fixes_say_why_a_class_known_only_from_the_package_is_not_rewritten(tmp_path):
     # the codemod reads one file: a class whose findings come from another module was counted
-    # as rewritten (into nothing), so no line said why and the summary kept promising it
-    root = write(tmp_path / "t", SPLIT)
+    # as rewritten (into nothing), so no line said why and the summary kept promising it. The
+    # base's noqa keeps it as it is, so the child's gate stays (attack14: --diff shows what
+    # --fix leaves, and once the base is rewritten the child has nothing left to decline)
+    files = dict(SPLIT, **{"q/base.py": SPLIT["q/base.py"].replace(
+        "SWAKVPool)\n", "SWAKVPool)  # noqa: KVP002\n")})
+    root = write(tmp_path / "t", files)
+    for mode in ("--diff", "--fix"):
+        done = poolguard("lint", "--no-cache", mode, "--unsafe-fixes", "q", cwd=root, expect=1)
+        assert "q/child.py: ChildAttnBackend not rewritten by --unsafe-fixes: " in done.stderr
+        assert "may be fixed with" not in done.stderr
+    root = write(tmp_path / "split", SPLIT)
     done = poolguard("lint", "--no-cache", "--diff", "--unsafe-fixes", "q", cwd=root, expect=1)
-    assert "q/child.py: ChildAttnBackend not rewritten by --unsafe-fixes: " in done.stderr
-    assert "may be fixed with" not in done.stderr
+    assert done.stderr == "poolguard: --fix would change 1 file; 0 findings would remain\n"
     rows = json.loads(poolguard("lint", "--no-cache", "--unsafe-fixes", "--format", "json",
                                 "q", cwd=root, expect=1).stdout)
     assert any(r["path"] == "q/child.py" for r in rows)  # a plain lint still offers it

@@ -1,0 +1,92 @@
+"""A fourteenth hostile round on the CLI (attack14): what ``--diff`` shows against what
+``--fix`` writes on packages, hostile file systems and configurations; through the real
+``poolguard`` subprocess on real files."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from clirun import poolguard, write
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def _snapshot(root: Path) -> dict:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def _diff_then_fix(tmp_path: Path, files: dict, *flags: str) -> tuple:
+    """``--diff`` applied with ``git apply`` to one copy of ``files``, ``--fix`` run on another
+    (same flags, same cache): both runs and both trees."""
+    diffed, fixed = write(tmp_path / "diffed", files), write(tmp_path / "fixed", files)
+    cache = tmp_path / "cache"
+    diff = poolguard("lint", "--diff", *flags, "q", cwd=diffed, cache_dir=cache)
+    subprocess.run(["git", "init", "-q", str(diffed)], check=True)
+    subprocess.run(["git", "apply", "-"], cwd=diffed, input=diff.stdout, text=True, check=True)
+    fix = poolguard("lint", "--fix", *flags, "q", cwd=fixed, cache_dir=cache)
+    return diff, fix, _snapshot(diffed), _snapshot(fixed)
+
+
+# q/b.py holds an heir of q/a.py's backend and, in another class, a store of the same flag:
+# the resolver rewrite of ParentAttnBackend is declined ('a subclass in another module may
+# assign self.paged_split') until the safe fix of q/b.py makes OtherAttnBackend's flag a
+# property; --fix then rewrites q/a.py in its next pass over the fixed package.
+PARENT = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class ParentAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        def forward_extend(self, q, layer):
+            if self.paged_split:
+                return q
+            return layer
+""")
+FREEING = dedent("""\
+    from q.a import ParentAttnBackend
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class ChildAttnBackend(ParentAttnBackend):
+        pass
+
+
+    class OtherAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            self.paged_split = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+
+        def forward_extend(self, q, layer):
+            if self.paged_split:
+                return q
+            return layer
+""")
+
+
+@needs_git
+def test_diff_with_unsafe_fixes_shows_what_a_later_pass_of_fix_writes(tmp_path):
+    # --fix analyses again the files whose analysis read a module it rewrote, but --diff wrote
+    # nothing and stopped after one pass: it showed q/b.py alone ('--fix would change 1 file;
+    # 2 findings would remain') where --fix --unsafe-fixes rewrote both files and passed.
+    # Found by a random-package fuzzer (git apply of --diff against --fix).
+    files = {"q/__init__.py": "", "q/a.py": PARENT, "q/b.py": FREEING}
+    diff, fix, diffed, fixed = _diff_then_fix(tmp_path, files, "--unsafe-fixes")
+    assert diff.stderr.splitlines() == [
+        "poolguard: --fix would change 2 files; 0 findings would remain"]
+    assert fix.stderr.splitlines() == ["poolguard: Fixed 2 files; all checks passed!"]
+    assert diffed == fixed
+    assert "def paged_split(self)" in fixed["q/a.py"].decode()
+    # nothing was written by --diff, and its cached drafts never answer a lint of the tree
+    cold = poolguard("lint", "--no-cache", "--format", "json", "q", cwd=tmp_path / "fixed")
+    warm = poolguard("lint", "--format", "json", "q", cwd=tmp_path / "fixed",
+                     cache_dir=tmp_path / "cache")
+    assert cold.stdout == warm.stdout == "[]\n"
+    again = poolguard("lint", "--diff", "--unsafe-fixes", "q", cwd=write(tmp_path / "again", files),
+                      cache_dir=tmp_path / "cache")
+    assert again.stdout == diff.stdout
+    assert _snapshot(tmp_path / "again") == {k: v.encode() for k, v in files.items()}
