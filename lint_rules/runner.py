@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterable, List, Optional
 from lint_rules.cache import ASKED, SELF_KEY, TREE_KEY, ResultCache, content_key, stat_row
 from lint_rules.collector import collector_paused
 from lint_rules.finding import Finding
-from lint_rules.fixes import DECLINED
+from lint_rules.fixes import DECLINED, RESOLVED_CODES
 from lint_rules.files import (WriteRefused, digest_bytes, first_two_lines, is_stray_temp,
                               read_regular_file, read_regular_file_stat, remove_stray_temp,
                               write_fix)
@@ -376,9 +376,11 @@ class _TreeRun:
 
     def _reusable(self, cached: Optional[list]) -> bool:
         """Cached findings answer a lint; a fix/diff only when none of them has a fix to apply
-        (an unsafe one counts with --unsafe-fixes)."""
+        (an unsafe one counts with --unsafe-fixes). With --unsafe-fixes, neither does a hazard
+        the resolver rewrite is for: the codemod runs on its class and may decline it, and
+        says why (a lint, which never runs it, cached the finding with no fix at all)."""
         return cached is not None and (self.mode == "lint" or not any(
-            f[4] or (self.unsafe and f[5]) for f in cached))
+            f[4] or (self.unsafe and (f[5] or f[2] in RESOLVED_CODES)) for f in cached))
 
     def _done(self, path: str, findings: list, **extra) -> None:
         found = [Finding(*f[:5], tuple(map(tuple, f[5]))) for f in findings]

@@ -90,3 +90,33 @@ def test_diff_with_unsafe_fixes_shows_what_a_later_pass_of_fix_writes(tmp_path):
                       cache_dir=tmp_path / "cache")
     assert again.stdout == diff.stdout
     assert _snapshot(tmp_path / "again") == {k: v.encode() for k, v in files.items()}
+
+
+# The rewrite refuses a class whose only hazard is no SWA flag: --unsafe-fixes says so.
+CLASS_TABLE = dedent("""\
+    class ClassTableAttnBackend(AttentionBackend):
+        def __init__(self, model_runner):
+            ClassTableAttnBackend.table = model_runner.token_to_kv_pool.full_to_swa_index_mapping
+""")
+DECLINED_LINE = ("poolguard: m.py: ClassTableAttnBackend not rewritten by --unsafe-fixes: "
+                 "a hazard that is not an SWA flag (e.g. a cached pool)")
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+def test_unsafe_fixes_say_why_a_class_is_declined_when_a_lint_cached_its_findings(tmp_path, mode):
+    # a plain lint (which never runs the codemod) cached the KVP001 with no fix at all, and a
+    # warm '--fix/--diff --unsafe-fixes' took that for 'nothing to fix': the line saying why
+    # the class was not rewritten (and the JSON 'declined' entry) came only from a cold run.
+    # Found by a fuzzer of single files (--diff cold against warm).
+    root = write(tmp_path / "t", {"m.py": CLASS_TABLE})
+    cold = poolguard("lint", "--no-cache", mode, "--unsafe-fixes", "m.py", cwd=root, expect=1)
+    assert DECLINED_LINE in cold.stderr.splitlines()
+    poolguard("lint", "m.py", cwd=root, expect=1)
+    warm = poolguard("lint", mode, "--unsafe-fixes", "m.py", cwd=root, expect=1)
+    assert (warm.stdout, warm.stderr) == (cold.stdout, cold.stderr)
+    cold_json = poolguard("lint", "--no-cache", "--fix", "--unsafe-fixes", "--format", "json",
+                          "m.py", cwd=root, expect=1)
+    warm_json = poolguard("lint", "--fix", "--unsafe-fixes", "--format", "json", "m.py",
+                          cwd=root, expect=1)
+    assert warm_json.stdout == cold_json.stdout and '"declined"' in cold_json.stdout
+    assert (root / "m.py").read_text() == CLASS_TABLE
