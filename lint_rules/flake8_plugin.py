@@ -15,6 +15,7 @@ from flake8.exceptions import ExecutionError
 
 from lint_rules.config import ConfigError, refuse_lowercase
 from lint_rules.engine import ALL_CODES, DEFAULT_CODES, lint_source
+from lint_rules.files import read_regular_file
 from lint_rules.options import OPTION_SPECS, OptionError, Options
 from lint_rules.rules.kvp900_parse_error import ParseFailure
 
@@ -65,6 +66,10 @@ class PoolGuardChecker:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         source = "".join(self.lines)
+        undecodable = self._undecodable(source)
+        if undecodable is not None:  # as ``poolguard lint`` reports the file: one KVP900
+            yield 1, 0, f"{undecodable.code} {undecodable.message}", type(self)
+            return
         # flake8's own ast lets the engine skip its syntax check and gate for free
         try:
             found = lint_source(source, codes=self.codes, options=self.options, tree=self.tree)
@@ -75,3 +80,25 @@ class PoolGuardChecker:
             return
         for finding in found:
             yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+
+    def _undecodable(self, source: str):
+        """The CLI's KVP900 for a file its declared codec (UTF-8 without a cookie) cannot
+        decode, which Python refuses to run: flake8 reads it as latin-1 instead (its
+        ``FileProcessor`` falls back), so the plugin would lint text no Python sees. Only a
+        text that is not ASCII or names a codec can be such a fallback; its file is read
+        again and the fallback confirmed (the same text), so standard input never is."""
+        if source.isascii() and "coding" not in "".join(self.lines[:2]):
+            return None
+        from lint_rules.runner import MAX_SOURCE_BYTES, _decode, _undecodable
+
+        try:
+            data = read_regular_file(self.filename, MAX_SOURCE_BYTES)
+            _decode(data)
+        except OSError:
+            return None
+        except (SyntaxError, UnicodeError, LookupError) as exc:
+            text = data.decode("latin-1").replace("\r\n", "\n").replace("\r", "\n")
+            for bom in ("\ufeff", "\xef\xbb\xbf"):  # flake8 strips either spelling
+                text = text[len(bom):] if text.startswith(bom) else text
+            return _undecodable(exc) if text == source else None
+        return None

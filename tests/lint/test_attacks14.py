@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from textwrap import dedent
 
@@ -120,3 +121,37 @@ def test_unsafe_fixes_say_why_a_class_is_declined_when_a_lint_cached_its_finding
                           cwd=root, expect=1)
     assert warm_json.stdout == cold_json.stdout and '"declined"' in cold_json.stdout
     assert (root / "m.py").read_text() == CLASS_TABLE
+
+
+STALE_POOL = ("class DemoAttnBackend(AttentionBackend):\n"
+              "    def __init__(self, model_runner):\n"
+              "        self.swa_pool = model_runner.token_to_kv_pool  # caf\xe9\n")
+
+
+@pytest.mark.parametrize("data", [
+    STALE_POOL.encode("latin-1"),  # not UTF-8, no cookie
+    STALE_POOL.replace("\n", "\r").encode("latin-1"),  # the same, CR-only
+    b"\xef\xbb\xbf" + STALE_POOL.encode("latin-1"),  # a BOM, then latin-1
+    b"# coding: ascii\n" + STALE_POOL.encode("latin-1"),  # a cookie its bytes break
+    b"# coding: no-such-codec\n" + STALE_POOL.encode("ascii", "replace"),
+], ids=["latin1", "latin1-cr", "bom-latin1", "ascii-cookie", "unknown-codec"])
+def test_flake8_reports_a_file_python_cannot_decode_as_the_cli_does(tmp_path, data):
+    # flake8 reads a file its codec cannot decode as latin-1 (FileProcessor's fallback), and
+    # the plugin linted that text (KVP001 at 3:9) where 'poolguard lint' of the same file says
+    # KVP900 'cannot decode the file' (Python refuses to run it): one file, two answers
+    root = write(tmp_path / "t", {"m.py": data})
+    cli = poolguard("lint", "--isolated", "--no-cache", "m.py", cwd=root, expect=1)
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                             "m.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in flake8.stderr, flake8.stderr
+    assert cli.stdout.startswith("m.py:1:1: KVP900 cannot parse: cannot decode the file (")
+    assert flake8.stdout == cli.stdout
+
+
+def test_flake8_still_lints_a_file_that_decodes_with_non_ascii_text(tmp_path):
+    latin = b"# -*- coding: latin-1 -*-\n" + STALE_POOL.encode("latin-1")
+    root = write(tmp_path / "t", {"m.py": STALE_POOL.encode("utf-8"), "l.py": latin})
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                             "m.py", "l.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert sorted(line.split(" ")[:2] for line in flake8.stdout.splitlines()) == [
+        ["l.py:4:9:", "KVP001"], ["m.py:3:9:", "KVP001"]]
