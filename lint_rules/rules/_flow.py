@@ -559,16 +559,21 @@ def _root_name(node: ast.AST) -> str:
     return node.id if type(node) is ast.Name else ""
 
 
+def _defaulted(args: ast.arguments) -> List[Tuple[ast.arg, Optional[ast.expr]]]:
+    """``(parameter, its default)`` for every parameter that may have one (a keyword-only
+    one without a default pairs with None)."""
+    positional = [*args.posonlyargs, *args.args]
+    return [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+            *zip(args.kwonlyargs, args.kw_defaults)]
+
+
 def _class_defaults(function: ast.AST) -> Dict[str, ast.AST]:
     """Parameters defaulting to a class (``inner_cls=WindowedDecodeBackend``): calling one
     builds that class, unless the caller hands another."""
     args = getattr(function, "args", None)
     if args is None or not (args.defaults or args.kw_defaults):
         return {}
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-             *zip(args.kwonlyargs, args.kw_defaults)]
-    return {a.arg: d for a, d in pairs if type(d) in (ast.Name, ast.Attribute)
+    return {a.arg: d for a, d in _defaulted(args) if type(d) in (ast.Name, ast.Attribute)
             and _is_class_name(d)}
 
 
@@ -2107,10 +2112,7 @@ class MethodFlow(ast.NodeVisitor):
         return inner.returned | inner.used
 
     def defaults(self, args: ast.arguments) -> Dict[str, Taint]:
-        positional = [*args.posonlyargs, *args.args]
-        pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-                 *zip(args.kwonlyargs, args.kw_defaults)]
-        return {a.arg: self.visit(d) for a, d in pairs if d is not None}
+        return {a.arg: self.visit(d) for a, d in _defaulted(args) if d is not None}
 
     # -- decisions (gates) --------------------------------------------------------------------
     def condition(self, test: ast.AST) -> Taint:
