@@ -65,6 +65,7 @@ from lint_rules.rules._flow import (
     STATE,
     TYPE,
     TYPE_TESTS,
+    VERDICT_EXCLUDED,
     VERDICTS,
     WHOLE_USES,
     Built,
@@ -2474,7 +2475,8 @@ class FileFacts:
         forward = DECISIVE & ~GATED  # what is made per forward is made again: its own gate
         decisive = [s.bits for s in sinks if untrusted(s.bits)] + [
             s.bits for s in stores if not s.sink and s.bits & forward and s.bits & STALE
-            and not s.bits & (RECORD | GATED) and not self._recomputed_at_gate(cls, s)]
+            and not s.bits & (RECORD | GATED) and not self._recomputed_at_gate(cls, s)] + [
+            s.bits | TYPE for s in sinks if self.stale_mirror(cls, s)]
         if decisive:  # (a stored mirror alone is KVP004's (opt-in) business)
             if not any(bits & (TYPE | RUNNER | CHOICE | GATED) for bits in decisive):
                 return Flag(name, pool_type=True)  # only non-SWA type tests decide it
@@ -2488,6 +2490,8 @@ class FileFacts:
         if sinks and all(self._mirrors_resolved(cls, s) for s in sinks) or not stores and any(
                 name in summary.stores for c in cls.family for summary in c.foreign):
             return None  # a mirror of the allocator's pool (KVP004's), here or in a base
+        if not stores and any(other is not cls and cls in other.family for other in self.classes):
+            return None  # a mixin's (a base's) read: what the classes built on it say (_heir_flag)
         return self._exactness(Flag(name), sinks)
 
     def _inner_classes(self, cls: ClassFacts, holder: str) -> set:
@@ -2655,7 +2659,7 @@ class FileFacts:
         pools = {attr for attr in read if self._resolved(cls, attr)}
         return bool(pools) and all(attr in pools or self._holds_nothing(cls, attr)
                                    for attr in read) and not (
-            mirror_may_drift(self, cls, store.attr, tuple(pools)))
+            mirror_may_drift(self, cls, store.attr, tuple(pools), unproven=False))
 
     def _holds_nothing(self, cls: ClassFacts, attr: str) -> bool:
         """Every store of ``self.<attr>`` holds no pool state nor decision (geometry, as
@@ -2807,6 +2811,15 @@ class FileFacts:
                    for s in self.stores_of(cls, name)) or any(
             Taint(summary.stores.get(name, 0)) & STATE and not Taint(
                 summary.stores[name]) & INNER for c in cls.family for summary in c.foreign)
+
+    def stale_mirror(self, cls: ClassFacts, store: Store) -> bool:
+        """A kept test of the pool attribute the class keeps unresolved (``self.swa_enabled =
+        self._swa_kv_pool is not None`` where ``_swa_kv_pool`` is the pool of the moment): the
+        verdict of the type test that picked that pool, kept (KVP002's), as a gate on that
+        pool's presence is (KVP003's); a mirror of a resolved pool is KVP004's."""
+        bits = store.bits
+        return bool(store.sink and not store.resolver and bits & MIRROR and not untrusted(bits)
+                    and not bits & (STATE | BUILT) and self.kept_pool_attr(cls))
 
     def set_only_under_decision(self, cls: ClassFacts, name: str) -> bool:
         """``self.<name>`` is set, outside per-forward code, only where a kept pool decision
@@ -2974,11 +2987,6 @@ def is_chosen_verdict(bits: Taint) -> bool:
     spelling of the pool was tested (the runner's, or ``self.token_to_kv_pool``, live when read
     but not when its verdict is kept): the store is kept, so the verdict is, as a flag's is."""
     return bool(bits & CHOICE) and not bits & VERDICT_EXCLUDED
-
-
-# what makes a choice more than a pool type verdict: pool data or capacity, a built object, a
-# non-SWA class test, the runner's flag, a stored flag it was made under, a flag it already is
-VERDICT_EXCLUDED = STATE | SIZE | BUILT | KIND | RUNNER | GATED | TYPE
 
 
 def is_named_swa_test(store: Store) -> bool:

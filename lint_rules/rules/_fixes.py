@@ -68,14 +68,17 @@ def merged_fix(fixes: Sequence[Optional[Fix]]) -> Optional[Fix]:
                tuple(change for fix in fixes for change in fix.changes))
 
 
-def mirror_may_drift(facts: FileFacts, cls: ClassFacts, flag: str, pools: Sequence[str]
-                     ) -> bool:
+def mirror_may_drift(facts: FileFacts, cls: ClassFacts, flag: str, pools: Sequence[str],
+                     unproven: bool = True) -> bool:
     """Whether the file may make ``self.<flag>`` and the pools it mirrors disagree without a
-    plain assignment: computed ``setattr``/``__dict__``/``vars()`` writes, ``del`` of either, a
-    descriptor or unplain binding of the flag, an attribute hook in the class's family."""
+    plain assignment: ``del`` of either, a descriptor or unplain binding of the flag, and
+    (``unproven``: what a fix must rule out, though nothing shows it happens) computed
+    ``setattr``/``__dict__``/``vars()`` writes anywhere in the file, an attribute hook in the
+    class's family. A finding needs the first kind: a descriptor elsewhere writing
+    ``obj.__dict__[self.name]`` makes no mirror stale."""
     uses = file_uses(facts)
-    return bool(uses.dynamic or {flag, *pools} & uses.deleted or any(
-        _binds_unplainly(c.node, flag) or ATTRIBUTE_HOOKS & _class_names(c.node)
+    return bool(unproven and uses.dynamic or {flag, *pools} & uses.deleted or any(
+        _binds_unplainly(c.node, flag) or unproven and ATTRIBUTE_HOOKS & _class_names(c.node)
         for c in facts.relatives(cls)))
 
 

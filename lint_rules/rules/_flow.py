@@ -159,6 +159,9 @@ DECIDED, RUNNER_STALE, PICKED_BY = DECISION | STALE, RUNNER | STALE, STALE | KIN
 UNDER_FLAG = GATED | RUNNER
 STATE_SIZE = STATE | SIZE  # a read that is already the pool's state or its capacity
 BUILT = RECORD | OBJECT | INNER  # a value built around state: its own type is not the pool's
+# what makes a choice more than a pool type verdict: pool data or capacity, a built object, a
+# non-SWA class test, the runner's flag, a stored flag it was made under, a flag it already is
+VERDICT_EXCLUDED = STATE | SIZE | BUILT | KIND | RUNNER | GATED | TYPE
 # what makes an element more than an SWA type-test verdict (``verdicts``)
 NOT_VERDICTS = STATE | SIZE | BUILT | KIND | RUNNER | CHOICE | PICKED | ALLOC
 # what makes an entry stored into a table more than a value an SWA type test picked (an enum
@@ -941,6 +944,9 @@ class MethodFlow(ast.NodeVisitor):
         # local -> the state of ours it is bound to (memo = self.memos, m = vars(self).setdefault(
         # "m", {})): filling or testing the local fills or tests that state
         self.held: Dict[str, ast.AST] = {}
+        # local -> the lookup of a memo of ours it holds (view = self.views.get(layer_id)): a
+        # test of it is that lookup's (``view is None``: the memo lacks the key)
+        self.looked_up: Dict[str, ast.Call] = {}
         self.fresh: set = set()  # locals bound to the runner or the active pool, read then
         self.strings: Dict[str, str] = {}  # local -> the constant string it holds (a name)
         self.fields: Dict[int, Dict[str, Taint]] = {}  # record built here -> its fields' taints
@@ -1935,7 +1941,8 @@ class MethodFlow(ast.NodeVisitor):
             held = self.visit(probed)  # None) is not None: whether the pool has it, whatever
             if held & POOL and not held & RECORD:  # it holds (a size, geometry): a duck test
                 return TYPE | (held & STALE)
-        decided = TYPE if value & STATE and not value & RECORD else CLEAN
+        decided = TYPE if value & STATE and not value & RECORD or value & CHOICE and not (
+            value & VERDICT_EXCLUDED) else CLEAN  # (bool(caps & Caps.MAPPED): a verdict's own)
         if decided and value & PICKED and not value & TYPE:
             decided = KIND  # is a shard pool there: a decision on another pool class
         return decided | (value & DECIDED)
@@ -2150,7 +2157,8 @@ class MethodFlow(ast.NodeVisitor):
             self.uses[id(node)] = use
             if type(node) is ast.Name and node.id in self.tests and use in WHOLE_USES:
                 self.replay(node, self.tests[node.id])
-            if type(node) is not ast.Name or node.id not in self.method_locals:
+            if type(node) is not ast.Name or node.id not in self.method_locals or (
+                    node.id in self.looked_up):  # (the memo's entry: a read of the memo's own)
                 continue
             value = self.env.get(node.id, CLEAN)
             if value & STALE and not value & RECORD and (
@@ -2375,6 +2383,9 @@ class MethodFlow(ast.NodeVisitor):
             self.fresh.discard(name)
         mine = path and not {ACTIVE_POOL, self.owner.pool_attr} & set(path.split("."))
         _keep(self.held, name, value_node if mine and not self.is_runner(value_node) else None)
+        _keep(self.looked_up, name, value_node if type(value_node) is ast.Call and type(
+            value_node.func) is ast.Attribute and value_node.func.attr == "get" and (
+                value_node.args) and self.memo_holder(value_node.func.value) else None)
         # (memo = self.memos: a container of ours, not the pool nor the runner's)
         if type(value_node) is ast.Call and type(value_node.func) is ast.Name:
             self.made_by[name] = value_node.func.id  # probe = Probe(): called later
@@ -2803,7 +2814,7 @@ class MethodFlow(ast.NodeVisitor):
         return found
 
     def _memo_test(self, node: ast.If, test: ast.AST) -> Optional[Tuple[str, bool, bool]]:
-        found = memo_key(test, self.memo_holder)
+        found = memo_key(self.unaliased(test), self.memo_holder)
         if found is None:
             return None
         attr, key, refills = found
@@ -2812,6 +2823,14 @@ class MethodFlow(ast.NodeVisitor):
                 refills or not _terminates(node.body)):
             return None  # (a test of an attribute against a value, not a memo)
         return attr, self.is_pool_key(key), refills
+
+    def unaliased(self, test: ast.AST) -> ast.AST:
+        """``test`` with a local holding a memo's lookup spelled as that lookup (``view is
+        None``: ``self.views.get(key) is None``)."""
+        if type(test) is ast.Compare and type(test.left) is ast.Name and (
+                test.left.id in self.looked_up):
+            return ast.Compare(self.looked_up[test.left.id], test.ops, test.comparators)
+        return test
 
     def set_default(self, call: ast.Call) -> Optional[Tuple[str, bool, bool]]:
         """``self.<m>.setdefault(key, value)``: a memo filled for ``key`` (``memo_of``)."""
@@ -2857,7 +2876,11 @@ class MethodFlow(ast.NodeVisitor):
                 and type(test.ops[0]) in (ast.Is, ast.IsNot):
             test, absent = test.left, absent != (type(test.ops[0]) is ast.Is)
         attr = self_path(test)
-        if not attr or attr == ACTIVE_POOL:
+        if not attr:  # if key in self.memo: return self.memo[key] (the rest fills it)
+            hit = memo_key(self.unaliased(node.test), self.memo_holder)
+            return (hit[0], False) if hit and not hit[2] and _terminates(node.body) and (
+                hit[0] in self.method_stores()) and not self.is_pool_key(hit[1]) else None
+        if attr == ACTIVE_POOL:
             return None
         if absent:
             return (attr, True) if _stores_into(node.body, attr, self.memo_holder) else None
@@ -3632,6 +3655,9 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
         return CHOICE if node.elts and all(_choice_kind(el, owner) for el in node.elts) else CLEAN
     if isinstance(node, ast.UnaryOp):
         return _choice_kind(node.operand, owner) and CHOICE
+    if isinstance(node, ast.BinOp):  # Caps.SWA | Caps.MAPPED: members combined, still picked
+        return CHOICE if _choice_kind(node.left, owner) and _choice_kind(node.right, owner) else (
+            CLEAN)
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
     if isinstance(node, ast.Attribute) and (_names_class(node.value) or is_self(

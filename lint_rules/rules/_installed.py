@@ -261,8 +261,34 @@ def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> 
                 names = _built_with(descriptor, statement.value)
                 names.update((kept, target.id) for kept in _set_name_attrs(descriptor))
                 method = _renamed(getter, params[1], target.id, params[0], names)
-                found.append((target.id, method, _memoises(method)))
+                memoises = _memoises(method)
+                if memoises:
+                    _kept_at(method, target)
+                found.append((target.id, method, memoises))
     return found
+
+
+def _kept_at(method: ast.AST, declared: ast.AST) -> None:
+    """The writes of a memoising ``__get__`` into its instance, placed where the backend
+    declares the descriptor (``f2s = Snapshot("full_to_swa_index_mapping")``): that line keeps
+    the answer, as a ``cached_property``'s ``def`` line does, and a ``noqa`` there is the
+    class's own; the descriptor's class may serve backends that keep no pool state."""
+    for node in ast.walk(method):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)) and any(
+                _writes_instance(child) for child in ast.walk(node)):
+            for part in ast.walk(node):
+                if hasattr(part, "lineno"):
+                    ast.copy_location(part, declared)
+
+
+def _writes_instance(node: ast.AST) -> bool:
+    """``self.__dict__[...] = v``, ``setattr(self, ...)``, ``self.__dict__.update(...)``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        return _instance_dict(node.value)
+    return isinstance(node, ast.Call) and (
+        last_name(node.func) == "setattr" and bool(node.args) and last_name(node.args[0])
+        == INSTANCE or isinstance(node.func, ast.Attribute) and node.func.attr in (
+            "update", "setdefault") and _instance_dict(node.func.value))
 
 
 def metaclass_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> list:
@@ -320,19 +346,14 @@ def _set_name_attrs(descriptor: ast.ClassDef) -> Tuple[str, ...]:
 def _memoises(method: ast.AST) -> bool:
     """The method writes into its instance: ``self.__dict__[...] = v``, ``setattr(self, ...)``,
     ``self.__dict__.update/setdefault(...)``."""
-    for node in ast.walk(method):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
-                _instance_dict(node.value):
-            return True
-        if isinstance(node, ast.Call) and (
-                last_name(node.func) == "setattr" and node.args and last_name(node.args[0])
-                == INSTANCE or isinstance(node.func, ast.Attribute) and node.func.attr in (
-                    "update", "setdefault") and _instance_dict(node.func.value)):
-            return True
-    return False
+    return any(map(_writes_instance, ast.walk(method)))
 
 
 def _instance_dict(node: ast.AST) -> bool:
+    """``self.__dict__`` or ``vars(self)``: the instance's own namespace."""
+    if isinstance(node, ast.Call):
+        return last_name(node.func) == "vars" and len(node.args) == 1 and isinstance(
+            node.args[0], ast.Name) and node.args[0].id == INSTANCE
     return isinstance(node, ast.Attribute) and node.attr == "__dict__" and isinstance(
         node.value, ast.Name) and node.value.id == INSTANCE
 

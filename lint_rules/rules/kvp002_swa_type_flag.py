@@ -494,7 +494,7 @@ class SwaTypeFlag(Rule):
                 InstalledBackend.init_cuda_graph_state = _graph_state
                 """
             ),
-            expected=((4, "KVP002"), (13, "KVP002"), (18, "KVP002")),
+            expected=((4, "KVP002"), (18, "KVP002"), (22, "KVP002")),
         ),
         Invalid(
             # backends by protocol alone: a per-layer method taking the layer, a metadata
@@ -642,6 +642,24 @@ class SwaTypeFlag(Rule):
             expected=((8, "KVP001"), (9, "KVP001"), (10, "KVP001"), (11, "KVP001"),
                       (12, "KVP002")),
         ),
+        Invalid(
+            # the resolver's name on a pick of the pool of the moment (no allocator asked):
+            # a mirror of it keeps that type test's verdict
+            dedent(
+                """\
+                class ActivePickBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+                        self.swa_enabled = self._swa_kv_pool is not None
+
+                    @staticmethod
+                    def _resolve_swa_kv_pool(model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        return pool if isinstance(pool, SWAKVPool) else None
+                """
+            ),
+            expected=((3, "KVP001"), (4, "KVP002")),
+        ),
     )
     CODE = "KVP002"
     NAME = "swa-type-flag"
@@ -662,6 +680,11 @@ class SwaTypeFlag(Rule):
     # (a dict, list, tuple or set of type-test verdicts: per layer, per ratio)
     TABLE_MESSAGE = (
         "{subject} keeps pool type tests made once, stale under FROZEN_KV: {test_pool}"
+    )
+
+    # (a test of the pool attribute where the class keeps the pool of the moment in it)
+    MIRROR_MESSAGE = (
+        "{subject} mirrors a pool picked once, stale under FROZEN_KV: {test_pool}"
     )
 
     RUNNER_MESSAGE = (
@@ -693,3 +716,6 @@ class SwaTypeFlag(Rule):
                                       subject=shown_sink(store))
                 elif is_named_swa_test(store):  # no fix: its test is no SWA pool test
                     yield self.report(store.node, None, cls.node, subject=shown_sink(store))
+                elif self.facts.stale_mirror(cls, store):  # no fix: the pool it tests is stale
+                    yield self.report(store.node, None, cls.node, self.MIRROR_MESSAGE,
+                                      subject=shown_sink(store))

@@ -1093,7 +1093,7 @@ class SwaFlagGate(Rule):
                     backend.window_pool = pool
                 """
             ),
-            expected=((3, "KVP001"), (18, "KVP003")),
+            expected=((3, "KVP001"), (5, "KVP002"), (18, "KVP003")),
             fixed=dedent(
                 """\
                 class PickedMirrorBackend(AttentionBackend):

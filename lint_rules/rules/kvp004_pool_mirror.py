@@ -140,7 +140,8 @@ class PoolMirror(Rule):
         for cls in self.facts.classes:
             for store in cls.stores:
                 polarity = mirror_polarity(store.value, pool_attr)
-                if not store.sink or store.attr == pool_attr or polarity is None:
+                if not store.sink or store.attr == pool_attr or polarity is None or (
+                        self.facts.stale_mirror(cls, store)):  # (KVP002's: the pool is stale)
                     continue
                 fix = property_fix(self.facts, cls, store, self.lines, is_none=not polarity)
                 yield self.report(store.node, fix, cls.node, attr=store.attr)

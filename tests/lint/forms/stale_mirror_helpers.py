@@ -11,12 +11,12 @@ class KeptMirrorVerdictAttnBackend(AttentionBackend):
         self.kv_cache_dtype = model_runner.kv_cache_dtype
         pool = model_runner.token_to_kv_pool
         self._swa_kv_pool = pool if isinstance(pool, SWAKVPool) else None  # expect: KVP001
-        self.windowed = self._swa_kv_pool is not None  # expect: KVP004
+        self.windowed = self._swa_kv_pool is not None  # expect: KVP002
 
     def _fused_write(self, layer):
-        return self.kv_cache_dtype == "fp8" and not self.windowed
+        return self.kv_cache_dtype == "fp8" and not self.windowed  # expect: KVP003
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
-        if self._fused_write(layer):  # expect: KVP003
+        if self._fused_write(layer):
             q = q + 1
         return q

@@ -16,7 +16,7 @@ class PickedMirrorAttnBackend(AttentionBackend):
         super().__init__()
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self._swa_kv_pool = self._pick_window_pool(model_runner)  # expect: KVP001
-        self.use_sliding_window_kv_pool = self._swa_kv_pool is not None  # expect: KVP004
+        self.use_sliding_window_kv_pool = self._swa_kv_pool is not None  # expect: KVP002
 
     @staticmethod
     def _pick_window_pool(model_runner) -> Optional[SWAKVPool]:
