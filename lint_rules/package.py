@@ -270,6 +270,7 @@ class ClassSummary:
     decided: frozenset = frozenset()  # attributes set only where a kept pool decision allowed
     # "planner.translate" -> what that field of an object kept whole holds (a helper built it)
     fields: Dict[str, Taint] = field(default_factory=dict)
+    resolvers: frozenset = frozenset()  # its methods that ask the allocator (heirs call them)
 
 
 @dataclass
@@ -1154,7 +1155,7 @@ def _logged(summary: ClassSummary, reads: Dict[tuple, set], where: tuple) -> Cla
     tables = {name: _LoggedTable(getattr(summary, name), reads.setdefault((*where, name), set()))
               for name in SUMMARY_TABLES}
     return ClassSummary(summary.name, summary.backend, flags=summary.flags,
-                        decided=summary.decided, **tables)
+                        decided=summary.decided, resolvers=summary.resolvers, **tables)
 
 
 def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
@@ -1382,6 +1383,7 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
     returns: Dict[str, Taint] = {}
     flags: set = set()
     decided: set = set()
+    resolvers: set = set()
     for summary in summaries:
         for table, mine in ((summary.stores, stores), (summary.fields, fields)):
             for attr, value in table.items():
@@ -1391,9 +1393,10 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
                 mine.setdefault(key, value)
         flags |= summary.flags
         decided |= summary.decided
+        resolvers |= summary.resolvers
         backend = backend or summary.backend
     return ClassSummary(name, backend, stores, properties, returns, frozenset(flags),
-                        frozenset(decided), fields)
+                        frozenset(decided), fields, frozenset(resolvers))
 
 
 class HeaderCache:

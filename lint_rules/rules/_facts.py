@@ -62,6 +62,7 @@ from lint_rules.rules._flow import (
     RUNNER,
     SIZE,
     STALE,
+    SWA,
     STATE,
     TYPE,
     TYPE_TESTS,
@@ -584,6 +585,14 @@ class ModuleScope:
             return self.is_resolver(func.id)
         qualified = self.qualified(func) if self.package is not None else None
         return qualified is not None and self.package.is_resolver(qualified)
+
+    def unseen_callee(self, func: ast.AST) -> bool:
+        """``func`` is imported and its body is beyond this analysis: per file, any import;
+        with the package index, one the run does not hold (what it returns is unknown)."""
+        qualified = self.qualified(func)
+        if qualified is None:
+            return False
+        return self.package is None or self.package.function_def(qualified) is None
 
     def names_swa(self, node: ast.AST) -> bool:
         """A class name holding SWA (or a tuple with one, or a name bound to such a tuple, or
@@ -1353,8 +1362,14 @@ class _Pass:
     def _store(self, event, flow: MethodFlow) -> Store:
         sink = event.scope == "cache" or not flow.per_forward or (
             event.lazy and not _reset(event.memo, self.flow.resets))
+        # a method asking the allocator resolves the pool it stores (and mirrors of it); what
+        # else it keeps (a kind picked by a test of the active pool, its buffers, a verdict) is
+        # judged as anywhere: a builder that also asks the allocator resolves nothing else by it
+        taint = event.taint
+        resolved = flow.resolver and (event.attr == self.flow.options.pool_attr or not (
+            taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL))
         return Store(event.attr, event.node, event.statement, event.value, event.taint,
-                     flow.name, sink, event.alone, flow.resolver, event.scope, event.under)
+                     flow.name, sink, event.alone, resolved, event.scope, event.under)
 
     def _remember(self, store: Store) -> None:
         if store.scope == "module" and not store.sink:
@@ -2673,11 +2688,13 @@ class FileFacts:
         stores = self.stores_of(cls, attr)
         if not stores and attr == self.options.pool_attr:  # a base of another module keeps it:
             return self._resolved_by_base(cls, attr)  # its package summary says how
-        names = {m for c in self.relatives(cls) for m in c.resolvers}
+        names = {m for c in self.relatives(cls) for m in c.resolvers}.union(
+            *(summary.resolvers for c in cls.family for summary in c.foreign))
         return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
             isinstance(s.value, ast.Call) and (
-                last_name(s.value.func) in names or self.scope is not None
-                and self.scope.calls_resolver(s.value.func))
+                last_name(s.value.func) in names or self.scope is not None and (
+                    self.scope.calls_resolver(s.value.func) or attr == self.options.pool_attr
+                    and not s.bits and self.scope.unseen_callee(s.value.func)))
             or attr == self.options.pool_attr and _copies_resolved(s.value, attr)
             for s in stores)
 
@@ -3678,7 +3695,9 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
     decided = frozenset(attr for attr in stores if facts.set_only_under_decision(cls, attr))
     backend = any(base.endswith(BACKEND_SUFFIX) or base in options.backend_bases
                   for c in cls.family for base in c.bases)
-    own = ClassSummary(name, backend, stores, properties, returns, flags, decided, fields)
+    resolvers = frozenset(m for c in cls.family for m in c.resolvers)
+    own = ClassSummary(name, backend, stores, properties, returns, flags, decided, fields,
+                       resolvers)
     # the foreign bases of the class and of its same-file bases (Heir(Mixin, Mid), Mid(Base)
     # of another module: Base's flag is the heir's too)
     foreign = tuple({id(s): s for c in cls.family for s in c.foreign}.values())

@@ -48,6 +48,7 @@ from lint_rules.rules._vocab import (
     SHARED_POOLS,
     SUBMITTING,
     TALLIES,
+    TYPE_NAMES,
     TYPE_PROBES,
     is_flag_like,
     is_capacity,
@@ -1271,7 +1272,8 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN
         stale = base & STALE
         if attr in TYPE_PROBES and not base & RECORD:  # its class or class name: a choice
-            return SWA | CHOICE | stale
+            # (a name is only that verdict spelled; a class object is the pool's own class)
+            return CHOICE | stale if attr in TYPE_NAMES else SWA | CHOICE | stale
         if base & POOL and not base & RECORD:
             if per_layer_data(attr):  # pool.get_key_scale(i), pool.get_value_buffer: its data
                 return SWA | stale
@@ -1500,6 +1502,11 @@ class MethodFlow(ast.NodeVisitor):
             return container(values[0])
         if called in REFERENCES and name not in self.env:
             return values[0] if args else CLEAN  # weakref.proxy(pool) is the pool, its ref too
+        if called == "finalize" and len(args) > 1 and name not in self.env:
+            return container(union(values[1:]))  # weakref.finalize(obj, fn, pool): keeps both
+        if called == "register" and args and type(func) is ast.Attribute and last_name(
+                func.value) == "atexit":  # atexit.register(fn, pool): fn back, both kept
+            return values[0] | (container(union(values[1:])) if len(args) > 1 else CLEAN)
         if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
         if called in COUNTING and name not in self.env:  # int(size), max(size, 64), cdiv(size,
@@ -1808,6 +1815,8 @@ class MethodFlow(ast.NodeVisitor):
             if self.deciding and is_self(owner):  # what this call returns, for these arguments
                 self.gate(node, node, False, "call", self.decides(func.attr, node.args, passed,
                                                                   returned))
+            if self.deferred and not returned & STALE:
+                return CLEAN  # a closure's call runs when it is called: it reads what is live then
             return returned
         if func.attr == "partial":
             return container(union(values))

@@ -55,7 +55,8 @@ FLAG_PREFIXES = ("is_", "use_", "has_", "enable_", "uses_")
 # A method whose name holds one of these, or that takes a batch, runs once per forward.
 PER_FORWARD_WORDS = ("forward",)
 PER_FORWARD_PARAMS = ("batch",)
-TYPE_PROBES = ("__name__", "__qualname__", "__class__", "__mro__", "__bases__")
+TYPE_NAMES = ("__name__", "__qualname__")  # a class's name: a string, no data of the pool
+TYPE_PROBES = (*TYPE_NAMES, "__class__", "__mro__", "__bases__")
 # What a class a type test names must say to be a KV pool or allocator class (``SWAKVPool``,
 # ``SWATokenToKVPoolAllocator``): ``isinstance(layer, SWAAttention)`` tests a model layer.
 POOL_TYPE_WORDS = ("pool", "kv", "cache", "allocator", "memory")

@@ -886,7 +886,7 @@ class SwaFlagGate(Rule):
                         return q
                 """
             ),
-            expected=((3, "KVP001"), (7, "KVP003"), (13, "KVP003")),
+            expected=((3, "KVP002"), (7, "KVP003"), (13, "KVP003")),
         ),
         Invalid(
             # a module helper the backend hands itself to (window_rows(self)): a decision on

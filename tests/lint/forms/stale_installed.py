@@ -13,7 +13,7 @@ def with_swa_setup(init):
     def run(obj, model_runner, *args, **kwargs):
         init(obj, model_runner, *args, **kwargs)
         obj.window_pool = getattr(model_runner.token_to_kv_pool, "swa_kv_pool", None)  # expect: KVP001
-        obj.window_kind = obj.token_to_kv_pool.__class__.__name__  # expect: KVP001
+        obj.window_kind = obj.token_to_kv_pool.__class__.__name__  # expect: KVP002
     return run
 
 
