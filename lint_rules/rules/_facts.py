@@ -942,20 +942,11 @@ class ClassFlow:
         built, keyed, used = set(), set(), {}
         for cls in self.facts.family:
             for method in cls.methods.values():
-                for node in nodes_under(method):
-                    kind = type(node)
-                    if kind is ast.Attribute and is_self(node.value):
-                        used.setdefault(node.attr, []).append(id(node))
-                    elif kind is ast.Subscript and entry_key(node.slice) is not None or (
-                            kind is ast.Call and type(node.func) is ast.Attribute
-                            and node.func.attr == "get" and node.args
-                            and entry_key(node.args[0]) is not None):
-                        keyed.add(id(node.value if kind is ast.Subscript else node.func.value))
-                    elif kind is ast.Assign and len(node.targets) == 1 and self_attr(
-                            node.targets[0]) and type(node.value) is ast.Dict and None not in \
-                            map(entry_key, node.value.keys):
-                        built.add(node.targets[0].attr)
-                        keyed.add(id(node.targets[0]))
+                method_built, method_keyed, method_used = _keyed_scan(method)
+                built |= method_built
+                keyed |= method_keyed
+                for attr, ids in method_used.items():
+                    used.setdefault(attr, []).extend(ids)
         return frozenset(a for a in built if all(n in keyed for n in used.get(a, ())))
 
     @cached_property
@@ -1023,6 +1014,37 @@ class ClassFlow:
         facts.stores, facts.gates = result.stores, result.gates
         facts.runner_reads, facts.returns = result.runner_reads, result.returns
         facts.fields = result.fields
+
+
+def _keyed_scan(method: ast.AST) -> Tuple[frozenset, frozenset, Dict[str, list]]:
+    """One walk of a method for ``ClassFlow.keyed_dicts``, kept per method (each flow of a
+    family asks it of every method, and a class flows for each view of it): the ``self``
+    attributes it builds as a dict of constant keys, the ``id`` of each holder it reads or
+    builds through a constant key, and attribute -> the ``id`` of each ``self.<attr>`` read."""
+    found = _KEYED.get(method)
+    if found is not None:
+        return found
+    built, keyed, used = set(), set(), {}
+    for node in nodes_under(method):
+        kind = type(node)
+        if kind is ast.Attribute and is_self(node.value):
+            used.setdefault(node.attr, []).append(id(node))
+        elif kind is ast.Subscript and entry_key(node.slice) is not None or (
+                kind is ast.Call and type(node.func) is ast.Attribute
+                and node.func.attr == "get" and node.args
+                and entry_key(node.args[0]) is not None):
+            keyed.add(id(node.value if kind is ast.Subscript else node.func.value))
+        elif kind is ast.Assign and len(node.targets) == 1 and self_attr(
+                node.targets[0]) and type(node.value) is ast.Dict and None not in \
+                map(entry_key, node.value.keys):
+            built.add(node.targets[0].attr)
+            keyed.add(id(node.targets[0]))
+    found = _KEYED[method] = (frozenset(built), frozenset(keyed), used)
+    return found
+
+
+# method node -> ``_keyed_scan`` (its nodes' ids hold as long as it, the key, lives)
+_KEYED: "weakref.WeakKeyDictionary[ast.AST, tuple]" = weakref.WeakKeyDictionary()
 
 
 # what a method's turn reads of its class beside its pass's state (``ClassFlow._same_setting``)
