@@ -208,6 +208,9 @@ class ClassFacts:
     heirs: tuple = ()  # summaries of backends of other modules inheriting this mixin
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
+    # methods (__init__ too) storing into the pool attribute what they read off the allocator:
+    # every store of that attribute there is the resolver's, inline (``_resolves_in_place``)
+    in_place: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
     # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
     # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds),
@@ -889,7 +892,7 @@ class ClassFlow:
         self.facts, self.options, self.scope = facts, options, scope
         self.per_forward = _per_forward(facts.methods, facts.calls) | _called_back(
             facts, scope, options)
-        self.resolvers = facts.resolvers
+        self.resolvers, self.in_place = facts.resolvers, facts.in_place
         self.order = _callers_first(facts.methods, facts.calls)
         self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
         self.inner_backends = frozenset(b for c in facts.family for b in c.pool_binds)
@@ -1048,9 +1051,9 @@ _KEYED: "weakref.WeakKeyDictionary[ast.AST, tuple]" = weakref.WeakKeyDictionary(
 
 
 # what a method's turn reads of its class beside its pass's state (``ClassFlow._same_setting``)
-_FACETS = ("methods", "wrappers", "properties", "cached_methods", "resolvers")
-_SETTING = ("per_forward", "resolvers", "order", "swap_point", "inner_backends", "hands_pool_on",
-            "handed_to", "delegate", "bound", "resets", "patterns")
+_FACETS = ("methods", "wrappers", "properties", "cached_methods", "resolvers", "in_place")
+_SETTING = ("per_forward", "resolvers", "in_place", "order", "swap_point", "inner_backends",
+            "hands_pool_on", "handed_to", "delegate", "bound", "resets", "patterns")
 _ABSENT = object()  # what a memo holds for a key it has no entry for (``_Turn.saw``)
 _ENV_TABLES = frozenset(f.name for f in dataclasses.fields(AttrEnv))
 
@@ -1388,8 +1391,10 @@ class _Pass:
         # else it keeps (a kind picked by a test of the active pool, its buffers, a verdict) is
         # judged as anywhere: a builder that also asks the allocator resolves nothing else by it
         taint = event.taint
-        resolved = flow.resolver and (event.attr == self.flow.options.pool_attr or not (
-            taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL))
+        pool_attr = event.attr == self.flow.options.pool_attr
+        resolved = flow.resolver and (pool_attr or not (
+            taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL)
+        ) or pool_attr and flow.name in self.flow.in_place
         return Store(event.attr, event.node, event.statement, event.value, event.taint,
                      flow.name, sink, event.alone, resolved, event.scope, event.under)
 
@@ -2133,6 +2138,40 @@ def _scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     return found
 
 
+def _returns_value(function: ast.AST) -> bool:
+    """The function hands something back: a ``return`` of a value, or it is a generator."""
+    return any(type(node) in (ast.Yield, ast.YieldFrom) or type(node) is ast.Return and not (
+        node.value is None or _is_none(node.value)) for node in nodes_under(function))
+
+
+def _resolves_in_place(function: ast.AST, pool_attr: str) -> bool:
+    """The function resolves the pool as #27491's resolver does, inline: it tests a pool's
+    type against an SWA class and stores the allocator's pool (``_stores_allocator_pool``).
+    The allocator's pool kept whatever the active pool is (an EAGLE draft's own) is no
+    resolution."""
+    return _stores_allocator_pool(function, pool_attr) and any(
+        type(n) is ast.Call and last_name(n.func) == "isinstance" and len(n.args) == 2
+        and is_swa_word(last_name(n.args[1])) for n in nodes_under(function))
+
+
+def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
+    """The function stores into ``self.<pool_attr>`` what it read off the allocator, directly
+    or through a local bound to it (``kvcache = allocator.get_kvcache()``)."""
+    nodes = nodes_under(function)
+    asking = {target.id for node in nodes if type(node) is ast.Assign and _asks(node.value)
+              for target in node.targets if type(target) is ast.Name}
+    return any(type(node) is ast.Assign and any(self_path(t) == pool_attr for t in node.targets)
+               and (_asks(node.value) or any(type(n) is ast.Name and n.id in asking
+                                             for n in ast.walk(node.value)))
+               for node in nodes)
+
+
+def _asks(node: ast.AST) -> bool:
+    """``node`` reads the allocator (its name, an attribute of that name, its pool)."""
+    return any(type(n) is ast.Attribute and n.attr in (ALLOCATOR, ALLOCATOR_POOL) or type(
+        n) is ast.Name and n.id in (ALLOCATOR, ALLOCATOR_POOL) for n in ast.walk(node))
+
+
 def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     calls, asks, binds, handed = set(), False, set(), {}
     for node in nodes_under(function):
@@ -2273,7 +2312,7 @@ def _callers_first(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> List[s
     return ["__init__"] * ("__init__" in methods) + done[::-1]
 
 
-def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
+def _class_facts(node: ast.ClassDef, scope: ModuleScope, pool_attr: str) -> ClassFacts:
     facts = ClassFacts(node.name, node, tuple(map(last_name, node.bases)))
     cached = set()
     setters = []
@@ -2309,9 +2348,13 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope) -> ClassFacts:
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
     facts.calls = {name: set(calls) for name, (calls, _, _, _) in scans.items()}  # (own: grown)
-    facts.resolvers = frozenset(  # methods that ask the allocator: the fix itself
+    facts.in_place = frozenset(name for name, (_, asks, _, _) in scans.items()
+                               if asks and _resolves_in_place(facts.methods[name], pool_attr))
+    facts.resolvers = frozenset(  # methods that ask the allocator for what they hand back:
+        # the fix itself (a construction hook that only stores is no resolver of what it keeps)
         name for name, (_, asks, _, _) in scans.items() if asks and name != "__init__"
-    )
+        and (_returns_value(facts.methods[name]) or _stores_allocator_pool(
+            facts.methods[name], pool_attr)))
     facts.pool_binds = frozenset(bind for _, _, binds, _ in scans.values() for bind in binds)
     for caller, (_, _, _, handed) in scans.items():
         for name, method in handed_helpers(handed, scope.functions, facts.methods):
@@ -2717,7 +2760,8 @@ class FileFacts:
                 last_name(s.value.func) in names or self.scope is not None and (
                     self.scope.calls_resolver(s.value.func) or attr == self.options.pool_attr
                     and not s.bits and self.scope.unseen_callee(s.value.func)))
-            or attr == self.options.pool_attr and _copies_resolved(s.value, attr)
+            or attr == self.options.pool_attr and (_copies_resolved(s.value, attr) or any(
+                s.method in c.in_place for c in self.relatives(cls)))
             for s in stores)
 
     def _resolved_by_base(self, cls: ClassFacts, attr: str) -> bool:
@@ -3365,7 +3409,7 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope, view: str = "") 
     (``summarise_class``): "heir" takes the foreign mixins bare, "bare" asks no heirs too."""
     package = facts.package
     for node in _with_mixins(scope.class_nodes, nodes):
-        cls = _class_facts(node, scope)
+        cls = _class_facts(node, scope, facts.options.pool_attr)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
     for cls in facts.classes:
@@ -3705,7 +3749,10 @@ def summarise_class(tree: ast.AST, scope: ModuleScope, name: str, options: Optio
     for relative in cls.family:
         for store in relative.stores:
             if store.sink and store.scope in ("self", "class"):
-                stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | STALE
+                # (kept: stale if it holds anything; geometry stays clean, so an object built
+                # from a base's page size is not one built from kept state)
+                stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | (
+                    STALE if store.bits else CLEAN)
     fields: Dict[str, Taint] = {}
     for relative in cls.family:  # (a name __getattr__ answers is no field: the class's own)
         for path, bits in relative.fields.items():

@@ -32,3 +32,19 @@ class BuilderBackend(AttentionBackend):
         if self.kind is Kind.HYBRID or self.alloc_has_swa:  # expect: KVP003
             return k
         return q
+
+
+class SubPoolBuilderBackend(AttentionBackend):
+    """The resolver's attribute name filled from the active pool's SWA half in a hook that
+    also tests the allocator's pool: no resolver hands that back."""
+
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._setup(model_runner)
+
+    def _setup(self, model_runner):
+        pool = self.token_to_kv_pool
+        self._swa_kv_pool = getattr(pool, "swa_kv_pool", None)  # expect: KVP001
+        self.alloc_is_swa = isinstance(  # expect: KVP002
+            model_runner.token_to_kv_pool_allocator.get_kvcache(), SWAKVPool
+        )
