@@ -646,8 +646,9 @@ class PackageIndex:
         return data.decode(encoding)
 
     def _module_of(self, path: str, tree: ast.AST, text: str) -> _Module:
-        from lint_rules.rules._facts import ModuleScope
+        from lint_rules.rules._facts import ModuleScope, parsed_from
 
+        parsed_from(tree, text)
         name = self.names.get(path, "")
         scope = ModuleScope(tree, self, name, path)
         scope.digest = self.digests.get(path)

@@ -314,14 +314,29 @@ def runner_flags_by_use(tree: ast.AST) -> frozenset:
     (self.is_encoder_decoder and ...)``) is not."""
     found = _RUNNER_FLAGS.get(tree)
     if found is None:
+        text = _SOURCES.get(tree)
+        if text is not None and text.isascii() and ACTIVE_POOL not in text:
+            # no attribute of the module is named so (an ASCII text spells every name as the
+            # parser reads it): no read off a pool, nothing to walk (most modules a summary
+            # reads, whose whole walk served this question alone)
+            found = _RUNNER_FLAGS[tree] = frozenset()
+            return found
         nodes = nodes_under(tree)  # (no SWA read off a built pool anywhere: no flag, one walk)
         found = _RUNNER_FLAGS[tree] = _flags_by_use(nodes) if any(
             _built_swa_read(node, True) for node in nodes) else frozenset()
     return found
 
 
-# module tree -> runner_flags_by_use (each analysis of a module makes its own ModuleScope)
+def parsed_from(tree: ast.AST, text: str) -> None:
+    """``tree`` is the parse of module ``text`` (the package index's modules): questions of
+    the whole module may be answered from its text where that proves the answer."""
+    _SOURCES[tree] = text
+
+
+# module tree -> runner_flags_by_use (each analysis of a module makes its own ModuleScope);
+# module tree -> the text it was parsed from (``parsed_from``)
 _RUNNER_FLAGS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+_SOURCES: "weakref.WeakKeyDictionary[ast.AST, str]" = weakref.WeakKeyDictionary()
 
 
 def _flags_by_use(nodes: List[ast.AST]) -> frozenset:
