@@ -2548,6 +2548,8 @@ class FileFacts:
             if known and not any(self.flag(inner, leaf) for inner in known):
                 return None  # built from classes of the file whose flag is live
             return Flag(name, inner=True)  # an inner backend's SWA flag: decided on its pool
+        if leaf and not self.stores_of(cls, name) and self._chosen(cls, holder):
+            return Flag(name)  # self.kind.value: the verdict a pool test picked, read off it
         family = self.relatives(cls)
         owners = [c for c in cls.family if name in c.properties] or [
             c for c in family if name in c.properties and not self._bound_by(cls, name)]
@@ -2909,6 +2911,13 @@ class FileFacts:
                    for s in self.stores_of(cls, name)) or any(
             Taint(summary.stores.get(name, 0)) & STATE and not Taint(
                 summary.stores[name]) & INNER for c in cls.family for summary in c.foreign)
+
+    def _chosen(self, cls: ClassFacts, name: str) -> bool:
+        """Every store of ``self.<name>`` keeps a value a pool type test picked and nothing
+        else (an enum member, a class or the object built from it): a field of it is that
+        verdict (``is_chosen_verdict``)."""
+        sinks = [s for s in self.stores_of(cls, name) if s.sink]
+        return bool(sinks) and all(is_chosen_verdict(s.bits) for s in sinks)
 
     def stale_mirror(self, cls: ClassFacts, store: Store) -> bool:
         """A kept test of the pool attribute the class keeps unresolved (``self.swa_enabled =

@@ -1412,6 +1412,12 @@ class MethodFlow(ast.NodeVisitor):
             return self.reduced(args[0])
         if type(args[0] if args else None) in _COMPREHENSIONS and last_name(func) in TALLIES:
             return self.comprehension(args[0], [args[0].elt], reduce="tally")  # sum(p.size ...)
+        if type(func) is ast.Subscript:  # IMPLS[verdict](): what the verdict picked, made
+            picked = self.visit(func)
+            if carries(picked, CHOICE) and not carries(picked, STATE_SIZE | BUILT):
+                for argument in (*args, *(k.value for k in node.keywords)):
+                    self.visit(argument)
+                return picked
         values = tuple(map(self.visit, args))
         if node.keywords:
             values += tuple(self.visit(k.value) for k in node.keywords)
