@@ -2173,8 +2173,15 @@ def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
     """The function stores into ``self.<pool_attr>`` what it read off the allocator, directly
     or through a local bound to it (``kvcache = allocator.get_kvcache()``)."""
     nodes = nodes_under(function)
-    asking = {target.id for node in nodes if type(node) is ast.Assign and _asks(node.value)
-              for target in node.targets if type(target) is ast.Name}
+    bound = [(target.id, node.value) for node in nodes if type(node) is ast.Assign
+             for target in node.targets if type(target) is ast.Name]
+    asking: set = set()
+    while True:  # (resolved = backing if ... else None, backing = allocator.get_kvcache())
+        grown = {name for name, value in bound if name not in asking and (_asks(value) or any(
+            type(n) is ast.Name and n.id in asking for n in ast.walk(value)))}
+        if not grown:
+            break
+        asking |= grown
     return any(type(node) is ast.Assign and any(self_path(t) == pool_attr for t in node.targets)
                and (_asks(node.value) or any(type(n) is ast.Name and n.id in asking
                                              for n in ast.walk(node.value)))
@@ -2774,12 +2781,19 @@ class FileFacts:
             *(summary.resolvers for c in cls.family for summary in c.foreign))
         return bool(stores) and not self.times_stored(attr, foreign_only=True) and all(
             isinstance(s.value, ast.Call) and (
-                last_name(s.value.func) in names or self.scope is not None and (
+                last_name(s.value.func) in names or self._class_resolver(s.value.func)
+                or self.scope is not None and (
                     self.scope.calls_resolver(s.value.func) or attr == self.options.pool_attr
                     and not s.bits and self.scope.unseen_callee(s.value.func)))
             or attr == self.options.pool_attr and (_copies_resolved(s.value, attr) or any(
                 s.method in c.in_place for c in self.relatives(cls)))
             for s in stores)
+
+    def _class_resolver(self, func: ast.AST) -> bool:
+        """``Backend._resolve_swa_kv_pool``: a resolver of another class of the file, called
+        through its class."""
+        return type(func) is ast.Attribute and type(func.value) is ast.Name and (
+            func.value.id in self.by_name) and func.attr in self.by_name[func.value.id].resolvers
 
     def _resolved_by_base(self, cls: ClassFacts, attr: str) -> bool:
         """The resolved pool attribute is stored only by bases of other modules (the package
