@@ -9,7 +9,7 @@ E501`` in a config), so, as bugbear does for B9xx, an opt-in code is computed on
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Sequence, Tuple
+from typing import Iterator, Optional, Sequence, Tuple
 
 from flake8.exceptions import ExecutionError
 
@@ -34,6 +34,7 @@ class PoolGuardChecker:
     version = _VERSION
     options: Options = Options()
     codes: frozenset = frozenset(ALL_CODES)  # computed codes: the default ones and selected opt-ins
+    stdin_name: Optional[str] = None  # the name flake8 gives standard input, when it reads it
 
     def __init__(self, tree: ast.AST, lines: Sequence[str], filename: str) -> None:
         self.tree = tree
@@ -59,6 +60,10 @@ class PoolGuardChecker:
                 refuse_lowercase(getattr(options, name, None) or (), name.replace("_", "-"))
         except (OptionError, ConfigError) as exc:
             raise ExecutionError(f"{cls.name}: {exc}") from None
+        # flake8 names standard input ('-') by --stdin-display-name (default 'stdin')
+        linted = getattr(options, "filenames", None) or ()
+        cls.stdin_name = ((getattr(options, "stdin_display_name", None) or "stdin")
+                          if "-" in linted else None)
         chosen = tuple(getattr(options, "select", None) or ()) + tuple(
             getattr(options, "extend_select", None) or ())
         cls.codes = frozenset(code for code in ALL_CODES
@@ -86,8 +91,11 @@ class PoolGuardChecker:
         decode, which Python refuses to run: flake8 reads it as latin-1 instead (its
         ``FileProcessor`` falls back), so the plugin would lint text no Python sees. Only a
         text that is not ASCII or names a codec can be such a fallback; its file is read
-        again and the fallback confirmed (the same text), so standard input never is."""
-        if source.isascii() and "coding" not in "".join(self.lines[:2]):
+        again and the fallback confirmed (the same text). Standard input never is: flake8
+        decodes it strictly (no fallback), and it bears the display name of a file on disk
+        that may hold other bytes (an editor's buffer of a file it is converting)."""
+        if self.filename == self.stdin_name or (
+                source.isascii() and "coding" not in "".join(self.lines[:2])):
             return None
         from lint_rules.runner import MAX_SOURCE_BYTES, _decode, _undecodable
 
