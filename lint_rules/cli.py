@@ -44,6 +44,11 @@ class _Parser(argparse.ArgumentParser):
             return super().print_help(file)
         _Report(sys.stdout).write(self.format_help(), flush=True)
 
+    def error(self, message: str):
+        """argparse's usage error (exit 2), its line made one short line as ours are: it
+        quotes a refused value whole (``invalid choice: '...'``)."""
+        super().error(commands.one_line(message))
+
 
 class _Report:
     """stdout for a command whose job is what it prints (``--version``, demo, guard-status):
@@ -83,6 +88,7 @@ class _Report:
 def _jobs(value: str) -> int:
     """``--jobs``: a positive integer or ``auto``; more workers than the CPUs this process may
     run on only slow the run (and ``--jobs 100000`` would fork that many), so N is capped there."""
+    from lint_rules.options import shown
     from lint_rules.runner import default_jobs
 
     if value.strip() == "auto":
@@ -92,7 +98,8 @@ def _jobs(value: str) -> int:
     except ValueError:
         jobs = 0
     if jobs < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'auto', got "
+                                         f"{shown(value)}")
     return min(jobs, default_jobs())
 
 

@@ -89,15 +89,35 @@ def note(message: str) -> None:
     write_stderr(f"poolguard: {one_line(message)}\n")
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x1f\x7f\x80-\x9f\u2028\u2029]")
 _C_ESCAPES = {"\t": "\\t", "\n": "\\n"}
 
 
 def one_line(message: str) -> str:
-    """``message`` as one line on stderr: a control character that a name or value brought in
-    (a newline, a CR, ESC) becomes its C escape, as git writes it in a quoted name, so one
-    message is one line and nothing reaches a terminal as a control sequence."""
-    return _CONTROL.sub(lambda m: _C_ESCAPES.get(m[0]) or "\\%03o" % ord(m[0]), message)
+    """``message`` as one short line on stderr: a control character that a name or value
+    brought in (a newline, a CR, ESC; a C1 control, U+2028 or U+2029, which ``str.splitlines``
+    breaks at) becomes its C escape, as git writes it in a quoted name (octal, byte by byte of
+    its UTF-8), so one message is one line and nothing reaches a terminal as a control
+    sequence; a value quoted whole is cut short (``short``)."""
+    return short(_CONTROL.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(
+        "\\%03o" % byte for byte in m[0].encode("utf-8")), message))
+
+
+LONG_WORD, LONG_LINE = 400, 900  # the longest word (a deep path) and message shown whole
+_LONG_WORD = re.compile(r"\S{%d,}" % (LONG_WORD + 1))
+
+
+def short(message: str) -> str:
+    """``message`` with a word (a value, a path) of more than ``LONG_WORD`` characters cut to
+    its start and end, then the whole cut in its middle past ``LONG_LINE``: a refused value of
+    100,000 characters (or 30,000 bad codes) quoted whole was a line nobody reads. What is
+    wrong comes first and what is accepted last, so both stay; each cut says how much it
+    left out."""
+    message = _LONG_WORD.sub(
+        lambda m: f"{m[0][:240]}[... {len(m[0]) - 340} characters ...]{m[0][-100:]}", message)
+    if len(message) <= LONG_LINE:
+        return message
+    return f"{message[:560]} [... {len(message) - 840} characters ...] {message[-280:]}"
 
 
 def resolve_config(args: argparse.Namespace):
@@ -140,7 +160,9 @@ def resolve_config(args: argparse.Namespace):
 def _file_name(value: str, option: str) -> str:
     """An empty name is a mistake (an unset shell variable), never "option not given"."""
     if not value.strip():
-        raise UsageError(f"{option} needs a file name, got {value!r}")
+        from lint_rules.options import shown
+
+        raise UsageError(f"{option} needs a file name, got {shown(value)}")
     return value
 
 
@@ -397,12 +419,13 @@ def _summarise_diff(result, findings: list) -> None:
 
 
 def explain(args: argparse.Namespace) -> int:
+    from lint_rules.options import shown
     from lint_rules.output import render_explain
     from lint_rules.rules import rule_docs
 
     docs = {doc.code: doc for doc in rule_docs()}
     doc = docs.get(args.code.strip().upper())
     if doc is None:
-        raise UsageError(f"unknown code {args.code!r}; known codes: {', '.join(docs)}")
+        raise UsageError(f"unknown code {shown(args.code)}; known codes: {', '.join(docs)}")
     _write(render_explain(doc))
     return EXIT_CLEAN

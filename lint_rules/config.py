@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from lint_rules.files import read_regular_file
-from lint_rules.options import OPTION_SPECS, OptionError, Options
+from lint_rules.options import OPTION_SPECS, OptionError, Options, shown
 
 CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # no INI config is this large; reading one costs its size
@@ -273,9 +273,10 @@ def refuse_lowercase(codes: Iterable[str], where: str) -> None:
     report what flake8 does not (one check for the CLI, its config files and the plugin)."""
     for code in codes:
         if code != code.upper() and _names_ours(code.upper()):
-            raise ConfigError(f"{code} in {where} is no code: codes are upper case, as flake8 "
-                              f"compares them (there it would match nothing): write "
-                              f"{code.upper()}")
+            shown_code = code if len(code) <= 60 else shown(code)
+            raise ConfigError(f"{shown_code} in {where} is no code: codes are upper case, as "
+                              f"flake8 compares them (there it would match nothing): write "
+                              f"{code.upper() if len(code) <= 60 else 'it in upper case'}")
 
 
 def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple:
@@ -285,10 +286,10 @@ def check_codes(codes: Iterable[str], known: Iterable[str], where: str) -> tuple
     refuse_lowercase(codes, where)
     bad = [code for code in codes if not any(k.startswith(code) for k in known)]
     if bad:
-        raise ConfigError(
-            f"unknown code {', '.join(c if c.isprintable() else repr(c) for c in bad)} in "
-            f"{where}; known codes: {', '.join(known)}"
-        )
+        listed = ", ".join(c if c.isprintable() and len(c) <= 60 else shown(c) for c in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise ConfigError(f"unknown code {listed}{more} in {where}; known codes: "
+                          f"{', '.join(known)}")
     return codes
 
 

@@ -11,6 +11,12 @@ class OptionError(ValueError):
     """A ``kvp-*`` value that cannot be used; the message names the option and the value."""
 
 
+def shown(value: str) -> str:
+    """A refused value as Python quotes it, cut short: an error line that quotes a
+    100,000-character value whole is no longer a line a person (or a CI log) reads."""
+    return repr(value) if len(value) <= 60 else f"{value[:40]!r}... ({len(value)} characters)"
+
+
 def _checked_name(value: str, option: str, dotted: bool) -> str:
     """``value`` as the parser reads it, if it is a Python name (``a.b`` when ``dotted``):
     ``str.isidentifier`` (so non-ASCII names count), no keyword, NFKC-normalised as Python
@@ -18,10 +24,11 @@ def _checked_name(value: str, option: str, dotted: bool) -> str:
     parts = value.split(".") if dotted else [value]
     if not all(part.isidentifier() and not keyword.iskeyword(part) for part in parts):
         kind = "a Python name or dotted name" if dotted else "a Python identifier"
-        raise OptionError(f"{option} must be {kind} (not a keyword), got {value!r}")
+        raise OptionError(f"{option} must be {kind} (not a keyword), got {shown(value)}")
     normal = unicodedata.normalize("NFKC", value)
     if any(keyword.iskeyword(part) for part in normal.split(".")):  # a spelling of a keyword
-        raise OptionError(f"{option} must not be a keyword however it is spelt, got {value!r}")
+        raise OptionError(f"{option} must not be a keyword however it is spelt, got "
+                          f"{shown(value)}")
     return normal
 
 
@@ -62,7 +69,8 @@ class Options:
         if attr.startswith("__") and not attr.endswith("__"):
             # the fixes read it as getattr(self, "__x"), which never sees the mangled _Cls__x
             raise OptionError(f"{attr_option} must not be a private name (Python mangles "
-                              f"{attr} per class, so the fixes could not read it), got {attr!r}")
+                              f"{attr} per class, so the fixes could not read it), got "
+                              f"{shown(attr)}")
         return cls(backend_bases=bases, swa_flags=flags, pool_attr=attr)
 
     @classmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -67,12 +68,18 @@ def git_quoted(name: bytes, non_ascii: bool = False) -> bytes:
     return b'"' + b"".join(quoted) + b'"'
 
 
+# What ends a line for ``str.splitlines`` beyond the C0 controls (NEL, LINE and PARAGRAPH
+# SEPARATOR), and the C1 controls a terminal obeys (U+009B is CSI): no line may hold them raw.
+LINE_BREAKING = re.compile("[\x80-\x9f\u2028\u2029]")
+
+
 def text_path(path: str, utf8: bool = True) -> str:
     """A path for the text format: its raw bytes (kept as lone surrogates, which the CLI writes
     back ``surrogateescape``), git-quoted when a control character would break the line or,
-    on a stdout that is not UTF-8, when it is not plain ASCII (``"\\303\\274.py"``)."""
+    on a stdout that is not UTF-8 or for a name holding a character of ``LINE_BREAKING``,
+    when it is not plain ASCII (``"\\303\\274.py"``), as git's ``core.quotePath`` quotes."""
     raw = os.fsencode(path)
-    shown = git_quoted(raw, non_ascii=not utf8)
+    shown = git_quoted(raw, non_ascii=not utf8 or LINE_BREAKING.search(path) is not None)
     return path if shown == raw else os.fsdecode(shown)
 
 

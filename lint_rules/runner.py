@@ -894,7 +894,9 @@ def parse_timeout() -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= MAX_PARSE_TIMEOUT_S:  # also refuses nan and inf
-        raise ValueError(f"{TIMEOUT_ENV}={raw!r} is not a number of seconds in "
+        from lint_rules.options import shown
+
+        raise ValueError(f"{TIMEOUT_ENV}={shown(raw)} is not a number of seconds in "
                          f"(0, {MAX_PARSE_TIMEOUT_S:g}]")
     return value
 

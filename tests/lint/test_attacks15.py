@@ -51,3 +51,72 @@ def _stdin_file(tmp_path, data: bytes):
     path = tmp_path / "stdin.bytes"
     path.write_bytes(data)
     return path.open("rb")
+
+
+# Characters that end a line for str.splitlines (NEL, LINE and PARAGRAPH SEPARATOR) or that a
+# terminal takes as a control (C1: U+009B is CSI, ESC '[' in one character).
+LINE_BREAKERS = ["\x85", "\u2028", "\u2029", "\x9b"]
+
+
+@pytest.mark.parametrize("char", LINE_BREAKERS, ids=["nel", "ls", "ps", "csi"])
+def test_a_name_with_a_line_break_python_reads_is_quoted_in_text_and_error_lines(tmp_path, char):
+    # The text format quoted a name holding a C0 control ('"a\\nb.py"') but wrote NEL, U+2028,
+    # U+2029 and the C1 controls as they are: 'c\x85d.py:3:9: KVP001 ...' is two lines to
+    # str.splitlines (an editor's or a CI's parser of flake8-shaped lines), and U+009B opens
+    # a control sequence on a terminal. Such a name is git-quoted as git quotes it, every
+    # byte above 0x7F an octal escape, on stdout and on stderr alike.
+    name = f"c{char}d.py"
+    quoted = '"c' + "".join("\\%03o" % byte for byte in char.encode()) + 'd.py"'
+    root = write(tmp_path / "t", {name: STALE_POOL})
+    done = poolguard("lint", "--isolated", "--no-cache", ".", f"gone{char}.py", cwd=root,
+                     expect=2)
+    assert done.stdout == f"{quoted}:{STALE_FINDING}"
+    gone = '"gone' + "".join("\\%03o" % byte for byte in char.encode()) + '.py"'
+    assert done.stderr.splitlines()[0].startswith(f"poolguard: error: {gone}: ")
+    assert len(done.stderr.splitlines()) == 2  # the error and the summary
+    assert char not in done.stdout + done.stderr
+
+
+HUGE = "x" * 100_000
+HUGE_CASES = {  # (arguments after 'poolguard', environment, setup.cfg)
+    "select": (["lint", "--select", "KVP" + "9" * 100_000, "."], {}, None),
+    "select-many": (["lint", "--select", ",".join(["X1"] * 30_000), "."], {}, None),
+    "lowercase": (["lint", "--ignore", "kvp" + HUGE, "."], {}, None),
+    "jobs": (["lint", "--jobs", "9" * 100_000, "."], {}, None),
+    "pool-attr": (["lint", "--kvp-pool-attr", "a-" + HUGE, "."], {}, None),
+    "swa-flags": (["lint", "--kvp-swa-flags", "a-" + HUGE, "."], {}, None),
+    "timeout": (["lint", "."], {"POOLGUARD_PARSE_TIMEOUT": HUGE}, None),
+    "explain": (["explain", HUGE], {}, None),
+    "format": (["lint", "--format", HUGE, "."], {}, None),
+    "blank-config": (["lint", "--config", " " * 100_000, "."], {}, None),
+    "config-select": (["lint", "."], {}, "[flake8]\nselect = KVP" + "9" * 100_000 + "\n"),
+    "per-file-ignores": (["lint", "."], {}, "[flake8]\nper-file-ignores = " + HUGE + "\n"),
+    "config-key": (["lint", "."], {}, "[poolguard]\n" + HUGE + " = 1\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(HUGE_CASES))
+def test_a_huge_value_is_refused_in_one_short_line(tmp_path, case):
+    # Every refusal quoted the value whole: '--select KVP999...' (100,000 characters) came back
+    # as a 100,100-character error line, 30,000 bad codes as all of them, and argparse's
+    # 'invalid choice' and the config parser's messages alike (the guard's switches were cut
+    # short in attack11). A refused value is shown cut, with its length; the line still says
+    # what is wrong and what is accepted.
+    argv, env, config = HUGE_CASES[case]
+    files = {"m.py": STALE_POOL, **({"setup.cfg": config} if config else {})}
+    root = write(tmp_path / "t", files)
+    done = poolguard(*argv, cwd=root, env=env, expect=2)
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("poolguard"), last[:200]
+    assert "error: " in last
+    assert len(last) < 1000, (len(last), last[:300])
+    assert "characters" in last or " more " in last  # how much was left out
+
+
+def test_flake8_refuses_a_huge_option_value_in_one_short_line(tmp_path):
+    root = write(tmp_path / "t", {"m.py": STALE_POOL})
+    done = _flake8("--kvp-pool-attr", "a-" + HUGE, "m.py", cwd=root)
+    assert done.returncode != 0
+    last = (done.stdout + done.stderr).decode().splitlines()[-1]  # flake8 says it on stdout
+    assert last.startswith("sglang-poolguard: kvp-pool-attr must be a Python identifier")
+    assert len(last) < 600, len(last)
