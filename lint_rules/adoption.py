@@ -19,6 +19,7 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Optional
 
 from lint_rules.files import WriteRefused, read_regular_file, write_whole
 from lint_rules.noqa import NOQA_INLINE_REGEXP, NoqaMap, listed_codes
@@ -40,11 +41,12 @@ def physical_lines(text: str) -> list:
 
 
 def read_text(path: str) -> tuple:
-    """``(text, encoding, raw bytes)`` of a source file, decoded as the runner decodes it."""
-    from lint_rules.runner import _decode
+    """``(text, encoding, raw bytes)`` of a source file, read and decoded as the runner reads
+    and decodes it: a file that became a FIFO, a device or a folder since the lint read it is
+    an ``OSError``, never opened to block the run (nor one grown past the lint's limit)."""
+    from lint_rules.runner import MAX_SOURCE_BYTES, _decode
 
-    with open(path, "rb") as handle:
-        data = handle.read()
+    data = read_regular_file(path, MAX_SOURCE_BYTES)
     text, encoding = _decode(data)
     return text, encoding, data
 
@@ -158,9 +160,11 @@ def fingerprint(line_text: str) -> str:
     return hashlib.blake2b(stripped.encode("utf-8"), digest_size=8).hexdigest()
 
 
-def _keys(findings: list, root: Path) -> list:
-    """One ``(path, code, fingerprint, occurrence)`` per finding, in the findings' order."""
-    texts: dict = {}
+def _keys(findings: list, root: Path, sources: Optional[dict] = None) -> list:
+    """One ``(path, code, fingerprint, occurrence)`` per finding, in the findings' order; a
+    path of ``sources`` (``{path: bytes}``: standard input, linted under that name) is read
+    from there, never from the file of that name on disk."""
+    texts = {path: _source_lines(data) for path, data in (sources or {}).items()}
     seen: Counter = Counter()
     keys = []
     ordered = sorted(findings, key=lambda item: (item[0], item[1].line, item[1].col,
@@ -180,6 +184,15 @@ def _keys(findings: list, root: Path) -> list:
     return keys
 
 
+def _source_lines(data: bytes) -> list:
+    from lint_rules.runner import _decode
+
+    try:
+        return physical_lines(_decode(data)[0])
+    except (SyntaxError, UnicodeError, LookupError):
+        return []
+
+
 def _baseline_root(baseline: str) -> Path:
     """The real folder of the baseline file itself, every symlink resolved as each file's path
     is: a folder reached through a link (macOS ``/tmp``, CI workspaces) or a link to the file
@@ -187,12 +200,12 @@ def _baseline_root(baseline: str) -> Path:
     return Path(os.path.dirname(os.path.realpath(baseline)))
 
 
-def write_baseline(target: str, findings: list) -> int:
-    """Write every finding to ``target``; returns how many."""
+def write_baseline(target: str, findings: list, sources: Optional[dict] = None) -> int:
+    """Write every finding to ``target``; returns how many (``sources``: as ``_keys``)."""
     root = _baseline_root(target)
     rows = [{"path": key[0], "code": key[1], "fingerprint": key[2], "occurrence": key[3],
              "line": item[1].line, "message": valid_unicode(item[1].message)}
-            for key, item in _keys(findings, root)]
+            for key, item in _keys(findings, root, sources)]
     payload = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION, "findings": rows}
     if not _replaceable(target):  # `--write-baseline src/x.py`: never write over a source
         raise AdoptionError(f"{target} exists and is not a poolguard baseline: not overwritten "
@@ -267,10 +280,11 @@ def _shown(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def new_findings(findings: list, known: set, baseline_path: str) -> list:
-    """The findings a baseline does not list."""
+def new_findings(findings: list, known: set, baseline_path: str,
+                 sources: Optional[dict] = None) -> list:
+    """The findings a baseline does not list (``sources``: as ``_keys``)."""
     root = _baseline_root(baseline_path)
-    return [item for key, item in _keys(findings, root) if key not in known]
+    return [item for key, item in _keys(findings, root, sources) if key not in known]
 
 
 def baseline_summary(count: int, target: str) -> str:

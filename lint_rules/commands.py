@@ -244,7 +244,7 @@ def lint(args: argparse.Namespace) -> int:
     config = resolve_config(args)
     cache, unusable = _run_cache(args, config)
     mode = "fix" if args.fix else "diff" if args.diff else "lint"
-    stdin_name, linted = _stdin_name(args), None  # linted: bytes that are no file's (stdin)
+    stdin_name, linted, read_back = _stdin_name(args), None, None  # bytes no file holds
     if stdin_name is not None:
         from lint_rules.stdin import StdinError, lint_stdin, read_stdin
 
@@ -253,7 +253,8 @@ def lint(args: argparse.Namespace) -> int:
             result, fixed = lint_stdin(stdin_name, source, config, mode, args.unsafe_fixes)
         except StdinError as exc:
             raise UsageError(str(exc))
-        linted = {_display(stdin_name): source if fixed is None else fixed}
+        read_back = {stdin_name: source if fixed is None else fixed}  # by the findings' name
+        linted = {_display(stdin_name): read_back[stdin_name]}
     else:
         result, fixed = run(args.paths or ["."], config, mode=mode, jobs=args.jobs, cache=cache,
                             unsafe=args.unsafe_fixes), None
@@ -264,7 +265,7 @@ def lint(args: argparse.Namespace) -> int:
     for message in result.errors:
         error(message)
     found = result.findings
-    visible = _adopted(args, found)
+    visible = _adopted(args, found, read_back)
     if visible is None:  # --write-baseline / --add-noqa: done, nothing left to list
         _report(args, [], utf8)  # a machine format is a whole document, even an empty one
         return EXIT_ERROR if result.errors else EXIT_CLEAN
@@ -329,8 +330,10 @@ def _stdin_file_name(value: str) -> str:
     return name
 
 
-def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
-    """Apply the adoption options; None when the run's job was to write (no listing)."""
+def _adopted(args: argparse.Namespace, findings: list, sources: Optional[dict] = None
+             ) -> Optional[list]:
+    """Apply the adoption options; None when the run's job was to write (no listing).
+    ``sources``: ``{path: bytes}`` linted from standard input, read there, not from disk."""
     if args.write_baseline is None and args.baseline is None and not args.add_noqa:
         return findings
     from lint_rules import adoption
@@ -338,13 +341,13 @@ def _adopted(args: argparse.Namespace, findings: list) -> Optional[list]:
     try:
         if args.write_baseline is not None:
             _file_name(args.write_baseline, "--write-baseline")
-            count = adoption.write_baseline(args.write_baseline, findings)
+            count = adoption.write_baseline(args.write_baseline, findings, sources)
             note(adoption.baseline_summary(count, args.write_baseline))
             return None
         if args.baseline is not None:
             _file_name(args.baseline, "--baseline")
             known = adoption.read_baseline(args.baseline)
-            findings = adoption.new_findings(findings, known, args.baseline)
+            findings = adoption.new_findings(findings, known, args.baseline, sources)
     except adoption.AdoptionError as exc:
         raise UsageError(str(exc))
     if not args.add_noqa:

@@ -3,8 +3,11 @@ and values a line cannot hold, a file that became a FIFO mid-run, a module of th
 backends; through the real ``poolguard`` and ``flake8`` subprocesses on real files."""
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -120,3 +123,68 @@ def test_flake8_refuses_a_huge_option_value_in_one_short_line(tmp_path):
     last = (done.stdout + done.stderr).decode().splitlines()[-1]  # flake8 says it on stdout
     assert last.startswith("sglang-poolguard: kvp-pool-attr must be a Python identifier")
     assert len(last) < 600, len(last)
+
+
+# Replaces a file by a FIFO as soon as its access time shows the run read it.
+_FIFO_WHEN_READ = (
+    "import os, sys, time\n"
+    "path = sys.argv[1]\n"
+    "start = os.stat(path).st_atime_ns\n"
+    "deadline = time.time() + 60\n"
+    "while os.stat(path).st_atime_ns == start and time.time() < deadline:\n"
+    "    time.sleep(0.001)\n"
+    "os.unlink(path)\n"
+    "os.mkfifo(path)\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("flags", [["--write-baseline", "../new.json"],
+                                   ["--baseline", "../old.json"], ["--add-noqa"]],
+                         ids=["write-baseline", "baseline", "add-noqa"])
+def test_a_file_that_became_a_fifo_during_the_run_never_hangs_the_adoption(tmp_path, flags):
+    # The lint reads each file non-blocking and checks it is a regular file, but the baseline's
+    # fingerprints and --add-noqa read the flagged files again, after the whole run, with a
+    # plain open(): a file replaced by a FIFO meanwhile (a tool's named pipe, a swap of
+    # checkouts) blocked the run for ever. Read again as the lint reads: never a FIFO.
+    big = "".join(STALE_POOL.replace("DemoAttnBackend", f"B{i}AttnBackend") for i in range(50))
+    root = write(tmp_path / "t", {"a.py": STALE_POOL, "big.py": big})
+    poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "../old.json", "a.py",
+              cwd=root, expect=0)
+    watcher = subprocess.Popen([sys.executable, "-c", _FIFO_WHEN_READ, str(root / "a.py")])
+    try:
+        os.utime(root / "a.py", ns=(0, time.time_ns()))  # atime 0: any read changes it
+        done = poolguard("lint", "--isolated", "--no-cache", "--jobs", "1", *flags, "a.py",
+                         "big.py", cwd=root, timeout=60)
+    finally:
+        watcher.wait(timeout=90)
+    assert stat.S_ISFIFO(os.lstat(root / "a.py").st_mode)  # the swap came while the run ran
+    if "--add-noqa" in flags:
+        assert "a.py: cannot add noqa: not a regular file" in done.stderr
+        assert done.returncode == 2
+
+
+def test_a_baseline_of_standard_input_fingerprints_the_source_read_from_it(tmp_path):
+    # A baseline row keys a finding by the text of its line, read back from the file of the
+    # finding's path: for standard input that is the file on disk of the --stdin-filename
+    # name, not the source linted. An editor's buffer, one line inserted above the baselined
+    # finding, was 'm.py:4:9: KVP001 ...' (new) where the same file on disk passed; and
+    # --write-baseline from standard input fingerprinted a line of the file on disk.
+    buffer = "\n" + STALE_POOL
+    root = write(tmp_path / "t", {"m.py": STALE_POOL, "moved.py": buffer})
+    poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "disk.json", "m.py",
+              cwd=root, expect=0)
+    poolguard("lint", "--isolated", "--no-cache", "--baseline", "disk.json", "m.py", cwd=root,
+              expect=0)
+    sent = poolguard("lint", "--isolated", "--no-cache", "--baseline", "disk.json",
+                     "--stdin-filename", "m.py", "-", cwd=root, text=False,
+                     stdin=_stdin_file(tmp_path, buffer.encode()))
+    assert (sent.returncode, sent.stdout) == (0, b"")
+    assert b"All checks passed! (1 finding hidden by the baseline)" in sent.stderr
+    # written from standard input, it is the baseline the same text on disk gets
+    poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "sent.json",
+              "--stdin-filename", "moved.py", "-", cwd=root, expect=0,
+              stdin=_stdin_file(tmp_path, STALE_POOL.encode()))
+    (root / "moved.py").write_text(STALE_POOL)
+    poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "file.json", "moved.py",
+              cwd=root, expect=0)
+    assert (root / "sent.json").read_text() == (root / "file.json").read_text()
