@@ -231,12 +231,17 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
 
 
 def _refuse_foreign_codes(parser: configparser.RawConfigParser, path: Path) -> None:
-    """In ``[poolguard]``, which no other tool reads, a code list holds KVP codes only and a
-    ``select`` names one: there 'select = E501' or an empty 'select =' was dropped as another
-    tool's (as in ``[flake8]``) and the default set ran without a word."""
+    """In ``[poolguard]``, which no other tool reads, a code list (``per-file-ignores``' too)
+    holds KVP codes only and a ``select`` names one: there 'select = E501' or an empty
+    'select =' was dropped as another tool's (as in ``[flake8]``) and the default set ran
+    without a word."""
     for key, value in parser.items("poolguard"):
-        key, codes = key.replace("_", "-"), split_codes(value)
-        if key not in ("select", "extend-select", "ignore", "extend-ignore"):
+        key = key.replace("_", "-")
+        if key == "per-file-ignores":
+            codes = _mapped_codes(value)
+        elif key in ("select", "extend-select", "ignore", "extend-ignore"):
+            codes = split_codes(value)
+        else:
             continue
         foreign = [c for c in codes if not _names_ours(c.upper()) and not QUOTED.search(c)]
         if foreign:
@@ -246,6 +251,18 @@ def _refuse_foreign_codes(parser: configparser.RawConfigParser, path: Path) -> N
         if key == "select" and not codes:
             raise ConfigError(f"select in [poolguard] of {path} names no code; leave it out "
                               "for the default set, or name codes or prefixes (KVP = all)")
+
+
+def _mapped_codes(value: str) -> tuple:
+    """The codes of a ``per-file-ignores`` value; () when it is no mapping, which
+    ``_parse_per_file_ignores`` refuses with its own reason."""
+    from flake8.exceptions import ExecutionError
+    from flake8.utils import parse_files_to_codes_mapping
+
+    try:
+        return tuple(code for _, codes in parse_files_to_codes_mapping(value) for code in codes)
+    except ExecutionError:
+        return ()
 
 
 def _unrepr(text: str) -> str:

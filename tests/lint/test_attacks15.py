@@ -1,6 +1,7 @@
 """A fifteenth hostile round (attack15): standard input under flake8 and in a baseline, names
 and values a line cannot hold, a file that became a FIFO mid-run, a module of thousands of
-backends; through the real ``poolguard`` and ``flake8`` subprocesses on real files."""
+backends, our config section's per-file-ignores; through the real ``poolguard`` and
+``flake8`` subprocesses on real files."""
 from __future__ import annotations
 
 import os
@@ -203,3 +204,19 @@ def test_a_baseline_of_standard_input_fingerprints_the_source_read_from_it(tmp_p
     poolguard("lint", "--isolated", "--no-cache", "--write-baseline", "file.json", "moved.py",
               cwd=root, expect=0)
     assert (root / "sent.json").read_text() == (root / "file.json").read_text()
+
+
+def test_a_per_file_ignores_of_our_own_section_holds_our_codes(tmp_path):
+    # [poolguard] is no other tool's: 'ignore = E501' there is refused (attack12), but
+    # 'per-file-ignores = m.py:E501' was dropped as another tool's code, and the run went on
+    # without a word, as if the user had meant nothing. In [flake8] it stays another tool's.
+    root = write(tmp_path / "t", {"m.py": STALE_POOL,
+                                  "setup.cfg": "[poolguard]\nper-file-ignores =\n"
+                                               "    m.py: KVP004\n    m.py: E501\n"})
+    done = poolguard("lint", "m.py", cwd=root, expect=2)
+    assert done.stderr == (f"poolguard: error: E501 in per-file-ignores of [poolguard] in "
+                           f"{root / 'setup.cfg'} is no KVP code: that section is poolguard's "
+                           f"alone (other tools' codes go in [flake8])\n")
+    (root / "setup.cfg").write_text("[flake8]\nper-file-ignores = m.py: E501\n")
+    done = poolguard("lint", "m.py", cwd=root, expect=1)
+    assert done.stdout == f"m.py:{STALE_FINDING}"
