@@ -25,7 +25,7 @@ import ast
 import copy
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.rules._flow import const_str, handed_name, last_name
+from lint_rules.rules._flow import const_str, handed_name, last_name, nodes_under
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INSTANCE = "self"
@@ -163,8 +163,8 @@ def foreign_helpers(handed: Dict[str, int], function: ast.AST, methods: Dict[str
     (``placed_at``), and as a method, the parameter given ``self`` renamed to it."""
     found = []
     for name, index in handed.items():
-        call = None if name in methods else next((
-            node for node in ast.walk(function) if isinstance(node, ast.Call)
+        call = None if name in methods else next((  # (the method's kept walk: the order of
+            node for node in nodes_under(function) if type(node) is ast.Call  # ast.walk)
             and handed_name(node.func) == name and any(
                 isinstance(a, ast.Name) and a.id == INSTANCE for a in node.args)), None)
         found_def = resolve(call.func) if call is not None else None
@@ -188,7 +188,7 @@ def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
     imports) carries that qualified name, so its calls are followed as there, not as here."""
     copied = copy_tree(function)
     params = {a.arg for a in ast.walk(copied.args) if type(a) is ast.arg}
-    for node in ast.walk(copied):
+    for node in nodes_under(copied):  # (ast.walk's order; no expression context: no position)
         if "lineno" in node._attributes:
             node.lineno, node.col_offset = call.lineno, call.col_offset
             node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
