@@ -2190,8 +2190,16 @@ def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
 
 def _asks(node: ast.AST) -> bool:
     """``node`` reads the allocator (its name, an attribute of that name, its pool)."""
-    return any(type(n) is ast.Attribute and n.attr in (ALLOCATOR, ALLOCATOR_POOL) or type(
-        n) is ast.Name and n.id in (ALLOCATOR, ALLOCATOR_POOL) for n in ast.walk(node))
+    return any(map(_names_allocator, ast.walk(node)))
+
+
+def _names_allocator(node: ast.AST) -> bool:
+    kind = type(node)
+    return kind is ast.Attribute and node.attr in ALLOCATOR_NAMES or (
+        kind is ast.Name and node.id in ALLOCATOR_NAMES)
+
+
+ALLOCATOR_NAMES = (ALLOCATOR, ALLOCATOR_POOL)  # a read of the allocator or of its pool
 
 
 def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
@@ -2199,7 +2207,7 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     for node in nodes_under(function):
         kind = type(node)  # (one test per node: most are none of these)
         if kind is ast.Attribute:
-            if node.attr in (ALLOCATOR, ALLOCATOR_POOL):
+            if _names_allocator(node):
                 asks = True
             elif node.attr == ACTIVE_POOL and isinstance(node.ctx, ast.Store):
                 binds.add("own" if is_self(node.value) else "handed")
@@ -2213,7 +2221,7 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
                 handed.update((f"{func.value.id}.{func.attr}", i)  # helpers.mark(self)
                               for i, a in enumerate(node.args) if is_self(a))
         elif kind is ast.Name:
-            asks = asks or node.id in (ALLOCATOR, ALLOCATOR_POOL)
+            asks = asks or _names_allocator(node)
         elif kind is not ast.Assign:
             continue
         elif _builds_backend(node.value):
