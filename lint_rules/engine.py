@@ -31,6 +31,7 @@ from lint_rules.rules import ALL_CODES, DEFAULT_CODES, FIXABLE, RULES
 from lint_rules.rules._base import Report
 from lint_rules.rules._facts import analyse, imported_names
 from lint_rules.rules._vocab import BACKEND_SUFFIX
+from lint_rules.rules._vocab import may_build
 from lint_rules.rules._vocab import may_match as _vocabulary_may_match
 
 __all__ = ["ALL_CODES", "DEFAULT_CODES", "FIXABLE", "Finding", "ParseError", "may_match",
@@ -258,8 +259,9 @@ class _FileAnalysis:
             if given:
                 tree = imported_names(tree, owned=False)
             module = self.package.begin(self.path) if self.package is not None else ""
-            facts = _deep(functools.partial(analyse, flows=self._flows), tree, self.options,
-                          self.package, module, None, self.path)
+            facts = _deep(functools.partial(analyse, flows=self._flows,
+                                            builds=may_build(self.source, self.options)),
+                          tree, self.options, self.package, module, None, self.path)
             self.tree, self.facts = tree, facts
             if facts.classes:
                 self.reports = _deep(self._check, facts)
@@ -370,8 +372,9 @@ class _FileAnalysis:
         (replaying the package analysis's method turns where what they read is the same)."""
         if name not in self.refused:
             if self.package is not None and self._own_facts is None:
-                self._own_facts = _deep(functools.partial(analyse, flows=self._flows),
-                                        self.tree, self.options)
+                self._own_facts = _deep(functools.partial(
+                    analyse, flows=self._flows, builds=may_build(self.source, self.options)),
+                    self.tree, self.options)
                 self._flows = {}
             facts = self.facts if self.package is None else self._own_facts
             self.refused[name] = refusal(facts, name, self.options,

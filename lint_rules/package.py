@@ -28,8 +28,12 @@ from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_
 from lint_rules.files import MAX_PARSED_CHARS, digest_bytes, first_two_lines, read_regular_file
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name, nodes_under
-from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case
+from lint_rules.rules._vocab import (ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case,
+                                     may_build, mentions_vocabulary)
 
+BACKEND_WORD = BACKEND_SUFFIX.encode()
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+WORD_ENDS = frozenset(bytes([b]) for b in WORD_BYTES)  # a byte that goes on with the word
 MAX_HOPS = 8  # re-exports followed through __init__ modules before giving up
 # A class statement's name and base list, read from the text (nested parentheses are rare in
 # base lists; a header this misses only costs a file the package view, never a crash).
@@ -338,6 +342,9 @@ class PackageIndex:
         self._frames: List[list] = []
         self._flows: Dict[ast.ClassDef, list] = {}  # class -> [(inputs, facts, deps)]: ``run_flow``
         self.stamp: Optional[str] = None  # the run's TREE_KEY, set by the runner
+        self._built: Optional[Dict[str, List[str]]] = None  # ``_built_names``
+        self._needles: Dict[str, List[str]] = {}  # ``_calling``
+        self._builds: Dict[str, Optional[bool]] = {}  # ``_may_build``
 
     # -- the class graph, from every file's class headers ---------------------------------------
     def connect(self, headers: Dict[str, list], mention: Dict[str, bool]) -> frozenset:
@@ -380,6 +387,8 @@ class PackageIndex:
             for heir in heirs.get(mixin, ()))}
         holders.update(path for mixin in self.mixins for path in homes[mixin]
                        if mixin in self.heard or mention.get(path))
+        self._built = None
+        self._built_names()  # (once, here: the workers a fork makes inherit it)
         return frozenset(holders)
 
     def families(self, paths: List[str], count: int) -> List[List[str]]:
@@ -572,6 +581,10 @@ class PackageIndex:
             return "\n".join(self.runner_files())
         if kind == "heirs":
             return "\n".join(sorted(set(self.subclassed_in.get(argument, ()))))
+        if kind == "builders":
+            return "\n".join(self._built_names().get(argument, []))
+        if kind == "handers":
+            return "\n".join(self._calling(f"{argument}(self"))
         return ASKED  # a question this version does not know: never the recorded answer
 
     def find(self, dotted: str, near: str = "") -> Optional[str]:
@@ -652,6 +665,7 @@ class PackageIndex:
         name = self.names.get(path, "")
         scope = ModuleScope(tree, self, name, path)
         scope.digest = self.digests.get(path)
+        scope.builds = may_build(text, self.options)
         return _Module(path, name, tree, scope, text)
 
     # -- one parse per module and process: the engine and the index share trees ---------------
@@ -1104,6 +1118,137 @@ class PackageIndex:
             last_name(base) for node in scope.class_nodes
             for base in node.bases if self._is_backend(last_name(base))
         )
+
+    def is_backend_name(self, name: str) -> bool:
+        """Whether class ``name`` is one of the package's attention backends (recorded)."""
+        return self._is_backend(name)
+
+    # -- builders: functions keeping state on a backend they built or were handed -------------
+    def _built_names(self) -> Dict[str, List[str]]:
+        """``{name: files}``: every word ending ``Backend`` the run's files spell (where a
+        builder of that backend class, or one handed it, can be), found once: a literal
+        search per file, and a look back over the name at each hit."""
+        if self._built is None:
+            found: Dict[str, List[str]] = {}
+            for path in sorted(self.names):
+                try:
+                    data = self._bytes(path)
+                except OSError:
+                    continue
+                index = data.find(BACKEND_WORD)
+                while index >= 0:
+                    end = index + len(BACKEND_WORD)
+                    if data[end:end + 1] not in WORD_ENDS:  # (``XBackendBase``: another word)
+                        start = index
+                        while start and (data[start - 1] in WORD_BYTES):
+                            start -= 1
+                        name = data[start:end].decode("ascii", "replace")
+                        paths = found.setdefault(name, [])
+                        if not paths or paths[-1] != path:
+                            paths.append(path)
+                    index = data.find(BACKEND_WORD, end)
+            self._built = found
+        return self._built
+
+    def _calling(self, needle: str) -> List[str]:
+        """The files defining a package backend or mixin (from the class graph) whose bytes
+        hold ``needle`` (each needle searched once)."""
+        if needle not in self._needles:
+            wanted, found = needle.encode("utf-8", "surrogatepass"), []
+            for path in sorted(p for p, rows in self.headers.items() if any(
+                    name in self.backends or frozenset.__contains__(self.mixins, name)
+                    for name, _ in rows)):
+                try:
+                    if wanted in self._bytes(path):
+                        found.append(path)
+                except OSError:
+                    continue
+            self._needles[needle] = found
+        return self._needles[needle]
+
+    def builder_summaries(self, scope, name: str) -> tuple:
+        """What functions of other modules keep on a backend of class ``name`` of ``scope`` they
+        built (``backend = Klass(runner); backend.flag = isinstance(...)``: registry creators):
+        per module, one ``ClassSummary`` of those stores (``_facts.summarise_builders``). Only
+        a class named with ``Backend`` or a configured base is looked for (by its name and an
+        opening parenthesis in the text)."""
+        if not name.endswith(BACKEND_SUFFIX):
+            return ()
+        from lint_rules.rules._facts import summarise_builders
+
+        here = os.path.abspath(getattr(scope, "path", "") or "")
+        paths = self._built_names().get(name, [])
+        self._touch(f"{ASKED}builders:{name}", "\n".join(paths))
+        qualified, found = f"{scope.module}.{name}", []
+        for path in paths:
+            if path == here:
+                continue
+            self._touch(path, self.digests.get(path))
+            module = self.module_at(path) if self._may_build(path) and (
+                self._builds_class(path, name)) else None
+            if module is not None:
+                found.extend(self._remembered(
+                    ("builders", path, qualified),
+                    lambda: summarise_builders(module.scope, qualified, self.options)))
+        return tuple(found)
+
+    def _builds_class(self, path: str, name: str) -> bool:
+        """The bytes of ``path`` call class ``name`` or annotate with it (``: "XBackend"``)."""
+        try:
+            data = self._bytes(path)
+        except OSError:
+            return False
+        word = name.encode()
+        index = data.find(word)
+        while index >= 0:
+            end = index + len(word)
+            if data[end:end + 1] == b"(":
+                return True
+            at = index
+            while at and (data[at - 1] in WORD_BYTES or data[at - 1] in b".'\" \t"):
+                at -= 1
+            if data[end:end + 1] not in WORD_ENDS and data[at - 1:at] == b":":
+                return True
+            index = data.find(word, end)
+        return False
+
+    def _vocal_text(self, path: str) -> bool:
+        """The text of ``path`` names the rules' vocabulary (``_vocab.mentions_vocabulary``)."""
+        try:
+            return mentions_vocabulary(self._text(path), self.options)
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError):
+            return False
+
+    def _may_build(self, path: str) -> bool:
+        """The text of ``path`` may hold a builder tied to its backend class (``_vocab.
+        may_build``, a handed backend only by an annotation): parsed only then."""
+        if path not in self._builds:
+            module = self._modules.get(path)
+            try:
+                self._builds[path] = may_build(
+                    module.text if module is not None else self._text(path), self.options,
+                    handed=False)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError, LookupError):
+                self._builds[path] = False
+        return self._builds[path] is not False
+
+    def hands_self_to(self, qualified: str, name: str) -> bool:
+        """Whether a backend class of another module of the package hands ``self`` to the
+        function ``qualified`` (``name(self, ...)``, ``mod.name(self, ...)``): that call is
+        where what it keeps is reported (``_installed.foreign_helpers``)."""
+        paths = self._calling(f"{name}(self")
+        self._touch(f"{ASKED}handers:{name}", "\n".join(paths))
+        here = self.find(qualified.rpartition(".")[0])
+        for path in paths:  # (a backend is analysed only where its text names the vocabulary)
+            module = self.module_at(path) if path != here and self._vocal_text(path) else None
+            scope = module.scope if module is not None else None
+            if scope is not None and any(
+                    type(node) is ast.Call and node.args and any(
+                        type(a) is ast.Name and a.id == "self" for a in node.args)
+                    and scope.qualified(node.func) == qualified
+                    for klass in scope.class_nodes for node in nodes_under(klass)):
+                return True
+        return False
 
     def _is_backend(self, name: str) -> bool:
         found = name in self.backends

@@ -73,8 +73,13 @@ class Rule:
         ``template`` replaces ``MESSAGE`` for a variant of the rule (say what to do there)."""
         fields.setdefault("pool_attr", self.options.pool_attr)
         fields.setdefault("test_pool", self._test_pool(scope))
+        built = self.facts.built_at(scope, node) if self.facts is not None else None
+        if built is not None:
+            fix, scope = None, None  # a builder's line: no class of it to rewrite here
         fixes = () if fix is None else (fix,)
         message = (template or self.MESSAGE).format(**fields)
+        if built is not None and message.startswith("self."):  # (its name for the backend)
+            message = built + message[len("self"):]
         return Report(node, self.CODE, message, fixes, scope=scope)
 
     def _test_pool(self, scope: Optional[ast.ClassDef]) -> str:

@@ -32,7 +32,12 @@ from typing import Dict, Iterable, Iterator, KeysView, List, Optional, Tuple
 
 from lint_rules.options import Options
 from lint_rules.rules._installed import (
+    BUILDER_MARK,
+    builder_class,
+    builder_method,
+    built_backends,
     called_method,
+    hands_backend,
     decorated_methods,
     dispatched,
     descriptor_methods,
@@ -222,6 +227,9 @@ class ClassFacts:
     # helpers of other modules it hands ``self`` to, by how calls spell them: their defs placed
     # at the call (``_installed.foreign_helpers``)
     placed: Dict[str, ast.AST] = field(default_factory=dict)
+    # functions outside the class keeping state on a backend of it they built (registry
+    # creators): construction code, as ``__init__`` is (``ModuleScope.builders``)
+    builders: frozenset = frozenset()
 
 
 # -- which classes ----------------------------------------------------------------------------
@@ -458,6 +466,8 @@ class ModuleScope:
         # classes made with type() and methods assigned later: code of those classes
         self.made = made_classes(body, self.functions)
         self.patched = patched_methods(body, self.functions)
+        self._builders: Optional[tuple] = None  # ``builders``: (same-module, other classes)
+        self.builds: Optional[bool] = None  # whether the text may hold one (None: unknown)
 
     def _remembered(self, table: dict, key, guard, compute):
         """``table[key]``, computed once (``guard`` while it is: a cycle sees that). With a
@@ -632,6 +642,72 @@ class ModuleScope:
                 node.name for node in backend_classes(self.tree, options, frozenset(foreign),
                                                       self.class_nodes))
         return self._backends
+
+    def is_backend_class(self, func: ast.AST, options: Options) -> bool:
+        """``func`` names an attention backend class: by its name (``...Backend``, a configured
+        base), one of this module, or (with a package index) one of the package's."""
+        name = last_name(func)
+        if not name or type(func) not in (ast.Name, ast.Attribute) or is_test_case([name]):
+            return False
+        return name.endswith(BACKEND_SUFFIX) or name in options.backend_bases or (
+            name in self.backend_names(options)) or (
+            self.package is not None and self.package.is_backend_name(name))
+
+    def builders(self, options: Options) -> tuple:
+        """``({class: [method, ...]}, [(class, [method, ...]), ...])``: the functions of the
+        module outside any class that keep state on a backend they built or were handed
+        (``_installed.built_backends``), each as a method of that backend
+        (``builder_method``): by the name of a backend class of this module, else by the
+        expression naming its class (None: a backend parameter of no class known). One the
+        module's own backends hand ``self`` to is their helper already (``handed_helpers``),
+        and with a package index so is one that a backend of another module hands ``self``."""
+        if self._builders is None and self.builds is False:
+            self._builders = ({}, [])
+        if self._builders is None:
+            own: Dict[str, list] = {}
+            other: Dict[str, list] = {}
+            kinds: Dict[str, Optional[ast.expr]] = {}
+            classes = self.backend_names(options)
+            found, handed = [], None
+            for statement in _module_statements(getattr(self.tree, "body", ())):
+                for name, kind, made in built_backends(
+                        statement, lambda f: self.is_backend_class(f, options), self._helper):
+                    built = any(type(s.value) is not ast.Name for s in made)
+                    found.append((statement, kind, built, builder_method(statement, name, made)))
+            for statement, kind, built, method in found:
+                if not built:  # handed a backend: unless a backend hands itself to it
+                    if handed is None:  # (or a builder here hands it what it built)
+                        handed = self._handed_self() | frozenset(
+                            node.func.id for _, _, b, m in found if b for node in nodes_under(m)
+                            if type(node) is ast.Call and type(node.func) is ast.Name
+                            and any(is_self(a) for a in node.args))
+                    if statement.name in handed or (
+                            self.package is not None and self.package.hands_self_to(
+                                f"{self.module}.{statement.name}", statement.name)):
+                        continue
+                if isinstance(kind, ast.Name) and kind.id in classes and (
+                        kind.id in self.classes):
+                    own.setdefault(kind.id, []).append(method)
+                else:
+                    key = ast.dump(kind) if kind is not None else ""
+                    other.setdefault(key, []).append(method)
+                    kinds.setdefault(key, kind)
+            self._builders = (own, [(kinds[key], methods) for key, methods in other.items()])
+        return self._builders
+
+    def _helper(self, func: ast.AST) -> bool:
+        """``func`` names a function of this module or one imported (a helper a builder may
+        hand the backend to)."""
+        return type(func) is ast.Name and (func.id in self.functions or func.id in self.imports) \
+            or type(func) is ast.Attribute and type(func.value) is ast.Name and (
+                func.value.id in self.imports)
+
+    def _handed_self(self) -> frozenset:
+        """Names of the calls handing ``self`` in this module's classes (``helper(self)``)."""
+        return frozenset(
+            node.func.id for klass in self.class_nodes for node in nodes_under(klass)
+            if type(node) is ast.Call and type(node.func) is ast.Name and any(
+                is_self(a) for a in node.args))
 
     def instance(self, func: ast.AST, arguments: tuple, keywords: tuple,
                  options: Options, called: str = "") -> Optional["Instance"]:
@@ -2289,7 +2365,7 @@ def _called_back(facts: ClassFacts, scope: ModuleScope, options: Options) -> fro
 
 def _built_by_init(facts: ClassFacts) -> frozenset:
     """``__init__`` and the methods of the class it calls, directly or through each other."""
-    found, todo = {"__init__"}, ["__init__"]
+    found, todo = {"__init__", *facts.builders}, ["__init__", *facts.builders]
     while todo:
         for callee in facts.calls.get(todo.pop(), ()):
             if callee in facts.methods and callee not in found:
@@ -2342,8 +2418,13 @@ def _callers_first(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> List[s
     return ["__init__"] * ("__init__" in methods) + done[::-1]
 
 
-def _class_facts(node: ast.ClassDef, scope: ModuleScope, pool_attr: str) -> ClassFacts:
+def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> ClassFacts:
+    pool_attr = options.pool_attr
     facts = ClassFacts(node.name, node, tuple(map(last_name, node.bases)))
+    if getattr(node, BUILDER_MARK, False):
+        built = node.body  # (a class made for builders of a class of another module)
+    else:
+        built = scope.builders(options)[0].get(node.name, ())
     cached = set()
     setters = []
     for statement in node.body:
@@ -2375,6 +2456,10 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, pool_attr: str) -> Clas
             facts.wrappers.setdefault(method.name, []).append(method)
         else:
             facts.methods[method.name] = method
+    for method in built:
+        if method.name not in facts.methods:
+            facts.methods[method.name] = method
+    facts.builders = frozenset(m.name for m in built if facts.methods.get(m.name) is m)
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
     facts.calls = {name: set(calls) for name, (calls, _, _, _) in scans.items()}  # (own: grown)
@@ -2383,8 +2468,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, pool_attr: str) -> Clas
     facts.resolvers = frozenset(  # methods that ask the allocator for what they hand back:
         # the fix itself (a construction hook that only stores is no resolver of what it keeps)
         name for name, (_, asks, _, _) in scans.items() if asks and name != "__init__"
-        and (_returns_value(facts.methods[name]) or _stores_allocator_pool(
-            facts.methods[name], pool_attr)))
+        and name not in facts.builders and (_returns_value(facts.methods[name]) or (
+            _stores_allocator_pool(facts.methods[name], pool_attr))))
     facts.pool_binds = frozenset(bind for _, _, binds, _ in scans.values() for bind in binds)
     for caller, (_, _, _, handed) in scans.items():
         for name, method in handed_helpers(handed, scope.functions, facts.methods):
@@ -2395,6 +2480,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, pool_attr: str) -> Clas
             for name, placed, method in foreign_helpers(
                     {n: i for n, i in handed.items() if n not in scope.functions},
                     facts.methods[caller], facts.methods, scope.handed_def):
+                if caller in facts.builders and hands_backend(placed, handed[name]):
+                    continue  # (a builder's helper handed a backend: found at its own lines)
                 facts.methods[name] = method
                 facts.placed[name] = placed
                 facts.calls[name] = set()
@@ -2441,6 +2528,21 @@ class FileFacts:
         self._patterns: List[tuple] = []  # (name pattern, its stores) of _by_attr
         self.package, self.path = None, ""  # set in package mode: heirs in other modules
         self.scope: Optional["ModuleScope"] = None  # what module-level names mean (resolvers)
+
+    def built_at(self, scope: Optional[ast.ClassDef], node: Optional[ast.AST]) -> Optional[str]:
+        """The name a builder of class ``scope`` (a function outside it, ``ModuleScope.
+        builders``) holds the backend in, when ``node`` (a finding of ``scope``) lies in one:
+        no fix of that class reaches it. None elsewhere."""
+        if scope is None:
+            return None
+        line = getattr(node, "lineno", None)
+        for cls in self.classes:
+            if cls.node is scope and cls.builders and line is not None:
+                for name in cls.builders:
+                    method = cls.methods[name]
+                    if method.lineno <= line <= (method.end_lineno or line):
+                        return getattr(method, BUILDER_MARK)
+        return "backend" if getattr(scope, BUILDER_MARK, False) else None
 
     def heirs_bind(self, cls: ClassFacts, *names: str) -> bool:
         """A subclass of ``cls`` (or of a same-file relative) in another module of the package
@@ -3276,7 +3378,7 @@ def _pool_type_test(test: ast.AST, pools: set) -> bool:
 def _construction(cls: ClassFacts) -> set:
     """``__init__`` and what it calls (not per forward): code run once, before any swap; any
     other method (``memory_pool_bytes()``, a capture hook) may run after one."""
-    found, todo = {"__init__"}, ["__init__"]
+    found, todo = {"__init__", *cls.builders}, ["__init__", *cls.builders]
     while todo:
         for callee in cls.calls.get(todo.pop(), ()):
             if callee not in found and callee not in cls.per_forward:
@@ -3373,33 +3475,51 @@ def _method_key(name: str, arguments: Tuple[Taint, ...], given_self: Tuple[int, 
 
 def analyse(tree: ast.AST, options: Options, package=None, module: str = "",
             only: Optional[frozenset] = None, path: str = "", scope=None,
-            view: str = "", flows: Optional[dict] = None) -> FileFacts:
+            view: str = "", flows: Optional[dict] = None,
+            builds: Optional[bool] = None) -> FileFacts:
     """The facts for every backend class of ``tree`` (bases before subclasses); ``package``
     (``lint_rules.package.PackageIndex``) resolves bases and helpers of other modules;
     ``only`` names the classes to analyse instead (a base another module inherits from).
     ``flows`` (class node -> ``ClassFlow``): with a package index, filled with the flows this
     analysis runs; without one, their turns are replayed where they hold (``ClassFlow``'s
-    ``earlier``: the codemod's same-file analysis of a tree the package analysis read)."""
+    ``earlier``: the codemod's same-file analysis of a tree the package analysis read).
+    ``builds``: whether the text may hold a builder (``_vocab.may_build``; None: look)."""
     facts = FileFacts(tree, options)
     facts.package, facts.path = package, path
     if scope is None:
         scope = ModuleScope(tree, package, module, path) if package is not None else (
             ModuleScope(tree))
+        scope.builds = builds
     facts.scope = scope
     classes = scope.class_nodes
     if only is not None:
-        nodes = [node for node in classes if node.name in only]
+        nodes = [node for node in (*classes, *(builder_classes(scope, options) if (
+            view == BUILDER_VIEW) else ())) if node.name in only]
     else:
         foreign = package.backend_names(scope) if package is not None else frozenset()
         nodes = backend_classes(tree, options, foreign, classes)
         if package is not None:  # classes package backends of other modules inherit
             nodes += [node for node in classes
                       if node.name in package.mixins and node not in nodes]
+        nodes += builder_classes(scope, options)
     if not nodes:
         return facts
     _prepare(facts, nodes, scope, view)
     _run_flows(facts, options, scope, {} if flows is None else flows)
     return facts
+
+
+def builder_classes(scope: ModuleScope, options: Options) -> List[ast.ClassDef]:
+    """One class statement per backend class of another module (or of none known) that
+    functions of this module build and keep state on (``ModuleScope.builders``): a heir of
+    that class whose methods are those functions, made once per scope."""
+    made = getattr(scope, "_builder_nodes", None)
+    if made is None:
+        made = scope._builder_nodes = [
+            builder_class(f"<built {ast.unparse(kind) if kind is not None else 'backend'}>",
+                          kind, methods, methods[0])
+            for kind, methods in scope.builders(options)[1]]
+    return made
 
 
 def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope, flows: dict) -> None:
@@ -3455,14 +3575,18 @@ def _prepare(facts: FileFacts, nodes: list, scope: ModuleScope, view: str = "") 
     (``summarise_class``): "heir" takes the foreign mixins bare, "bare" asks no heirs too."""
     package = facts.package
     for node in _with_mixins(scope.class_nodes, nodes):
-        cls = _class_facts(node, scope, facts.options.pool_attr)
+        cls = _class_facts(node, scope, facts.options)
         facts.classes.append(cls)
         facts.by_name.setdefault(cls.name, cls)
     for cls in facts.classes:
         cls.family = _family(cls, facts.by_name)
+        if package is not None and view == BUILDER_VIEW:
+            continue  # (what builders keep, by themselves: no base's summary asks for it)
         if package is not None:
             cls.foreign = package.foreign_bases(scope, cls.node,
                                                 bare_mixins=view in ("heir", "bare"))
+            if not getattr(cls.node, BUILDER_MARK, False):  # what builders elsewhere keep
+                cls.foreign += package.builder_summaries(scope, cls.name)
             # a mixin's self is the backend that inherits it
             if view != "bare" and cls.name in package.mixins:
                 cls.heirs = package.subclass_summaries(scope, cls.name, siblings_bare=bool(view))
@@ -3775,6 +3899,36 @@ def _pool_locals(method: ast.AST) -> tuple:
             for inner in ("body", "orelse", "finalbody", "handlers", "cases"):
                 block = getattr(statement, inner, None)
                 todo.extend(block if isinstance(block, list) else ())
+    return tuple(found)
+
+
+BUILDER_VIEW = "builder"  # ``summarise_builders``' analysis: builders alone
+
+
+def summarise_builders(scope: ModuleScope, qualified: str, options: Options) -> tuple:
+    """``package.ClassSummary`` per class statement made for builders of ``scope``'s module
+    (``builder_classes``) of the class ``qualified`` (``pkg.mod.XBackend``): the pool state
+    they keep on the backend they built, and which of it is a stale SWA flag, as that class's
+    own code sees it (a gate on ``self.<flag>`` there)."""
+    from lint_rules.package import ClassSummary
+
+    names = frozenset(node.name for node in builder_classes(scope, options)
+                      if scope.qualified(node.bases[0]) == qualified)
+    if not names:
+        return ()
+    facts = analyse(scope.tree, options, scope.package, scope.module, only=names, scope=scope,
+                    view=BUILDER_VIEW)
+    found = []
+    for cls in facts.classes:
+        stores: Dict[str, Taint] = {}
+        for store in cls.stores:
+            if store.sink and store.scope == "self" and store.method in cls.builders and (
+                    store.bits & ~STALE):
+                stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | STALE
+        if stores:
+            flags = frozenset(attr for attr in stores if facts.flag(cls, attr))
+            decided = frozenset(a for a in stores if facts.set_only_under_decision(cls, a))
+            found.append(ClassSummary(cls.name, False, stores, flags=flags, decided=decided))
     return tuple(found)
 
 

@@ -26,6 +26,8 @@ import copy
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.rules._flow import const_str, handed_name, last_name, nodes_under
+from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BACKEND_SUFFIX,
+                                     POOL_ACCESSORS, RUNNER_SUFFIX, is_swa_word)
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INSTANCE = "self"
@@ -451,3 +453,156 @@ def _dispatcher(base: ast.AST, name: str, registered: list, method: bool) -> ast
         ast.copy_location(node, base)
         ast.fix_missing_locations(node)
     return made
+
+
+# -- builders: code outside any backend class that keeps state on a backend it built ----------
+BUILDER_MARK = "poolguard_builder"  # on a class statement made for builders (``builder_class``)
+HANDED_BACKEND = "backend"  # a parameter named so (or ``*_backend``) is handed a built backend
+RUNNER_WORD = RUNNER_SUFFIX.lower()
+TEST_PREFIX = "test"  # pytest's default test function names
+POOL_NAMES = frozenset({ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, *POOL_ACCESSORS})
+
+
+def built_backends(function: ast.AST, is_backend, is_helper) -> List[
+        Tuple[str, Optional[ast.expr], tuple]]:
+    """``(name, class, constructions)`` for each backend ``function`` (a function outside any
+    backend class) builds and keeps something on: ``backend = XBackend(runner)`` (``is_backend``
+    says which callables are backend classes), or a parameter handed one (named ``backend`` or
+    ``*_backend``, or annotated with a backend class: ``class`` is then the annotation or None).
+    Kept: an attribute stored on it or on an alias of it (``backend.x = ...``, ``setattr(backend,
+    ...)``), or the object handed to a function of the module or of another (``is_helper``:
+    ``attach(backend, runner)``). Only a function that can reach pool state is one: it reads a
+    runner, the pool, the allocator or an SWA name. The class analysis reads each as a method
+    of that backend (``builder_method``)."""
+    if type(function) is not ast.FunctionDef or function.name.startswith(TEST_PREFIX):
+        return []  # (a test builds a backend to try it, it serves nothing)
+    built: Dict[str, list] = {}
+    kinds: Dict[str, Optional[ast.expr]] = {}
+    keeps, aliases, reaches = set(), {}, False
+    for node in nodes_under(function):
+        kind = type(node)
+        if kind is ast.Assign:
+            value = node.value
+            if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                if type(value) is ast.Call and is_backend(value.func):
+                    built.setdefault(node.targets[0].id, []).append(node)
+                    kinds[node.targets[0].id] = value.func
+                elif type(value) is ast.Name:
+                    aliases[node.targets[0].id] = value.id  # ``b = backend``
+        elif kind is ast.Attribute:
+            if type(node.ctx) is ast.Store and type(node.value) is ast.Name:
+                keeps.add(node.value.id)
+            reaches = reaches or _reaches_pool(node.attr)
+        elif kind is ast.Name:
+            reaches = reaches or _reaches_pool(node.id)
+        elif kind is ast.arg:
+            reaches = reaches or _reaches_pool(node.arg)
+        elif kind is ast.Call:
+            func = node.func
+            if type(func) is ast.Name and func.id == "setattr" and node.args:
+                keeps.add(getattr(node.args[0], "id", ""))
+            elif is_helper(func):
+                keeps.update(a.id for a in node.args if type(a) is ast.Name)
+    if not reaches:
+        return []
+    for alias, name in aliases.items():
+        if alias in keeps:
+            keeps.add(name)
+    args = function.args
+    for param in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        named = param.arg.lower()
+        annotation = param.annotation
+        if type(annotation) is ast.Constant and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                annotation = None  # (no class name that Python would read there)
+        typed = annotation is not None and type(annotation) in (ast.Name, ast.Attribute) and (
+            is_backend(annotation))
+        if param.arg in keeps and param.arg not in built and param.arg not in (
+                INSTANCE, "cls") and (typed or annotation is None and (
+                    named == HANDED_BACKEND or named.endswith("_" + HANDED_BACKEND))):
+            built[param.arg] = []
+            kinds[param.arg] = annotation if typed else None
+    return [(name, kinds[name], (*made, *(
+        assign for assign in nodes_under(function) if type(assign) is ast.Assign
+        and len(assign.targets) == 1 and type(assign.targets[0]) is ast.Name
+        and aliases.get(assign.targets[0].id) == name and type(assign.value) is ast.Name)))
+        for name, made in built.items() if name in keeps]
+
+
+def hands_backend(function: ast.AST, index: int) -> bool:
+    """``function``'s positional parameter ``index`` is one a backend is handed to by name
+    (``backend``, ``*_backend``) or by a backend class annotating it: a builder of its own
+    (``built_backends``), reported at its own lines whoever calls it."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if index >= len(positional):
+        return False
+    param = positional[index]
+    named = param.arg.lower()
+    annotation = param.annotation
+    if annotation is not None:
+        text = const_str(annotation) or last_name(annotation)
+        return bool(text) and text.endswith(BACKEND_SUFFIX)
+    return named == HANDED_BACKEND or named.endswith("_" + HANDED_BACKEND)
+
+
+def _reaches_pool(name: str) -> bool:
+    """A name a function reaches pool state through: a runner, the pool or its accessor, the
+    allocator, an SWA name."""
+    return name.lower().endswith(RUNNER_WORD) or name in POOL_NAMES or is_swa_word(name)
+
+
+def builder_method(function: ast.FunctionDef, name: str, constructions: tuple) -> ast.AST:
+    """``function`` as a method of the backend it keeps state on: the local or parameter
+    ``name`` holding it is ``self`` (a parameter ``self`` added where it was a local), and so
+    is each alias of it (``target = backend``); its construction and those aliasings a
+    ``pass`` (what the constructor keeps is the class's own), no decorators (a registering
+    decorator runs nothing of it). Its nodes keep their positions."""
+    memo: dict = {}
+    copied = copy.deepcopy(function, memo)
+    made = {id(memo[id(s)]) for s in constructions if id(s) in memo}
+    renames = {name: INSTANCE}
+    renames.update((s.targets[0].id, INSTANCE) for s in constructions
+                   if type(s.value) is ast.Name)
+    if made:
+        copied = _Unbuilt(made).visit(copied)
+    copied = _Renamer(renames, {}).visit(copied)
+    copied.decorator_list = []
+    if any(type(s.value) is not ast.Name for s in constructions):
+        own = ast.arg(arg=INSTANCE, annotation=None)
+        ast.copy_location(own, function)
+        own.end_lineno, own.end_col_offset = function.lineno, function.col_offset
+        copied.args.posonlyargs.insert(0, own) if copied.args.posonlyargs else (
+            copied.args.args.insert(0, own))
+    setattr(copied, BUILDER_MARK, name)  # (what the builder calls the backend)
+    return copied
+
+
+class _Unbuilt(ast.NodeTransformer):
+    """The statements of ids ``made`` (a backend's construction) become ``pass``."""
+
+    def __init__(self, made: set) -> None:
+        self.made = made
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        if id(node) in self.made:
+            return ast.copy_location(ast.Pass(), node)
+        return self.generic_visit(node)
+
+
+def builder_class(name: str, base: Optional[ast.expr], methods: list, at: ast.AST) -> ast.ClassDef:
+    """A class statement named ``name`` (no class of the module is: ``<builder ...>``) whose
+    methods are builders' (``builder_method``) of backends of class ``base`` (None: a backend
+    of no class known, ``AttentionBackend``), placed at ``at``: the analysis reads them as a
+    heir of that class. Its findings are the builders' own lines; it offers no fix."""
+    if base is None:
+        base = ast.Name(id="AttentionBackend", ctx=ast.Load())
+    node = ast.ClassDef(name=name, bases=[base], keywords=[], body=list(methods),
+                        decorator_list=[])
+    if "type_params" in ast.ClassDef._fields:  # (Python 3.12+)
+        node.type_params = []
+    ast.copy_location(node, at)
+    node.end_lineno, node.end_col_offset = at.end_lineno, at.end_col_offset
+    setattr(node, BUILDER_MARK, True)
+    return node

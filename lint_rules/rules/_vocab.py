@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from typing import Optional
+
 from lint_rules.options import Options
 
 ACTIVE_POOL = "token_to_kv_pool"  # the pool a backend reads; FROZEN_KV MTP rebinds it
@@ -240,18 +242,169 @@ def may_match(source: str, options: Options = Options()) -> bool:
     """False only when no rule can fire: none of the vocabulary above (nor a configured flag or
     pool attribute name) in the text, or no class that may be a backend: none whose header
     names a backend (its own name or a base's), and no definition of a backend method."""
-    if "class" not in source:
-        return False
+    if "class" not in source:  # (a builder of a backend may be: ``may_build``)
+        return may_build(source, options) and mentions_vocabulary(source, options)
     # the cheapest tests first: most files name no backend base and define no backend method,
     # and the vocabulary's lowering of the whole text is the dearest test (flake8 asks per file)
     bases = (BACKEND_SUFFIX, *options.backend_bases)
     if not any(base in source for base in bases):
-        return _defines_backend_method(source) and mentions_vocabulary(source, options)
+        return (_defines_backend_method(source) or _hands_backend(source)) and (
+            mentions_vocabulary(source, options))
     if not mentions_vocabulary(source, options):
         return False
     if _defines_backend_method(source):
         return True
-    return any(_header_names(source, start, bases) for start in _class_starts(source))
+    return any(_header_names(source, start, bases) for start in _class_starts(source)) or (
+        may_build(source, options))
+
+
+HANDED = "backend"  # a name ending so holds a backend handed to the function
+
+
+def may_build(source: str, options: Options = Options(), handed: bool = True) -> bool:
+    """A function may keep state on a backend it builds (``b = XBackend(...)``, a configured
+    base's name called, then ``b.x = ...``, ``setattr(b, ...)``, ``attach(b, ...)`` or an alias
+    ``c = b`` that is) or is handed (a parameter ``backend`` / ``*_backend``, then ``backend.x
+    = ...``): a builder (``_installed.built_backends``). Not ``handed``: only one a
+    parameter's annotation ties to its backend class. Literal searches, and a look around
+    each hit: a pattern tried at every character is slow."""
+    if "def" not in source or "ackend" not in source and not options.backend_bases:
+        return False  # (``Backend`` / ``backend``: one scan, before three)
+    for base in (BACKEND_SUFFIX, *options.backend_bases):
+        called = base + "("
+        index = source.find(called)
+        while index >= 0:
+            name = _assigned_name(source, index)
+            if name is not None and _kept(source, name):
+                return True
+            index = source.find(called, index + 1)
+    return _annotated_kept(source) or handed and _hands_backend(source)
+
+
+def _word_start(source: str, end: int, dotted: bool = False) -> int:
+    """Where the word (``dotted``: the dotted name) ending at ``end`` starts."""
+    while end and (source[end - 1].isalnum() or source[end - 1] == "_" or (
+            dotted and source[end - 1] == ".")):
+        end -= 1
+    return end
+
+
+def _assigned_name(source: str, index: int) -> Optional[str]:
+    """``name`` of ``name = mod.XBackend(`` when the call at ``index`` (inside its name) is
+    one assigned to a plain name."""
+    at = _word_start(source, index, dotted=True)
+    while at and source[at - 1] in " \t":
+        at -= 1
+    if not at or source[at - 1] != "=" or at > 1 and source[at - 2] in "=!<>:+-*/%&|^@":
+        return None
+    at -= 1
+    while at and source[at - 1] in " \t":
+        at -= 1
+    start = _word_start(source, at)
+    return source[start:at] if start < at and source[start - 1:start] != "." else None
+
+
+def _kept(source: str, name: str, alias: bool = True, handed: bool = True) -> bool:
+    """The name holding a backend is stored on (``backend.x = ...``), handed first to a
+    function (a name in lower case: ``setattr(backend, ...)``, ``attach(backend, runner)``, not
+    ``Wrapper(backend)`` nor ``isinstance(backend, ...)``), or aliased to a name that is
+    (``b = backend``). A literal search for the name, and a look around each hit."""
+    index, size = source.find(name), len(name)
+    while index >= 0:
+        end = index + size
+        if not _word_char(source[index - 1:index]) and not _word_char(source[end:end + 1]):
+            if _STORED_AFTER.match(source, end) is not None:
+                return True
+            if handed and _ARGUMENT_AFTER.match(source, end) is not None and _handed_to_function(
+                    source, index):
+                return True
+            if alias and _LINE_ENDS.match(source, end) is not None:
+                other = _aliased_as(source, index)
+                if other is not None and other != name and _kept(source, other, False):
+                    return True
+        index = source.find(name, end)
+    return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _handed_to_function(source: str, index: int) -> bool:
+    """The name at ``index`` is the first argument of a call of a function named in lower case
+    (not a builtin that only looks at it)."""
+    at = index
+    while at and source[at - 1] in " \t":
+        at -= 1
+    if not at or source[at - 1] != "(":
+        return False
+    start = _word_start(source, at - 1, dotted=True)
+    called = source[start:at - 1]
+    return (called[:1].islower() or called[:1] == "_") and (
+        called.rpartition(".")[2] not in LOOKERS)
+
+
+def _aliased_as(source: str, index: int) -> Optional[str]:
+    """``alias`` of a line ``alias = name`` whose name stands at ``index``."""
+    at = index
+    while at and source[at - 1] in " \t":
+        at -= 1
+    if not at or source[at - 1] != "=" or at > 1 and source[at - 2] in "=!<>:+-*/%&|^@":
+        return None
+    at -= 1
+    while at and source[at - 1] in " \t":
+        at -= 1
+    start = _word_start(source, at)
+    head = start
+    while head and source[head - 1] in " \t":
+        head -= 1
+    return source[start:at] if start < at and (not head or source[head - 1] in "\r\n") else None
+
+
+# around a name holding a backend: an attribute stored on it, the first of some arguments, the
+# end of its line (an alias), and the builtins that only look at what they are handed
+_STORED_AFTER = re.compile(r"\.\w+[ \t]*(?::[^=\n]*)?=(?!=)")
+_ARGUMENT_AFTER = re.compile(r"[ \t]*[,)]")
+_LINE_ENDS = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r|\n|$)")
+LOOKERS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "len", "print", "str",
+                     "repr", "bool", "callable", "vars", "dir", "hash"})
+
+
+def _annotated_kept(source: str) -> bool:
+    """A parameter annotated with a backend class (``target: "XBackend"``) that is stored on
+    (``target.x = ...``)."""
+    index = source.find(BACKEND_SUFFIX)
+    while index >= 0:
+        at = _word_start(source, index, dotted=True)
+        at -= source[at - 1:at] in ("'", '"')
+        while at and source[at - 1] in " \t":
+            at -= 1
+        if at and source[at - 1] == ":":
+            at -= 1
+            while at and source[at - 1] in " \t":
+                at -= 1
+            start = _word_start(source, at)
+            if start < at and source[start - 1:start] in ("(", ",", " ", "\t", "\n") and _kept(
+                    source, source[start:at], False, False):
+                return True
+        index = source.find(BACKEND_SUFFIX, index + len(BACKEND_SUFFIX))
+    return False
+
+
+def _hands_backend(source: str) -> bool:
+    """A plain name ending ``backend`` stored on (``backend.x = ...``), not an attribute's
+    (``self.backend.x``): a function handed one may keep on it."""
+    if HANDED_AT not in source:
+        return False
+    for match in _STORED_ON_HANDED.finditer(source):
+        start = _word_start(source, match.start())
+        if source[start - 1:start] != ".":
+            return True
+    return False
+
+
+HANDED_AT = HANDED + "."
+_STORED_ON_HANDED = re.compile(re.escape(HANDED_AT) + r"\w+[ \t]*(?::[^=\n]*)?=(?!=)")
 
 
 # one scan for every backend method's definition: half the cost of one ``in`` test per method
