@@ -1,8 +1,8 @@
-"""SGLang plugin entry (group ``sglang.srt.plugins``, name ``poolguard``): registers the guard.
+"""The guard's hooks, registered by the SGLang plugin entry point (``runtime_guard.entry``).
 
-``load()`` runs inside ``sglang.srt.plugins.load_plugins()``, which then calls
-``HookRegistry.apply_hooks()``. With ``SGLANG_POOLGUARD`` unset/0/off (and no
-``SGLANG_POOLGUARD_FIX``) it returns before importing anything. Otherwise, for every backend
+``start()`` runs inside ``sglang.srt.plugins.load_plugins()``, which then calls
+``HookRegistry.apply_hooks()``; with ``SGLANG_POOLGUARD`` unset/0/off (and no
+``SGLANG_POOLGUARD_FIX``) the entry point never imports this module. Otherwise, for every backend
 class in ``runtime_guard.backends`` and every subclass of one that SGLang's attention and
 hardware-backend packages ship (found at load), it registers AROUND hooks on ``__init__``
 (role and allocator), the CUDA-graph state allocation, the metadata paths, every launch method
@@ -38,8 +38,7 @@ from runtime_guard.backends import (
     described,
     loaded_subclasses,
 )
-from runtime_guard.config import GuardConfig, read_config
-from runtime_guard.errors import PoolGuardConfigError
+from runtime_guard.config import GuardConfig
 
 logger = logging.getLogger("runtime_guard")
 
@@ -59,15 +58,14 @@ class Coverage(NamedTuple):
 
 
 def load() -> None:
-    """Entry point called by SGLang's plugin loader."""
-    try:
-        config = read_config()
-    except PoolGuardConfigError as err:
-        # SystemExit passes load_plugins()' `except Exception`: the server refuses to start
-        # with this one line instead of running unguarded after a logged traceback.
-        raise SystemExit(f"poolguard: {err}") from None
-    if not config.guarding and not config.fix:
-        return
+    """``runtime_guard.entry.load``, for callers that import this module themselves."""
+    from runtime_guard.entry import load as entry_load
+
+    entry_load()
+
+
+def start(config: GuardConfig) -> None:
+    """Register the hooks ``config`` (guard or fix on) asks for, and say so in one line."""
     hooked = install(config)
     if hooked is not None:
         logger.warning("poolguard: %s: %d of %d backend classes hooked", config.describe(),

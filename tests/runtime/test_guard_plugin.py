@@ -44,7 +44,7 @@ def test_entry_point_is_visible():
     from importlib.metadata import entry_points
 
     found = [ep for ep in entry_points(group="sglang.srt.plugins") if ep.name == "poolguard"]
-    assert [ep.value for ep in found] == ["runtime_guard.plugin:load"]
+    assert [ep.value for ep in found] == ["runtime_guard.entry:load"]
 
 
 # Importable on a CPU host with SGLang 0.5.23 (FlashAttention and XPU through the sgl_kernel
