@@ -17,6 +17,7 @@ from typing import Optional
 
 from lint_rules.files import STOP_SIGNALS
 from lint_rules.fixes import DECLINED
+from lint_rules.output import LINE_BREAKERS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -89,7 +90,7 @@ def note(message: str) -> None:
     write_stderr(f"poolguard: {one_line(message)}\n")
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f\x80-\x9f\u2028\u2029]")
+_CONTROL = re.compile(f"[\x00-\x1f\x7f{LINE_BREAKERS}]")
 _C_ESCAPES = {"\t": "\\t", "\n": "\\n"}
 
 

@@ -225,6 +225,7 @@ class _FileAnalysis:
         self.facts = self._own_facts = None  # as the rules saw them; same-file only
         self._flows: dict = {}  # the package analysis's class flows, for the same-file one
         self._alone: Optional[tuple] = None  # (facts, classes its same-file lint finds at)
+        self._builds = False  # the text may hold a builder of a backend (``_vocab.may_build``)
         self.unfixed = ""  # why --fix/--diff could apply none of this file's safe fixes
         # with a package index the caller has filtered (a mixin may lack the vocabulary)
         if self.rules and (package is not None or may_match(self.source, options)):
@@ -259,8 +260,8 @@ class _FileAnalysis:
             if given:
                 tree = imported_names(tree, owned=False)
             module = self.package.begin(self.path) if self.package is not None else ""
-            facts = _deep(functools.partial(analyse, flows=self._flows,
-                                            builds=may_build(self.source, self.options)),
+            self._builds = may_build(self.source, self.options)  # (the codemod's analysis too)
+            facts = _deep(functools.partial(analyse, flows=self._flows, builds=self._builds),
                           tree, self.options, self.package, module, None, self.path)
             self.tree, self.facts = tree, facts
             if facts.classes:
@@ -373,7 +374,7 @@ class _FileAnalysis:
         if name not in self.refused:
             if self.package is not None and self._own_facts is None:
                 self._own_facts = _deep(functools.partial(
-                    analyse, flows=self._flows, builds=may_build(self.source, self.options)),
+                    analyse, flows=self._flows, builds=self._builds),
                     self.tree, self.options)
                 self._flows = {}
             facts = self.facts if self.package is None else self._own_facts

@@ -214,7 +214,7 @@ class ClassFacts:
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
     # methods (__init__ too) storing into the pool attribute what they read off the allocator:
-    # every store of that attribute there is the resolver's, inline (``_resolves_in_place``)
+    # every store of that attribute there is the resolver's, inline (``_tests_swa_type``)
     in_place: frozenset = frozenset()
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
     # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
@@ -2235,14 +2235,12 @@ def _returns_value(function: ast.AST) -> bool:
         node.value is None or _is_none(node.value)) for node in nodes_under(function))
 
 
-def _resolves_in_place(function: ast.AST, pool_attr: str) -> bool:
-    """The function resolves the pool as #27491's resolver does, inline: it tests a pool's
-    type against an SWA class and stores the allocator's pool (``_stores_allocator_pool``).
-    The allocator's pool kept whatever the active pool is (an EAGLE draft's own) is no
-    resolution."""
-    return _stores_allocator_pool(function, pool_attr) and any(
-        type(n) is ast.Call and last_name(n.func) == "isinstance" and len(n.args) == 2
-        and is_swa_word(last_name(n.args[1])) for n in nodes_under(function))
+def _tests_swa_type(function: ast.AST) -> bool:
+    """The function tests a pool's type against an SWA class: with the allocator's pool
+    stored (``_stores_allocator_pool``), #27491's resolution written inline. The allocator's
+    pool kept whatever the active pool is (an EAGLE draft's own) is no resolution."""
+    return any(type(n) is ast.Call and last_name(n.func) == "isinstance" and len(n.args) == 2
+               and is_swa_word(last_name(n.args[1])) for n in nodes_under(function))
 
 
 def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
@@ -2463,13 +2461,13 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
     facts.cached_methods = frozenset(cached)
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
     facts.calls = {name: set(calls) for name, (calls, _, _, _) in scans.items()}  # (own: grown)
-    facts.in_place = frozenset(name for name, (_, asks, _, _) in scans.items()
-                               if asks and _resolves_in_place(facts.methods[name], pool_attr))
+    asking = [name for name, (_, asks, _, _) in scans.items() if asks]
+    storing = {name for name in asking if _stores_allocator_pool(facts.methods[name], pool_attr)}
+    facts.in_place = frozenset(name for name in storing if _tests_swa_type(facts.methods[name]))
     facts.resolvers = frozenset(  # methods that ask the allocator for what they hand back:
         # the fix itself (a construction hook that only stores is no resolver of what it keeps)
-        name for name, (_, asks, _, _) in scans.items() if asks and name != "__init__"
-        and name not in facts.builders and (_returns_value(facts.methods[name]) or (
-            _stores_allocator_pool(facts.methods[name], pool_attr))))
+        name for name in asking if name != "__init__" and name not in facts.builders
+        and (name in storing or _returns_value(facts.methods[name])))
     facts.pool_binds = frozenset(bind for _, _, binds, _ in scans.values() for bind in binds)
     for caller, (_, _, _, handed) in scans.items():
         for name, method in handed_helpers(handed, scope.functions, facts.methods):

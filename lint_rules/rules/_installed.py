@@ -27,7 +27,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.rules._flow import const_str, handed_name, last_name, nodes_under
 from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BACKEND_SUFFIX,
-                                     POOL_ACCESSORS, RUNNER_SUFFIX, is_swa_word)
+                                     HANDED, POOL_ACCESSORS, RUNNER_SUFFIX, is_swa_word)
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INSTANCE = "self"
@@ -457,7 +457,6 @@ def _dispatcher(base: ast.AST, name: str, registered: list, method: bool) -> ast
 
 # -- builders: code outside any backend class that keeps state on a backend it built ----------
 BUILDER_MARK = "poolguard_builder"  # on a class statement made for builders (``builder_class``)
-HANDED_BACKEND = "backend"  # a parameter named so (or ``*_backend``) is handed a built backend
 RUNNER_WORD = RUNNER_SUFFIX.lower()
 TEST_PREFIX = "test"  # pytest's default test function names
 POOL_NAMES = frozenset({ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, *POOL_ACCESSORS})
@@ -520,8 +519,7 @@ def built_backends(function: ast.AST, is_backend, is_helper) -> List[
         typed = annotation is not None and type(annotation) in (ast.Name, ast.Attribute) and (
             is_backend(annotation))
         if param.arg in keeps and param.arg not in built and param.arg not in (
-                INSTANCE, "cls") and (typed or annotation is None and (
-                    named == HANDED_BACKEND or named.endswith("_" + HANDED_BACKEND))):
+                INSTANCE, "cls") and (typed or annotation is None and _handed(named)):
             built[param.arg] = []
             kinds[param.arg] = annotation if typed else None
     return [(name, kinds[name], (*made, *(
@@ -544,7 +542,12 @@ def hands_backend(function: ast.AST, index: int) -> bool:
     if annotation is not None:
         text = const_str(annotation) or last_name(annotation)
         return bool(text) and text.endswith(BACKEND_SUFFIX)
-    return named == HANDED_BACKEND or named.endswith("_" + HANDED_BACKEND)
+    return _handed(named)
+
+
+def _handed(named: str) -> bool:
+    """A parameter name (lower case) a backend is handed by: ``backend``, ``*_backend``."""
+    return named == HANDED or named.endswith("_" + HANDED)
 
 
 def _reaches_pool(name: str) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from lint_rules.options import Options
 
@@ -292,7 +292,14 @@ def _word_start(source: str, end: int, dotted: bool = False) -> int:
 def _assigned_name(source: str, index: int) -> Optional[str]:
     """``name`` of ``name = mod.XBackend(`` when the call at ``index`` (inside its name) is
     one assigned to a plain name."""
-    at = _word_start(source, index, dotted=True)
+    target = _target_of(source, _word_start(source, index, dotted=True))
+    return source[target[0]:target[1]] if target and source[target[0] - 1:target[0]] != "." \
+        else None
+
+
+def _target_of(source: str, at: int) -> Optional[Tuple[int, int]]:
+    """``(start, end)`` of the word ``w`` of a plain assignment ``w = `` that ends (spaces
+    aside) just before ``at``; None when no ``=`` (not ``==``, ``<=``, ``+=``...) stands there."""
     while at and source[at - 1] in " \t":
         at -= 1
     if not at or source[at - 1] != "=" or at > 1 and source[at - 2] in "=!<>:+-*/%&|^@":
@@ -301,7 +308,7 @@ def _assigned_name(source: str, index: int) -> Optional[str]:
     while at and source[at - 1] in " \t":
         at -= 1
     start = _word_start(source, at)
-    return source[start:at] if start < at and source[start - 1:start] != "." else None
+    return (start, at) if start < at else None
 
 
 def _kept(source: str, name: str, alias: bool = True, handed: bool = True) -> bool:
@@ -346,19 +353,13 @@ def _handed_to_function(source: str, index: int) -> bool:
 
 def _aliased_as(source: str, index: int) -> Optional[str]:
     """``alias`` of a line ``alias = name`` whose name stands at ``index``."""
-    at = index
-    while at and source[at - 1] in " \t":
-        at -= 1
-    if not at or source[at - 1] != "=" or at > 1 and source[at - 2] in "=!<>:+-*/%&|^@":
+    target = _target_of(source, index)
+    if target is None:
         return None
-    at -= 1
-    while at and source[at - 1] in " \t":
-        at -= 1
-    start = _word_start(source, at)
-    head = start
+    head = target[0]
     while head and source[head - 1] in " \t":
         head -= 1
-    return source[start:at] if start < at and (not head or source[head - 1] in "\r\n") else None
+    return source[target[0]:target[1]] if not head or source[head - 1] in "\r\n" else None
 
 
 # around a name holding a backend: an attribute stored on it, the first of some arguments, the
