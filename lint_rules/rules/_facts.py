@@ -40,6 +40,7 @@ from lint_rules.rules._installed import (
     hands_backend,
     decorated_methods,
     dispatched,
+    decorator_descriptor,
     descriptor_methods,
     PLACED_NAME,
     foreign_helpers,
@@ -521,6 +522,10 @@ class ModuleScope:
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             self.globals.update(names)
             value = statement.value
+            imported = _imported_by_call(value, self.module,
+                                         os.path.basename(self.path) == "__init__.py")
+            for name in names if imported else ():  # probe = importlib.import_module(".probe")
+                self._import(name, imported)
             if type(value) is ast.Call and type(value.func) is ast.Name:
                 self.objects.update((name, value.func.id) for name in names)  # X = Klass()
             if "__all__" in names and isinstance(value, (ast.List, ast.Tuple)):
@@ -750,6 +755,16 @@ class ModuleScope:
         found = self.package.function_def(qualified) if qualified else None
         return None if found is None or _mentions(found[0], ASKS) else found
 
+    def class_of(self, node: ast.AST) -> Optional[ast.ClassDef]:
+        """The class statement ``node`` names: a class of this module, or, with a package
+        index, one of another module of the package; None for anything else."""
+        if type(node) is ast.Name and node.id in self.classes:
+            return self.classes[node.id]
+        if type(node) not in (ast.Name, ast.Attribute) or self.package is None:
+            return None
+        qualified = self.qualified(node)
+        return self.package.class_def(qualified) if qualified else None
+
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
         the package (a name of another module's helper placed here says its own: ``placed_at``)."""
@@ -828,6 +843,22 @@ def imported_names(tree: ast.AST, owned: bool = True) -> ast.AST:
         elif type(node) is ast.arg and node.arg in renames:
             node.arg = renames[node.arg]
     return tree
+
+
+def _imported_by_call(value: ast.AST, module: str, package: bool) -> Optional[str]:
+    """The module ``importlib.import_module("x.y")`` (or ``(".y", __package__)``, relative to
+    this ``module``) imports, as an import statement would name it; None for any other value."""
+    if type(value) is not ast.Call or last_name(value.func) != "import_module" or not (
+            value.args) or len(value.args) > 2 or value.keywords:
+        return None
+    name = const_str(value.args[0])
+    if not name:
+        return None
+    level = len(name) - len(name.lstrip("."))
+    if level and (len(value.args) < 2 or type(value.args[1]) is not ast.Name or (
+            value.args[1].id != "__package__")):
+        return None  # (relative to a package spelled otherwise: not known here)
+    return _absolute(module, name[level:], level, package) or None
 
 
 def _absolute(module: str, target: str, level: int, package: bool = False) -> str:
@@ -1767,6 +1798,25 @@ class _Pass:
             return Taint(found[0]) | kept
         return kept or None
 
+    def callee_def(self, func: ast.AST) -> Optional[ast.AST]:
+        """The def a call of ``func`` runs: a method of this class's family or of a base in
+        another module (``self.<m>``), a function or factory of this module, or a module
+        function of the package; None when unknown."""
+        scope = self.scope
+        if type(func) is ast.Attribute and is_self(func.value):
+            owner = next((c for c in self.facts.family if func.attr in c.methods), None)
+            if owner is not None:
+                return owner.methods[func.attr]
+            return next((found for cls in self.facts.family for base in cls.node.bases
+                         for found in [self._base_method(scope.package, base, func.attr)]
+                         if found is not None), None) if scope.package is not None else None
+        local = self._module_callable(func)
+        if local is not None:
+            return local[1]
+        qualified = scope.qualified(func) if scope.package is not None else None
+        found = scope.package.function_def(qualified) if qualified else None
+        return found[0] if found is not None else None
+
     def _kept_globals_read(self, func: ast.AST) -> Taint:
         """What a function of another module reads of the module globals of its module that
         this class stored into (``SWA_TRANSLATORS[name] = pool.translate_loc_from_full_to_swa``
@@ -1939,6 +1989,10 @@ class _Pass:
             return True
         return name in scope.globals and name not in scope.imports and \
             name not in scope.functions
+
+    def is_imported(self, name: str) -> bool:
+        """A name the module binds by an import (a module, or an object of another module)."""
+        return name in self.scope.imports
 
     def is_live_view(self, name: str) -> bool:
         """A property (not cached) of the class, its same-file relatives or, with a package
@@ -2439,6 +2493,11 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                 facts.properties[statement.name] = True
             elif marks & set(CACHED_DECORATORS):
                 cached.add(statement.name)
+            else:  # @memo, a class of the module or the package defining __get__
+                kept = next(filter(lambda k: k is not None, map(decorator_descriptor, map(
+                    scope.class_of, statement.decorator_list))), None)
+                if kept is not None:
+                    facts.properties[statement.name] = kept
             facts.wrappers[statement.name] = wrapper_bodies(statement, scope.functions)
     facts.methods.update(dispatched(  # a singledispatchmethod: a type test calling a variant
         node.body, lambda f: _decorator_names(f, scope.imports), method=True))

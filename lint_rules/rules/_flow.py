@@ -818,6 +818,8 @@ class FlowOwner(Protocol):
                          follow: bool = True, keywords: tuple = (),
                          given_self: Tuple[int, ...] = ()) -> Optional[Taint]: ...
 
+    def callee_def(self, func: ast.AST) -> Optional[ast.AST]: ...
+
     def method_fields(self, name: str, arguments: Tuple[Taint, ...],
                       given_self: Tuple[int, ...] = (), bound: bool = True
                       ) -> Dict[str, Taint]: ...
@@ -881,6 +883,8 @@ class FlowOwner(Protocol):
     def is_live_view(self, name: str) -> bool: ...
 
     def is_module_object(self, name: str) -> bool: ...
+
+    def is_imported(self, name: str) -> bool: ...
 
     def keyed_dict(self, attr: str) -> bool: ...
 
@@ -1001,6 +1005,7 @@ class MethodFlow(ast.NodeVisitor):
         self.gate_at: Optional[ast.AST] = None
         self.pool_tests = 0  # enclosing ifs testing the type of self.token_to_kv_pool itself
         self.pool_locals: set = set()  # locals bound to it (live = self.token_to_kv_pool)
+        self.runner_calls: set = set()  # calls handing the runner to a reader of its pool
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.defaulted = ""  # the name a getattr with a default is reading
@@ -1120,7 +1125,7 @@ class MethodFlow(ast.NodeVisitor):
             return self.self_read(f"{copied[0]}.{name}", node, holder, name)
         path = self_path(node)
         if path is None:
-            path = self.other_self_read(node, holder, name)
+            path = self.other_self_read(node, holder, name) or self.held_path(node)
         if path is not None:
             return self.self_read(path, node, holder, name)
         held = self.module_object(holder) if type(holder) is ast.Name and \
@@ -1132,6 +1137,11 @@ class MethodFlow(ast.NodeVisitor):
             holder) is ast.Name and holder.id not in self.env else None
         if imported is not None:  # state.WINDOWED, set by state.install(pool) called here
             return self.global_read(node, imported, f"{holder.id}.{name}")
+        root = self.kept_root(holder) if held is None and type(holder) in (
+            ast.Name, ast.Attribute) else None
+        if root is not None and (f"{root}.{name}" in self.set_globals or self.owner.global_value(
+                f"{root}.{name}")):
+            return self.global_read(node, f"{root}.{name}")  # state._STATE.is_swa, set here
         base = self.visit(holder)
         if self.defaulted or self.suppressing:
             return self.read_off(base, name)
@@ -1426,7 +1436,28 @@ class MethodFlow(ast.NodeVisitor):
         if self.tries and values:  # what a call in a try is handed, an exception it raises may
             for opened in self.tries:  # carry out to a handler (``caught``)
                 opened[1] |= union(values) & STATE
+        if self.per_forward and self.record and not self.deferred and not self.resolver and (
+                self.hands_runner_pool(node)):
+            self.runner_reads.append(node)  # window_pool(self.model_runner): the runner's
+            self.runner_calls.add(id(node))  # pool, read per forward by the helper, not kept
         return self.call_value(node, name, values)
+
+    def hands_runner_pool(self, node: ast.Call) -> bool:
+        """``node`` hands the runner itself to a function, method or helper of the package
+        that reads the active pool off that parameter (``def window_pool(runner): pool =
+        runner.token_to_kv_pool``): what it reads is the runner's pool, which the FROZEN_KV
+        swap does not rebind, as if read here."""
+        handed = [i for i, arg in enumerate(node.args) if self.is_runner_itself(arg)]
+        named = {k.arg for k in node.keywords if k.arg and self.is_runner_itself(k.value)}
+        if not handed and not named:
+            return False
+        function = self.owner.callee_def(node.func)
+        if function is None:
+            return False
+        params = params_of(function)
+        given = {params[i] for i in handed if i < len(params)} | (named & set(params))
+        return any(type(n) is ast.Attribute and n.attr == ACTIVE_POOL and type(n.value) is ast.Name
+                   and n.value.id in given for n in nodes_under(function))
 
     def aliased_read(self, node: ast.Call, alias: tuple) -> Taint:
         """What a call spelling an attribute read returns (``getattr(x, "name"[, default])``,
@@ -1676,6 +1707,8 @@ class MethodFlow(ast.NodeVisitor):
             for event in self.owner.function_gates(func, passed, keywords, handed):
                 self.gates.setdefault(id(event.node), event)
         returned = self.cached(node, func, returned, values)
+        if id(node) in self.runner_calls:
+            return returned  # the runner's pool read per forward: reported at the call
         if carries(returned, STALE) and carries(returned, STATE) and not carries(
                 returned, RECORD) and not any(carries(v, STALE) for v in values):
             self.kept_calls.add(id(node))
@@ -2314,6 +2347,8 @@ class MethodFlow(ast.NodeVisitor):
         if path is None and isinstance(target, ast.Attribute) and isinstance(
                 target.value, ast.Name) and target.value.id in self.instances:
             path = target.attr
+        if path is None and type(target) is ast.Attribute:
+            path = self.held_path(target)  # planner = self.planner; planner.pool = ...
         if path is not None:
             return self.store(path, target, statement, value_node, value)
         attr = class_target(target, self.owner.class_names)
@@ -2341,7 +2376,42 @@ class MethodFlow(ast.NodeVisitor):
             named = self.imported_module_global(target)
             if named is not None:  # registry.IS_SWA = ...: a global of another module
                 return self.store(named, target, statement, value_node, value, "module")
+            root = self.kept_root(target.value)
+            if root is not None:  # state._STATE.loc_map = ...: on an object a module keeps
+                return self.store(f"{root}.{target.attr}", target, statement, value_node, value,
+                                  "module")
             self.visit(target.value)
+
+    def held_path(self, node: ast.AST) -> Optional[str]:
+        """The ``self`` path ``node`` spells through a local holding an object of ours
+        (``planner = self.planner``: ``planner.window_map`` is ``planner.window_map`` of
+        ``self``), or None."""
+        if type(node) is not ast.Attribute:
+            return None
+        parts = []
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        held = self.held.get(node.id) if type(node) is ast.Name else None
+        base = self_path(held) if held is not None else None
+        return ".".join((base, *reversed(parts))) if base else None
+
+    def kept_root(self, node: ast.AST) -> Optional[str]:
+        """``node``, a chain of attribute reads, as spelled, when it is rooted at an object a
+        module keeps: a global of this module, or an imported module or object (``state._STATE``,
+        ``_STATE`` imported from ``state``); else None."""
+        parts = []
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name or node.id in self.env or node.id in ("self", "cls") or (
+                node.id in self.owner.class_names):
+            return None
+        name = node.id
+        if name in self.globals or self.owner.is_module_object(name) or (
+                self.owner.is_imported(name)):
+            return ".".join((name, *reversed(parts)))
+        return None
 
     def imported_module_global(self, node: ast.AST) -> Optional[str]:
         """The global ``node`` names when it is ``module.NAME`` with ``module`` a module of the
@@ -2361,7 +2431,8 @@ class MethodFlow(ast.NodeVisitor):
             held = self.module_object(node.value)
             if held:
                 return f"{held}.{node.attr}"
-            return self.imported_module_global(node) or ""  # registry.POOLS[lid] = ...
+            return self.imported_module_global(node) or self.kept_root(node) or ""
+            # (registry.POOLS[lid] = ...; state.TABLE[lid], state of no module of the run)
         if type(node) is not ast.Name or node.id in self.env:
             return ""
         return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else ""
@@ -2372,7 +2443,8 @@ class MethodFlow(ast.NodeVisitor):
         once outlives the call in any of them."""
         if type(node) is ast.Name:
             node = self.held.get(node.id, node)  # memo = self.memos: the memo itself
-        found = class_target(node, self.owner.class_names) or self_path(node)
+        found = class_target(node, self.owner.class_names) or self_path(node) or (
+            self.held_path(node))
         if found:
             return found
         held = self.module_holder(node)
@@ -2496,10 +2568,12 @@ class MethodFlow(ast.NodeVisitor):
             self.pool_ids.add(name)
         self.method_locals.discard(name)
         self.tests.pop(name, None)
-        if carries(value, DECIDED) and (_plain_test(value_node) or self.global_copy(value_node)):
+        if carries(value, DECIDED) and (_plain_test(value_node) or self.global_copy(value_node)) \
+                and id(value_node) not in self.runner_calls:
             self.tests[name] = value_node
-        if isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
-                is_self(value_node.func.value)) or kept and name not in self.aliases:
+        if (isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Attribute) and (
+                is_self(value_node.func.value)) or kept and name not in self.aliases) and (
+                id(value_node) not in self.runner_calls):
             self.method_locals.add(name)
         getter = getter_path(value_node)
         namespace = _namespace_of(value_node) if getter is None else None
@@ -2898,7 +2972,7 @@ class MethodFlow(ast.NodeVisitor):
         if type(test) is ast.Compare and len(test.ops) == 1 and _is_none(test.comparators[0]) \
                 and type(test.ops[0]) in (ast.Is, ast.IsNot):
             test, absent = test.left, absent != (type(test.ops[0]) is ast.Is)
-        attr = self_path(test)
+        attr = self_path(test) or self.held_path(test)
         if not attr:  # if key in self.memo: return self.memo[key] (the rest fills it)
             hit = memo_key(self.unaliased(node.test), self.memo_holder)
             return (hit[0], False) if hit and not hit[2] and _terminates(node.body) and (

@@ -303,6 +303,18 @@ def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> 
     return found
 
 
+def decorator_descriptor(descriptor: Optional[ast.ClassDef]) -> Optional[bool]:
+    """For a method decorated with class ``descriptor`` (``@memo``, the class defining
+    ``__get__``): each read of the attribute runs the method, so it is a property; True when
+    that ``__get__`` writes its answer into the instance (its first answer is kept, as a
+    ``cached_property``'s), False when not; None for a class with no ``__get__``."""
+    getter = _method(descriptor, "__get__") if descriptor is not None else None
+    params = [a.arg for a in getter.args.args] if getter is not None else []
+    if len(params) < 2:
+        return None
+    return _memoises(_renamed(getter, params[1], "__get__", params[0], {}))
+
+
 def _kept_at(method: ast.AST, declared: ast.AST) -> None:
     """The writes of a memoising ``__get__`` into its instance, placed where the backend
     declares the descriptor (``f2s = Snapshot("full_to_swa_index_mapping")``): that line keeps
@@ -469,8 +481,9 @@ def built_backends(function: ast.AST, is_backend, is_helper) -> List[
     says which callables are backend classes), or a parameter handed one (named ``backend`` or
     ``*_backend``, or annotated with a backend class: ``class`` is then the annotation or None).
     Kept: an attribute stored on it or on an alias of it (``backend.x = ...``, ``setattr(backend,
-    ...)``), or the object handed to a function of the module or of another (``is_helper``:
-    ``attach(backend, runner)``). Only a function that can reach pool state is one: it reads a
+    ...)``), a method of it called with arguments (``backend.configure(pool)``), or the object
+    handed to a function of the module or of another (``is_helper``: ``attach(backend,
+    runner)``). Only a function that can reach pool state is one: it reads a
     runner, the pool, the allocator or an SWA name. The class analysis reads each as a method
     of that backend (``builder_method``)."""
     if type(function) is not ast.FunctionDef or function.name.startswith(TEST_PREFIX):
@@ -500,6 +513,9 @@ def built_backends(function: ast.AST, is_backend, is_helper) -> List[
             func = node.func
             if type(func) is ast.Name and func.id == "setattr" and node.args:
                 keeps.add(getattr(node.args[0], "id", ""))
+            elif type(func) is ast.Attribute and type(func.value) is ast.Name and (
+                    node.args or node.keywords):  # backend.configure(pool): its method may
+                keeps.add(func.value.id)  # keep what it is handed
             elif is_helper(func):
                 keeps.update(a.id for a in node.args if type(a) is ast.Name)
     if not reaches:

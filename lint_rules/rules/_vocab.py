@@ -312,7 +312,8 @@ def _target_of(source: str, at: int) -> Optional[Tuple[int, int]]:
 
 
 def _kept(source: str, name: str, alias: bool = True, handed: bool = True) -> bool:
-    """The name holding a backend is stored on (``backend.x = ...``), handed first to a
+    """The name holding a backend is stored on (``backend.x = ...``), a method of it is called
+    with an argument (``backend.configure(pool)``), it is handed first to a
     function (a name in lower case: ``setattr(backend, ...)``, ``attach(backend, runner)``, not
     ``Wrapper(backend)`` nor ``isinstance(backend, ...)``), or aliased to a name that is
     (``b = backend``). A literal search for the name, and a look around each hit."""
@@ -320,7 +321,8 @@ def _kept(source: str, name: str, alias: bool = True, handed: bool = True) -> bo
     while index >= 0:
         end = index + size
         if not _word_char(source[index - 1:index]) and not _word_char(source[end:end + 1]):
-            if _STORED_AFTER.match(source, end) is not None:
+            if _STORED_AFTER.match(source, end) is not None or (
+                    _HANDED_AFTER.match(source, end) is not None):
                 return True
             if handed and _ARGUMENT_AFTER.match(source, end) is not None and _handed_to_function(
                     source, index):
@@ -365,6 +367,9 @@ def _aliased_as(source: str, index: int) -> Optional[str]:
 # around a name holding a backend: an attribute stored on it, the first of some arguments, the
 # end of its line (an alias), and the builtins that only look at what they are handed
 _STORED_AFTER = re.compile(r"\.\w+[ \t]*(?::[^=\n]*)?=(?!=)")
+# a method of it called with an argument (``backend.configure(pool)``): it may keep what it is
+# handed (``_installed.built_backends``)
+_HANDED_AFTER = re.compile(r"\.\w+\([ \t\r\n]*[^) \t\r\n]")
 _ARGUMENT_AFTER = re.compile(r"[ \t]*[,)]")
 _LINE_ENDS = re.compile(r"[ \t]*(?:#[^\r\n]*)?(?:\r|\n|$)")
 LOOKERS = frozenset({"isinstance", "hasattr", "getattr", "type", "id", "len", "print", "str",

@@ -965,6 +965,26 @@ class StalePoolState(Rule):
                 """
             )
         ),
+        Valid(
+            # the helper handed the backend's own pool, or handed the runner for its geometry
+            dedent(
+                """\
+                def window_pool(pool):
+                    return pool if isinstance(pool, SWAKVPool) else None
+
+
+                def page_size_of(runner):
+                    return runner.page_size
+
+
+                class HandedPoolBackend(AttentionBackend):
+                    def init_forward_metadata(self, forward_batch):
+                        swa = window_pool(self.token_to_kv_pool)
+                        self.loc = swa.translate_loc_from_full_to_swa(loc) if swa else loc
+                        self.page = page_size_of(self.model_runner)
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -1150,6 +1170,31 @@ class StalePoolState(Rule):
                 """
             ),
             expected=((3, "KVP001"), (8, "KVP001"), (12, "KVP001")),
+        ),
+        Invalid(
+            # the runner handed per forward to a helper (of the file, a method, of the package)
+            # that reads the active pool off it: the runner's pool, as if read at the call
+            dedent(
+                """\
+                def window_pool(runner):
+                    pool = runner.token_to_kv_pool
+                    return pool if isinstance(pool, SWAKVPool) else None
+
+
+                class HandedRunnerBackend(AttentionBackend):
+                    def init_forward_metadata(self, forward_batch):
+                        swa = window_pool(self.model_runner)
+                        self.loc = swa.translate_loc_from_full_to_swa(loc) if swa else loc
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        pool = self._pool_of(runner=self.model_runner)
+                        return pool.get_key_buffer(layer.layer_id)
+
+                    def _pool_of(self, runner):
+                        return runner.token_to_kv_pool
+                """
+            ),
+            expected=((8, "KVP001"), (12, "KVP001")),
         ),
         Invalid(
             dedent(
@@ -1638,6 +1683,11 @@ class StalePoolState(Rule):
         "the runner's token_to_kv_pool is not the pool FROZEN_KV MTP swaps in per forward: "
         "read the pool from self.token_to_kv_pool"
     )
+    # (the same read, made by a helper handed the runner: the call is where to change it)
+    RUNNER_CALL_MESSAGE = (
+        "{call}() reads the runner's pool, not the one FROZEN_KV MTP swaps in: hand it the "
+        "pool from self.token_to_kv_pool"
+    )
 
     def check(self) -> Iterator[Report]:
         for cls in self.facts.classes:
@@ -1672,4 +1722,14 @@ class StalePoolState(Rule):
             for read in cls.runner_reads:
                 if _where(read) in swap_points:
                     continue  # the runner's pool taken as the swap point itself
-                yield self.report(read, None, cls.node, self.RUNNER_READ_MESSAGE)
+                if type(read) is ast.Call:
+                    yield self.report(read, None, cls.node, self.RUNNER_CALL_MESSAGE,
+                                      call=_called(read.func))
+                else:
+                    yield self.report(read, None, cls.node, self.RUNNER_READ_MESSAGE)
+
+
+def _called(func: ast.AST, limit: int = 24) -> str:
+    """How a message names the function a call runs: its last name, cut to ``limit``."""
+    name = last_name(func)
+    return name if len(name) <= limit else name[: limit - 1] + "\u2026"

@@ -1,0 +1,22 @@
+class once:
+    """A decorator whose object answers the first read and keeps the answer on the instance."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+class live:
+    """A decorator whose object runs the method on every read (a plain property)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else self.fn(obj)
