@@ -961,11 +961,12 @@ class PackageIndex:
     def function_effects(self, qualified: str, arguments: Tuple[Taint, ...],
                          keywords: tuple = (), given_self: Tuple[int, ...] = ()
                          ) -> Optional[tuple]:
-        """``(returned, fields, globals)`` of ``pkg.mod.f(...)`` or of a factory
+        """``(returned, fields, globals, handed)`` of ``pkg.mod.f(...)`` or of a factory
         ``pkg.mod.C.of(...)`` (a classmethod or staticmethod): what it returns, what each field
-        of the record it builds holds, and the module globals it stores into (``global X``
+        of the record it builds holds, the module globals it stores into (``global X``
         there, a module table it fills): ``(name, taint, under)``, each named as
-        ``global_name`` names it (None: unknown). The arguments at ``given_self`` are the
+        ``global_name`` names it, and its stores on objects its arguments hold: ``(position,
+        path, taint)`` (None: unknown). The arguments at ``given_self`` are the
         backend itself: a function reads its pool as the backend's own method would
         (``_installed.given_self``)."""
         from lint_rules.rules._facts import module_function_effects

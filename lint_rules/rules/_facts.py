@@ -1342,6 +1342,8 @@ class _Pass:
         # module globals
         self.foreign_globals: Dict[tuple, list] = _Memo(self, "foreign_globals")  # those a
         # function of another module sets (``StoreEvent``s made at the call)
+        self.memo_params: Dict[tuple, list] = _Memo(self, "memo_params")  # its stores on
+        # objects its parameters hold (``MethodFlow.param_stores``), of this module or another
         self.delegations: Dict[str, Taint] = _Memo(self, "delegations")  # names __getattr__
         # answered -> what it gave
         self.depth = 0
@@ -1718,6 +1720,8 @@ class _Pass:
             self.memo_fields[key] = flow.returned_fields
         if flow.global_stores:
             self.memo_globals[key] = flow.global_stores
+        if flow.param_stores:
+            self.memo_params[key] = flow.param_stores
         if flow.gates:  # (a summary records its decisions on module globals only)
             self.memo_gates[key] = list(flow.gates.values())
         return flow.returned
@@ -1795,6 +1799,9 @@ class _Pass:
                 self.foreign_globals[(qualified, arguments, keywords, given_self)] = [
                     StoreEvent(name, None, None, None, Taint(taint), False, False, "module",
                                under=Taint(under)) for name, taint, under in found[2]]
+            if found[3]:  # what it stores on objects it is handed
+                self.memo_params[("package", qualified, arguments, keywords, given_self)] = [
+                    (index, path, Taint(taint)) for index, path, taint in found[3]]
             return Taint(found[0]) | kept
         return kept or None
 
@@ -1895,6 +1902,17 @@ class _Pass:
             return self.foreign_globals.get((self.scope.qualified(func), arguments, keywords,
                                              given_self), []) if self.foreign_globals else []
         return self.memo_globals.get(local[0], [])
+
+    def function_param_stores(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                              keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list:
+        """``(position, path, taint)`` of each store a function of this module or of the
+        package makes on an object an argument holds, called with these arguments (known once
+        evaluated): ``prime(meta, pool)`` setting ``meta.enabled``."""
+        local = self._local_call(func, arguments, keywords, given_self)
+        if local is None:
+            return self.memo_params.get(("package", self.scope.qualified(func), arguments,
+                                         keywords, given_self), [])
+        return self.memo_params.get(local[0], [])
 
     def function_gates(self, func: ast.AST, arguments: Tuple[Taint, ...],
                        keywords: tuple = (), given_self: Tuple[int, ...] = ()) -> list:
@@ -3863,13 +3881,14 @@ def _family(cls: ClassFacts, by_name: Dict[str, ClassFacts]) -> List[ClassFacts]
 def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
                             options: Options, keywords: tuple = (),
                             given_self: Tuple[int, ...] = ()) -> tuple:
-    """``(returned, fields, globals)``: what function ``name`` (or factory ``"C.of"``) of
-    another module returns for arguments holding these taints (the arguments at ``given_self``
-    the backend itself), the fields of the record it builds, and the module globals it sets
-    (``(name, taint, under)``, named by ``_global_name``)."""
+    """``(returned, fields, globals, handed)``: what function ``name`` (or factory ``"C.of"``)
+    of another module returns for arguments holding these taints (the arguments at
+    ``given_self`` the backend itself), the fields of the record it builds, the module globals
+    it sets (``(name, taint, under)``, named by ``_global_name``) and its stores on objects
+    its arguments hold (``(position, path, taint)``)."""
     owner_name, _, method = name.rpartition(".")
     if not owner_name and scope.is_resolver(name):
-        return CLEAN, {}, ()
+        return CLEAN, {}, (), ()
     holder = ClassFacts("<module>", None, ())
     holder.family = [holder]
     owner = _Pass(ClassFlow(holder, options, scope), AttrEnv())
@@ -3881,8 +3900,9 @@ def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
     kept = tuple((_global_name(scope, made.attr), made.taint, made.under) for made in
                  owner.function_globals(func, tuple(arguments), keywords, given_self)
                  if made.taint)
+    handed = tuple(owner.function_param_stores(func, tuple(arguments), keywords, given_self))
     return ((returned or CLEAN) | (STALE if returned and name in scope.cached else CLEAN),
-            fields, tuple(made for made in kept if made[0]))
+            fields, tuple(made for made in kept if made[0]), handed)
 
 
 def _global_name(scope: ModuleScope, attr: str) -> Optional[str]:

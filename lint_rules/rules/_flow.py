@@ -820,6 +820,10 @@ class FlowOwner(Protocol):
 
     def callee_def(self, func: ast.AST) -> Optional[ast.AST]: ...
 
+    def function_param_stores(self, func: ast.AST, arguments: Tuple[Taint, ...],
+                              keywords: tuple = (), given_self: Tuple[int, ...] = ()
+                              ) -> list: ...
+
     def method_fields(self, name: str, arguments: Tuple[Taint, ...],
                       given_self: Tuple[int, ...] = (), bound: bool = True
                       ) -> Dict[str, Taint]: ...
@@ -921,6 +925,7 @@ class MethodFlow(ast.NodeVisitor):
         self.runners = set(runners) if runners is not None else {
             p for p in params if p.endswith("runner") or not self.per_forward
         }
+        self.params = tuple(params)  # (their positions: what a store on one hands the caller)
         self.class_params = _class_defaults(function)  # parameter -> the class it defaults to
         # but a flag of one its annotation says is something else is no runner flag
         # (``inner: "FlashInferAttnBackend"``: ``inner.has_sliding_window`` is its own)
@@ -974,6 +979,9 @@ class MethodFlow(ast.NodeVisitor):
         self.globals: set = set()
         self.set_globals: Dict[str, Taint] = {}  # module globals it assigns -> what they hold
         self.global_stores: List[StoreEvent] = []  # each of those stores (made where it stands)
+        # (position, path, taint) of each store on an object a parameter holds (meta.enabled =
+        # ...): the caller's store on what it handed there (prime(self.meta, pool))
+        self.param_stores: List[Tuple[int, str, Taint]] = []
         self.returned = CLEAN
         self.returned_fields: Dict[str, Taint] = {}  # fields of the record it returns
         self.used = CLEAN  # a closure body's calls on captured state: what it keeps using
@@ -1006,6 +1014,7 @@ class MethodFlow(ast.NodeVisitor):
         self.pool_tests = 0  # enclosing ifs testing the type of self.token_to_kv_pool itself
         self.pool_locals: set = set()  # locals bound to it (live = self.token_to_kv_pool)
         self.runner_calls: set = set()  # calls handing the runner to a reader of its pool
+        self.rebound: set = set()  # parameters bound anew in the body
         self.deciding = 0  # > 0 while a condition is evaluated
         self.read_flag = False  # the condition being evaluated read a stored flag
         self.defaulted = ""  # the name a getattr with a default is reading
@@ -1703,6 +1712,12 @@ class MethodFlow(ast.NodeVisitor):
             self.store(made.attr, made.node or node, made.statement, made.value or node,
                        made.taint, "module", made.under)  # pool): its stores, where they
             # stand in this module, made by this call (another module's: at the call)
+        for index, path, taint in self.owner.function_param_stores(func, passed, keywords,
+                                                                   handed):
+            held = node.args[index] if index < len(node.args) else None
+            where = self_path(held) or self.held_path(held) if held is not None else None
+            if where and not isinstance(held, ast.Starred):  # prime(self.meta, pool): on
+                self.store(f"{where}.{path}", node, None, node, taint)  # self.meta, here
         if self.record and not self.deferred:  # translate(loc): `if _MAP is None` in it
             for event in self.owner.function_gates(func, passed, keywords, handed):
                 self.gates.setdefault(id(event.node), event)
@@ -2380,7 +2395,22 @@ class MethodFlow(ast.NodeVisitor):
             if root is not None:  # state._STATE.loc_map = ...: on an object a module keeps
                 return self.store(f"{root}.{target.attr}", target, statement, value_node, value,
                                   "module")
+            handed = self.param_path(target)
+            if handed is not None and value:  # meta.enabled = ...: on what the caller handed
+                self.param_stores.append((*handed, value))
             self.visit(target.value)
+
+    def param_path(self, node: ast.Attribute) -> Optional[Tuple[int, str]]:
+        """``(position, path)`` when ``node`` is an attribute of an object a parameter of
+        this function holds (``meta.store``: ``(0, "store")``), the parameter not rebound."""
+        parts = []
+        while type(node) is ast.Attribute:
+            parts.append(node.attr)
+            node = node.value
+        if type(node) is not ast.Name or node.id not in self.params or (
+                node.id in self.rebound):
+            return None
+        return self.params.index(node.id), ".".join(reversed(parts))
 
     def held_path(self, node: ast.AST) -> Optional[str]:
         """The ``self`` path ``node`` spells through a local holding an object of ours
@@ -2458,6 +2488,8 @@ class MethodFlow(ast.NodeVisitor):
         return node.id if node.id in self.globals or self.owner.is_module_object(node.id) else None
 
     def bind_local(self, name: str, value_node, value: Taint, statement, target) -> None:
+        if name in self.params:
+            self.rebound.add(name)  # (what it holds now is no longer the caller's)
         if name in self.globals:
             self.store(name, target, statement, value_node, value, "module")
         # (asked before the name's own tables change: ``p = p.main_pool`` reads the old ``p``)
