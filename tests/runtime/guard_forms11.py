@@ -16,6 +16,12 @@ resolved through the allocator without the draft check, in a ``functools.cached_
 window geometry as a tensor and a ``numpy`` int; ``__getattr__`` delegation to the live pool;
 CUDA-graph state whose verdict is decided again per forward; a ``defaultdict`` of per-layer
 workspaces; a bound closure reading the backend's live pool.
+
+The blind measure (main at 13e079c, the guard unchanged): 4 of 12 stale classes refused, 6 of
+6 correct ones launched. Three correct twins of what the guard then learnt to read were added
+after (not blind): an ``SWAKVPool`` class kept as an ``isinstance`` tool, the verdict tensor
+written in place per forward beside a kernel function carrying geometry, the allocator in an
+``itertools.repeat``.
 """
 
 from __future__ import annotations
@@ -401,6 +407,70 @@ class BoundLiveClosureAttnBackend(_Base11):
         return q
 
 
+# ------------------------------------------- correct, written after the guard's fix (not blind)
+
+
+class PoolClassToolAttnBackend(_Base11):
+    """Keeps SGLang's ``SWAKVPool`` class (a tool: no pool's type) for the ``isinstance`` test
+    it runs on the live pool per launch."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._window_pool_class = bb.SWAKVPool
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        windowed = isinstance(pool, self._window_pool_class)
+        bb._read_kv(pool, layer, forward_batch,
+                    pool.translate_loc_from_full_to_swa if windowed else None)
+        return q
+
+
+class TensorVerdictPerForwardAttnBackend(TensorVerdictAttnBackend):
+    """The same 0-d verdict tensor, written in place from the live pool before every launch,
+    beside a kernel function whose own attribute is geometry (the page size)."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+
+        def kernel(layer, forward_batch):
+            return _windowed_read(self.token_to_kv_pool, layer, forward_batch)
+
+        kernel.page_size = model_runner.page_size
+        self._kernel = kernel
+
+    def init_forward_metadata(self, forward_batch):
+        super().init_forward_metadata(forward_batch)
+        self._windowed_mask.fill_(_is_swa(self.token_to_kv_pool))
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        super().forward_decode(q, k, v, layer, forward_batch, save_kv_cache)
+        self._kernel(layer, forward_batch)
+        return q
+
+
+class RepeatedAllocatorAttnBackend(_Base11):
+    """The allocator (shared by target and drafts, never swapped) in an ``itertools.repeat``,
+    a ``defaultdict(list)`` of per-layer notes and an iterator over layer ids: no pool held."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._allocators = itertools.repeat(model_runner.token_to_kv_pool_allocator)
+        self._notes = collections.defaultdict(list)
+        self._layer_ids = iter(range(64))
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        self._notes[layer.layer_id].append(next(self._allocators).page_size)
+        _windowed_read(self.token_to_kv_pool, layer, forward_batch)
+        return q
+
+
 STALE = (
     PoolClassKeyAttnBackend, SwaSlotCountAttnBackend, RepeatedPoolAttnBackend,
     CycledStepsAttnBackend, DefaultFactoryPoolAttnBackend, FunctionAttributePoolAttnBackend,
@@ -410,5 +480,6 @@ STALE = (
 CORRECT = (
     PoolClassTableAttnBackend, WindowGeometryArraysAttnBackend, LiveGetattrAttnBackend,
     GraphStatePerForwardAttnBackend, DefaultFactoryWorkspaceAttnBackend,
-    BoundLiveClosureAttnBackend,
+    BoundLiveClosureAttnBackend, PoolClassToolAttnBackend, TensorVerdictPerForwardAttnBackend,
+    RepeatedAllocatorAttnBackend,
 )

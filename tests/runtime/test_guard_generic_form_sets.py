@@ -59,16 +59,6 @@ MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_for
            "guard_forms11": 6}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
-MISSED["guard_forms11"] = {  # the blind measure, before any change for this set
-    "PoolClassKeyAttnBackend": "a pool class kept (type(pool)) is no state the check reads",
-    "SwaSlotCountAttnBackend": "a number chosen by an SWA test from a pool's size is no verdict",
-    "RepeatedPoolAttnBackend": "an itertools iterator shows nothing it holds",
-    "CycledStepsAttnBackend": "an itertools iterator shows nothing it holds",
-    "DefaultFactoryPoolAttnBackend": "a defaultdict's default factory is not searched",
-    "FunctionAttributePoolAttnBackend": "a function's own attributes are not searched",
-    "TensorVerdictAttnBackend": "a flag kept as a 0-d bool tensor is no flag",
-    "BoundPoolClosureAttnBackend": "a method bound to the backend: its function's cells unread",
-}
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
 
 
