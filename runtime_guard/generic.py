@@ -5,21 +5,24 @@ One AROUND hook on SGLang's ``AttentionBackend.forward`` (the dispatch to ``forw
 the backend's pool state belongs to the pool the launch reads (``backend.token_to_kv_pool``, or
 the forward batch's on releases whose backends hold none):
 
-* every attribute holding a KV pool, a method bound to one or a function whose closure cells or
-  defaults captured one names the active pool or one of its sub-pools (an ``SWAKVPool``'s full
-  and SWA pools); so do those of its helpers and record objects (plain objects, dataclasses,
-  namespaces, ``__slots__`` classes, partials' arguments, two levels deep), of pools in its
-  lists, tuples and dicts (three deep), of its class attributes, of the registry entry a
-  property looks up by ``id(self)``, and of its inner backends; one named for an SWA pool or
-  mapping, or inside state the code derives from SWA state, is not None while the launch
-  reads an SWA pool;
+* every attribute holding a KV pool, a method bound to one or a function whose closure cells,
+  defaults or own attributes captured one (bound to the backend with ``types.MethodType``
+  too) names the active pool or one of its sub-pools (an ``SWAKVPool``'s full and SWA pools);
+  so do those of its helpers and record objects (plain objects, dataclasses, namespaces,
+  ``__slots__`` classes, partials' arguments, what an object only C code reads holds, as an
+  ``itertools`` iterator: two levels deep), of pools in its lists, tuples and dicts (a
+  ``defaultdict``'s default factory too; three deep), of its class attributes, of the registry
+  entry a property looks up by ``id(self)``, and of its inner backends; one named for an SWA
+  pool or mapping, or inside state the code derives from SWA state, is not None while the
+  launch reads an SWA pool;
 * so do the module globals the class's code reads (a pool set with ``global``, a context
   variable's value, what it reads off a module ``threading.local``) and the frames of the
   generators it keeps (what they were started with), and a bool it sets with ``global`` from
   an SWA pool test says what the active pool is;
 * every boolean the class's own code decides from an SWA pool or allocator type, whatever it
   is called (the lint's analysis of the class, ``runtime_guard.provenance``), says what the
-  active pool is, and so does a verdict kept as a string, number or enum member; any other
+  active pool is, and so does a verdict kept as a string, number or enum member, or kept in
+  another type (a number's or a one-element tensor's truth, a pool class); any other
   bool named for SWA or a window does not say "not SWA" while the launch reads an SWA layer
   (True beside a full pool may be model geometry, ``has_swa``).
 
@@ -40,7 +43,9 @@ import collections.abc
 import contextvars
 import enum
 import functools
+import gc
 import inspect
+import itertools
 import operator
 import re
 import sys
@@ -59,6 +64,7 @@ from lint_rules.rules._vocab import (
 from runtime_guard import seen
 from runtime_guard.backends import BACKENDS, loaded_subclasses
 from runtime_guard.checks import Problem, active_pool, describe_backend, describe_pool, is_swa_pool
+from runtime_guard.pools import is_base_swa_kv_pool_class
 
 BASE_MODULE = "sglang.srt.layers.attention.base_attn_backend"
 PACKAGES = ("sglang.srt.layers.attention", "sglang.srt.hardware_backend")  # where backends live
@@ -155,7 +161,13 @@ def pool_of(value: Any) -> Any:
         return value
     if kind == _METHOD:
         owner = value.__self__
-        return owner if _kind(owner) == _POOL else None
+        if _kind(owner) == _POOL:
+            return owner
+        # A function bound to another object (``types.MethodType(closure, backend)``): what its
+        # function captured, one level (a pool or a method of one: no cycle through methods).
+        function = value.__func__
+        return next((pool for pool in map(_bound_pool, _captured(function)) if pool), None) if (
+            type(function) is types.FunctionType) else None
     if kind == _PARTIAL:  # a method of a pool, or a function given a pool as an argument
         return next((pool for pool in map(pool_of, (value.func, *value.args,
                                                     *value.keywords.values())) if pool), None)
@@ -180,8 +192,19 @@ def _referent(proxy: Any) -> Any:
 
 
 def _captured(function) -> tuple:
+    """What ``function`` holds: its closure cells, defaults and own attributes (``kernel.kv_pool
+    = pool``: a function object keeps state like any other)."""
     cells = tuple(_cell(cell) for cell in function.__closure__ or ())
-    return cells + (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values())
+    return (cells + (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).values())
+            + tuple(vars(function).values()))
+
+
+def _bound_pool(value: Any) -> Any:
+    """``value`` if it is a pool, the pool it is bound to if it is a method of one, else None."""
+    kind = _kind(value)
+    if kind == _METHOD:
+        value = value.__self__
+    return value if _kind(value) == _POOL else None
 
 
 def _captured_pool(value: Any) -> Any:
@@ -226,12 +249,20 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     soft_name = _soft_name if code is None else is_flag_name
     swa_state = code.swa_state if code is not None else frozenset()
     kept_values = _verdict_values(code, cls)
+    # A proven flag kept in another type than bool (a pool class, a number, a one-element
+    # tensor) is judged by what it says (``_truth``): negated as its name says, or as the
+    # store's polarity does (``Proven.truths``).
+    kept_flags = {} if code is None else {
+        **{flag: flag.startswith(_NEGATED) for flag in code.flags}, **dict(code.truths)}
     direct, flags, verdicts = [], [], []
     found = _Found([], [], [], [], [])
     for name, value in state.items():
         if name.startswith(_OURS):
             continue
-        if _kind(value) == _TENSOR:
+        if name in kept_flags and name not in kept_values and type(value) is not bool and (
+                _truth(value) is not None):
+            flags.append((name, kept_flags[name]))
+        elif _kind(value) == _TENSOR:
             found.tensors.append((name, (), name, value))
         elif name in kept_values and type(value) is not bool:
             verdicts.append((name, *kept_values[name]))
@@ -623,10 +654,12 @@ def _items(value: Any) -> list:
     read, and an allocator's pool is what resolvers consult: neither is a helper. A dict
     entry keyed by its own pool's id is a memo of the live pool, not a cached one."""
     kind = _kind(value)
-    if kind == _FUNCTION:
+    if kind == _FUNCTION:  # its closure cells and its own attributes
         names = value.__code__.co_freevars
         return [(f".{names[i]}", _cell(cell), _CellGetter(i))
-                for i, cell in enumerate(value.__closure__ or ())]
+                for i, cell in enumerate(value.__closure__ or ())] + [
+            (f".{name}", item, operator.attrgetter(name)) for name, item in vars(value).items()
+            if not name.startswith("__")]
     if kind == _METHOD:
         owner = value.__self__
         return [("", owner, _SELF)] if _kind(owner) == _OTHER else []
@@ -646,6 +679,9 @@ def _items(value: Any) -> list:
     elif isinstance(value, collections.abc.Mapping):  # a dict, a MappingProxyType, ...
         pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in list(value.items())
                  if isinstance(k, (str, int)) and not _memo_entry(k, v))
+        factory = getattr(value, "default_factory", None)  # a defaultdict's: what a key gets
+        if factory is not None:
+            pairs = itertools.chain([((".default_factory", _FACTORY), factory)], pairs)
     elif isinstance(value, collections.abc.Set):  # a set, frozenset, WeakSet
         pairs = (((f"{{{k}}}", _Nth(k)), v) for k, v in enumerate(list(value)))
     else:
@@ -658,6 +694,9 @@ def _items(value: Any) -> list:
             names = list(inside)
         else:
             names = [name for klass in type(value).__mro__ for name in _slot_names(klass)]
+            if not names:  # an object only C code reads (an itertools iterator): what it holds
+                return [(f"<held {i}>", item, _Referent(i))
+                        for i, item in enumerate(gc.get_referents(value)[:_RECORD_ITEMS])]
         pairs = (((f".{k}", operator.attrgetter(k)), getattr(value, k, None)) for k in names
                  if k.isidentifier() and not k.startswith("__"))
     found = []
@@ -732,6 +771,19 @@ class _Nth(NamedTuple):
 
 _SELF = operator.attrgetter("__self__")
 _FUNC = operator.attrgetter("func")
+_FACTORY = operator.attrgetter("default_factory")
+
+
+class _Referent(NamedTuple):
+    """The ``index``-th object an opaque object holds (``gc.get_referents``: what its C code
+    keeps, ``itertools.repeat``'s item, ``itertools.cycle``'s iterator and saved items). The
+    index is the one discovery found: an iterator that moved on since (a cycle past its first
+    round drops its iterator) may hold something else there, or nothing."""
+
+    index: int
+
+    def __call__(self, value):
+        return gc.get_referents(value)[self.index]
 
 
 class _Arg(NamedTuple):
@@ -1066,16 +1118,48 @@ def _flag_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
     if layout.flags or layout.class_flags:
         facts = active_facts(active)
         for name, negated in layout.flags + layout.class_flags:
-            flag = state[name] if name in state else getattr(type(backend), name, None)
-            if type(flag) is bool and (flag != negated) != facts.is_swa and (
+            kept = state[name] if name in state else getattr(type(backend), name, None)
+            flag = kept if type(kept) is bool else _truth(kept)
+            if flag is not None and (flag != negated) != facts.is_swa and (
                     flag != negated or facts.expects_swa):
                 return Problem("flag", _flag_message(outer, layer_id, active, prefix + name,
-                                                     flag))
+                                                     _shown_flag(kept)))
     for name, steps, path, negated in layout.soft:
         flag = _follow(state.get(name), steps) if steps else state.get(name)
         if flag is negated and _reads_swa_layer(active, layer_id):  # bools are singletons
             return Problem("flag", _flag_message(outer, layer_id, active, prefix + path, flag))
     return None
+
+
+_tensor_truths: dict = {}  # id(tensor) -> (tensor, its version, its truth)
+
+
+def _truth(value: Any) -> Optional[bool]:
+    """What a flag kept in ``value`` says of SWA: a bool itself; a number's or a one-element
+    tensor's truth; for a pool class, whether it is an SWA pool's. None for anything else.
+    A tensor is read again only after an in-place write (its version changes): a device
+    tensor's read waits for the device."""
+    if type(value) is bool:
+        return value
+    if isinstance(value, type):
+        return is_base_swa_kv_pool_class(value) if _POOL_BASE in {
+            klass.__name__ for klass in value.__mro__} else None
+    if isinstance(value, (int, float)) or (type(value).__module__ == "numpy" and getattr(
+            value, "ndim", None) == 0):
+        return bool(value)
+    if _kind(value) == _TENSOR and value.numel() == 1:
+        cached = _tensor_truths.get(id(value))
+        if cached is None or cached[0] is not value or cached[1] != value._version:
+            if len(_tensor_truths) > 256:
+                _tensor_truths.clear()
+            cached = _tensor_truths[id(value)] = (value, value._version, bool(value.item()))
+        return cached[2]
+    return None
+
+
+def _shown_flag(kept: Any) -> str:
+    """A kept flag as a message shows it: a bool as it is, a pool class by name."""
+    return kept.__name__ if isinstance(kept, type) else repr(kept)
 
 
 def _reads_swa_layer(active: Any, layer_id: Optional[int]) -> bool:

@@ -54,6 +54,12 @@ def is_base_swa_kv_pool(pool: Any) -> bool:
     return _is(pool, BASE_SWA_KV_POOL)
 
 
+def is_base_swa_kv_pool_class(cls: Any) -> bool:
+    """``issubclass(cls, BaseSWAKVPool)``: a pool class kept where a verdict would be."""
+    base = sglang_class(BASE_SWA_KV_POOL)
+    return base is not None and isinstance(cls, type) and issubclass(cls, base)
+
+
 def routes_window_layers(pool: Any) -> bool:
     """Whether a non-translating ``KVIndexTranslator`` built over ``pool`` has a
     sliding-window id space: a ``BaseSWAKVPool`` other than a DSv4 pool with a request window."""

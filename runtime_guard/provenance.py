@@ -55,6 +55,7 @@ class Proven(NamedTuple):
     refreshed: frozenset = frozenset()  # written in place outside __init__ (kept current)
     choices: tuple = ()  # (attr, method if SWA, method if not): a verdict kept as a choice
     verdicts: tuple = ()  # (attr, module, value if SWA, value if not): a flag kept as a value
+    truths: tuple = ()  # (attr, negated): a flag kept as the truth of a number or tensor
 
 
 class _Parsed(NamedTuple):
@@ -101,12 +102,13 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     refreshed = _refreshed(classes)
     if not any(map(_vouched, local.stores.values())):
         return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed,
-                      _choices(classes, local.flags), _verdicts(classes, local.flags | local.state))
+                      _choices(classes, local.flags), _verdicts(classes, local.flags | local.state),
+                      _truths(classes))
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
     return Proven(frozenset(flags), frozenset(state - flags), refreshed,
-                  _choices(classes, flags), _verdicts(classes, flags | state))
+                  _choices(classes, flags), _verdicts(classes, flags | state), _truths(classes))
 
 
 def _verdicts(classes: list, flags: set) -> tuple:
@@ -132,11 +134,47 @@ def _verdicts(classes: list, flags: set) -> tuple:
     return tuple((attr, *next(iter(pairs))) for attr, pairs in found.items() if len(pairs) == 1)
 
 
+def _truths(classes: list) -> tuple:
+    """(attr, negated) for each ``x`` whose truth a store decides by an SWA pool test
+    (``_truth_store``: ``torch.tensor(is_swa(pool))``, ``np.int64(pool.size_swa if is_swa(pool)
+    else 0)``), where the conversion or the number stops the lint's taint: a flag kept as a
+    number or a tensor. An attribute stored with both polarities is left out."""
+    found: dict = {}
+    for klass in classes:
+        namespace = vars(sys.modules.get(klass.__module__, types))
+        for attr, test, flip, local in _stores(klass).truths:
+            polarity = _swa_polarity(test, local, namespace)
+            if polarity is not None:
+                found.setdefault(attr, set()).add(polarity == flip)
+    return tuple((attr, negated.pop()) for attr, negated in found.items() if len(negated) == 1)
+
+
+# Calls that keep a value's truth: ``bool``/``int``, numpy's scalar types and arrays, tensors.
+_CONVERSIONS = frozenset({"bool", "int", "float", "bool_", "int8", "int16", "int32", "int64",
+                          "uint8", "intp", "array", "asarray", "tensor", "as_tensor"})
+
+
+def _truth_store(value: ast.AST) -> Optional[tuple]:
+    """(test, flip) for a stored value whose truth is ``test``'s (``not test``'s with ``flip``):
+    a test under conversions (``torch.tensor(t)``, ``int(t)``), or a two-way pick between
+    something and a falsy constant, converted or not (``np.int64(n if t else 0)``)."""
+    converted = False
+    while (isinstance(value, ast.Call) and len(value.args) == 1
+           and ast.unparse(value.func).rpartition(".")[2] in _CONVERSIONS):
+        value, converted = value.args[0], True
+    if isinstance(value, ast.IfExp):
+        falsy = [isinstance(branch, ast.Constant) and not branch.value
+                 for branch in (value.body, value.orelse)]
+        return (value.test, falsy[0]) if falsy.count(True) == 1 else None
+    return (value, False) if converted else None
+
+
 class _Stores(NamedTuple):
     """What one class's methods store on ``self``, read in one walk of each method."""
 
     two_way: tuple  # (attr, test, (value if true, value if false), locals bound once)
     assigned: dict  # attr -> names of the methods assigning it
+    truths: tuple = ()  # (attr, test, flip, locals bound once): see ``_truth_store``
 
 
 _class_stores: dict = {}  # class -> _Stores (a base's read once for all its subclasses)
@@ -145,7 +183,7 @@ _class_stores: dict = {}  # class -> _Stores (a base's read once for all its sub
 def _stores(klass: type) -> _Stores:
     cached = _class_stores.get(klass)
     if cached is None:
-        two_way, assigned = [], {}
+        two_way, assigned, truths = [], {}, []
         for method in _methods(_class_node(klass)):
             local = None  # read only for a test through a local
             for stmt in ast.walk(method):
@@ -153,11 +191,16 @@ def _stores(klass: type) -> _Stores:
                     attr = next(_self_attr(stmt.targets[0]), None)
                     if attr is not None:
                         assigned.setdefault(attr, set()).add(method.name)
+                        truth = _truth_store(stmt.value)
+                        if truth is not None:
+                            if local is None and isinstance(_unwrapped(truth[0], {}), ast.Name):
+                                local = _single_locals(method)
+                            truths.append((attr, *truth, local or {}))
                 for attr, test, branches in _two_way_stores(stmt):
                     if local is None and isinstance(_unwrapped(test, {}), ast.Name):
                         local = _single_locals(method)
                     two_way.append((attr, test, branches, local or {}))
-        cached = _class_stores[klass] = _Stores(tuple(two_way), assigned)
+        cached = _class_stores[klass] = _Stores(tuple(two_way), assigned, tuple(truths))
     return cached
 
 

@@ -28,6 +28,10 @@ launch naming its state, each correct one launches, with the helpers of
 - ``guard_forms_bound``: gaps8's verdicts made through helpers bound by assignment (``x =
   module.f``, an alias of an alias, ``staticmethod(f)``, ``functools.partial(f, strict=True)``,
   a name bound in one arm of an ``if``), with correct twins; before: 0 of 5 stale refused.
+- ``guard_forms11``: written blind by rt16 from the bug class (state in an ``itertools``
+  iterator, a ``defaultdict``'s factory, a function attribute, a ``WeakMethod``, a bound
+  closure, a ``ChainMap``, a 0-d tensor, a ``numpy`` slot count, a pool class as a table key,
+  ``init_cuda_graph_state``, a ``cached_property``), with correct twins.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -51,7 +55,8 @@ from test_guard_generic_forms import (  # noqa: E402
 )
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
-           "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5}
+           "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5,
+           "guard_forms11": 6}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
