@@ -674,11 +674,12 @@ class ModuleScope:
             kinds: Dict[str, Optional[ast.expr]] = {}
             classes = self.backend_names(options)
             found, handed = [], None
-            for statement in _module_statements(getattr(self.tree, "body", ())):
+            for statement, owner in self._builder_candidates():
                 for name, kind, made in built_backends(
                         statement, lambda f: self.is_backend_class(f, options), self._helper):
                     built = any(type(s.value) is not ast.Name for s in made)
-                    found.append((statement, kind, built, builder_method(statement, name, made)))
+                    found.append((statement, kind, built,
+                                  builder_method(statement, name, made, owner)))
             for statement, kind, built, method in found:
                 if not built:  # handed a backend: unless a backend hands itself to it
                     if handed is None:  # (or a builder here hands it what it built)
@@ -699,6 +700,19 @@ class ModuleScope:
                     kinds.setdefault(key, kind)
             self._builders = (own, [(kinds[key], methods) for key, methods in other.items()])
         return self._builders
+
+    def _builder_candidates(self) -> Iterator[Tuple[ast.AST, str]]:
+        """``(function, owner)``: each module function (owner ``""``), and each method of a
+        class of the module (owner: that class's name; a multi-step draft wrapper building its
+        per-step backends in ``__init__``, a composite its children)."""
+        for statement in _module_statements(getattr(self.tree, "body", ())):
+            if type(statement) is ast.ClassDef:
+                if not is_test_case(map(last_name, statement.bases)):
+                    for method in statement.body:
+                        if type(method) is ast.FunctionDef:
+                            yield method, statement.name
+            else:
+                yield statement, ""
 
     def _helper(self, func: ast.AST) -> bool:
         """``func`` names a function of this module or one imported (a helper a builder may

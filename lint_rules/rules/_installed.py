@@ -31,6 +31,7 @@ from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BAC
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 INSTANCE = "self"
+OWNER = "_owner"  # a builder method's own ``self`` (``builder_method``)
 DESCRIPTOR = "_descriptor"  # what a descriptor's own ``self`` is renamed to
 
 
@@ -572,16 +573,24 @@ def _reaches_pool(name: str) -> bool:
     return name.lower().endswith(RUNNER_WORD) or name in POOL_NAMES or is_swa_word(name)
 
 
-def builder_method(function: ast.FunctionDef, name: str, constructions: tuple) -> ast.AST:
+def builder_method(function: ast.FunctionDef, name: str, constructions: tuple,
+                   owner: str = "") -> ast.AST:
     """``function`` as a method of the backend it keeps state on: the local or parameter
     ``name`` holding it is ``self`` (a parameter ``self`` added where it was a local), and so
     is each alias of it (``target = backend``); its construction and those aliasings a
     ``pass`` (what the constructor keeps is the class's own), no decorators (a registering
-    decorator runs nothing of it). Its nodes keep their positions."""
+    decorator runs nothing of it). A method of class ``owner`` (no backend) is named
+    ``owner.method``, its own first parameter ``_owner``: what it keeps on itself is not the
+    backend's. Its nodes keep their positions."""
     memo: dict = {}
     copied = copy.deepcopy(function, memo)
     made = {id(memo[id(s)]) for s in constructions if id(s) in memo}
     renames = {name: INSTANCE}
+    if owner:
+        copied.name = f"{owner}.{function.name}"
+        positional = [*function.args.posonlyargs, *function.args.args]
+        if positional and "staticmethod" not in {last_name(d) for d in function.decorator_list}:
+            renames[positional[0].arg] = OWNER
     renames.update((s.targets[0].id, INSTANCE) for s in constructions
                    if type(s.value) is ast.Name)
     if made:
