@@ -501,7 +501,8 @@ class ModuleScope:
     def _define(self, statement: ast.stmt) -> None:
         if isinstance(statement, FUNCTIONS):
             self.globals.add(statement.name)
-            self.functions.setdefault(statement.name, statement)
+            if not _is_overload(statement, self.imports):  # (a typing stub: the def after runs)
+                self.functions.setdefault(statement.name, statement)
             if _decorator_names(statement, self.imports) & set(CACHED_DECORATORS):
                 self.cached.add(statement.name)
         elif isinstance(statement, ast.ClassDef):
@@ -894,6 +895,11 @@ def _given_self(function: ast.AST, positions: Tuple[int, ...], bound: bool) -> O
     if (positions, bound) not in copies:
         copies[positions, bound] = given_self(function, positions, bound)
     return copies[positions, bound]
+
+
+def _is_overload(node: ast.AST, imports: Dict[str, str]) -> bool:
+    """A ``typing.overload`` stub: a signature only, the def that follows is what runs."""
+    return "overload" in _decorator_names(node, imports)
 
 
 def _decorator_names(node, imports: Optional[Dict[str, str]] = None) -> set:
@@ -1811,8 +1817,8 @@ class _Pass:
                 self.memo_fields[("package", qualified, arguments, keywords)] = found[1]
             if found[2]:  # the globals of its module it sets: stores this call makes
                 self.foreign_globals[(qualified, arguments, keywords, given_self)] = [
-                    StoreEvent(name, None, None, None, Taint(taint), False, False, "module",
-                               under=Taint(under)) for name, taint, under in found[2]]
+                    StoreEvent(name, None, None, None, Taint(taint), False, bool(memo), "module",
+                               memo, Taint(under)) for name, taint, under, memo in found[2]]
             if found[3]:  # what it stores on objects it is handed
                 self.memo_params[("package", qualified, arguments, keywords, given_self)] = [
                     (index, path, Taint(taint)) for index, path, taint in found[3]]
@@ -2516,7 +2522,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                 _sets_property(d, statement.name) for d in statement.decorator_list):
             setters.append(statement.name)  # its setter: run by `self.<name> = value`
             facts.methods[setter_of(statement.name)] = statement
-        elif isinstance(statement, FUNCTIONS) and statement.name not in facts.methods:
+        elif isinstance(statement, FUNCTIONS) and statement.name not in facts.methods and (
+                not _is_overload(statement, scope.imports)):
             facts.methods[statement.name] = statement
             marks = _decorator_names(statement, scope.imports)
             if "property" in marks:
@@ -3898,8 +3905,9 @@ def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
     """``(returned, fields, globals, handed)``: what function ``name`` (or factory ``"C.of"``)
     of another module returns for arguments holding these taints (the arguments at
     ``given_self`` the backend itself), the fields of the record it builds, the module globals
-    it sets (``(name, taint, under)``, named by ``_global_name``) and its stores on objects
-    its arguments hold (``(position, path, taint)``)."""
+    it sets (``(name, taint, under, memo)``, named by ``_global_name``; ``memo``: the memo a
+    lazy fill of it tests, or "") and its stores on objects its arguments hold (``(position,
+    path, taint)``)."""
     owner_name, _, method = name.rpartition(".")
     if not owner_name and scope.is_resolver(name):
         return CLEAN, {}, (), ()
@@ -3911,7 +3919,8 @@ def module_function_effects(scope: ModuleScope, name: str, arguments: tuple,
     returned = owner.function_returns(func, tuple(arguments), keywords=keywords,
                                       given_self=given_self)
     fields = owner.function_fields(func, tuple(arguments), keywords, given_self)
-    kept = tuple((_global_name(scope, made.attr), made.taint, made.under) for made in
+    kept = tuple((_global_name(scope, made.attr), made.taint, made.under,
+                  made.memo if made.lazy else "") for made in
                  owner.function_globals(func, tuple(arguments), keywords, given_self)
                  if made.taint)
     handed = tuple(owner.function_param_stores(func, tuple(arguments), keywords, given_self))

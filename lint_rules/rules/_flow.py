@@ -1710,8 +1710,9 @@ class MethodFlow(ast.NodeVisitor):
             self.fields[id(node)] = fields
         for made in self.owner.function_globals(func, passed, keywords, handed):  # install(
             self.store(made.attr, made.node or node, made.statement, made.value or node,
-                       made.taint, "module", made.under)  # pool): its stores, where they
-            # stand in this module, made by this call (another module's: at the call)
+                       made.taint, "module", made.under, made.memo if made.lazy else "")
+            # install(pool): its stores, where they stand in this module, made by this call
+            # (another module's: at the call), a lazy fill there one here too
         for index, path, taint in self.owner.function_param_stores(func, passed, keywords,
                                                                    handed):
             held = node.args[index] if index < len(node.args) else None
@@ -2284,8 +2285,10 @@ class MethodFlow(ast.NodeVisitor):
             self.stores.append(event)
 
     def store(self, attr: str, node, statement, value_node, value: Taint, scope="self",
-              under: Taint = CLEAN) -> None:
-        memo, lazy = self.laziness(MODULE_MEMO + attr if scope == "module" else attr)
+              under: Taint = CLEAN, filled: str = "") -> None:
+        """``filled``: the memo a callee's lazy fill made it under (a fill here too)."""
+        memo, lazy = (filled, True) if filled else self.laziness(
+            MODULE_MEMO + attr if scope == "module" else attr)
         event = StoreEvent(attr, node, statement, value_node, value, self.alone, lazy, scope,
                            memo, self.control[-1] | under)
         if scope == "module" and value:  # (a summary's too: what a call of it leaves there)
@@ -2416,8 +2419,6 @@ class MethodFlow(ast.NodeVisitor):
         """The ``self`` path ``node`` spells through a local holding an object of ours
         (``planner = self.planner``: ``planner.window_map`` is ``planner.window_map`` of
         ``self``), or None."""
-        if type(node) is not ast.Attribute:
-            return None
         parts = []
         while type(node) is ast.Attribute:
             parts.append(node.attr)
@@ -2804,13 +2805,26 @@ class MethodFlow(ast.NodeVisitor):
 
     def attribute_store(self, call: ast.Call) -> bool:
         """``setattr(self, "x", v)``, ``object.__setattr__(self, "x", v)``,
-        ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``."""
+        ``self.__dict__.update(x=v)`` / ``vars(self).update({"x": v})``; ``setattr`` on an
+        object of ours (``setattr(self.inner, "x", v)``) or one a module keeps."""
         func, args = call.func, call.args
         if last_name(func) in ("setattr", "__setattr__") and len(args) == 3 and is_self(args[0]):
             name = self.spelled(args[1])  # (reported at the call, as each store below)
             self.store(name or "<setattr>", call, None, args[2],
                        self.controlled(args[2], self.visit(args[2])))
             return True
+        if last_name(func) == "setattr" and len(args) == 3 and type(args[0]) in (
+                ast.Attribute, ast.Name):
+            held = self_path(args[0]) or self.held_path(args[0])  # setattr(self.inner, "x", v)
+            root = None if held else self.kept_root(args[0])  # setattr(state.STATE, "x", v)
+            name = self.spelled(args[1]) if held or root else None
+            if name:
+                value = self.controlled(args[2], self.visit(args[2]))
+                if held:
+                    self.store(f"{held}.{name}", call, None, args[2], value)
+                else:
+                    self.store(f"{root}.{name}", call, None, args[2], value, "module")
+                return True
         if isinstance(func, ast.Attribute) and func.attr == "setdefault" and len(args) == 2 \
                 and const_str(args[0]) and is_self(_namespace_of(func.value) or func):
             self.store(const_str(args[0]), call, None, args[1],  # vars(self).setdefault
@@ -3005,6 +3019,8 @@ class MethodFlow(ast.NodeVisitor):
                 and type(test.ops[0]) in (ast.Is, ast.IsNot):
             test, absent = test.left, absent != (type(test.ops[0]) is ast.Is)
         attr = self_path(test) or self.held_path(test)
+        if not attr and type(test) in (ast.Name, ast.Attribute) and self.module_holder(test):
+            attr = MODULE_MEMO + self.module_holder(test)  # global _MAP; if _MAP is None: ...
         if not attr:  # if key in self.memo: return self.memo[key] (the rest fills it)
             hit = memo_key(self.unaliased(node.test), self.memo_holder)
             return (hit[0], False) if hit and not hit[2] and _terminates(node.body) and (
