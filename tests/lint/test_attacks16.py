@@ -1,12 +1,17 @@
-"""A sixteenth hostile round (attack16): what the pool attribute of a safe fix may hold;
-through the real ``poolguard`` subprocess on real files."""
+"""A sixteenth hostile round (attack16): what the pool attribute of a safe fix may hold, and a
+report the reader of a pipe left half-read; through the real ``poolguard`` subprocess on real
+files."""
 from __future__ import annotations
 
+import resource
+import signal
+import subprocess
+import sys
 from textwrap import dedent
 
 import pytest
 
-from clirun import poolguard, write
+from clirun import STALE, poolguard, write
 
 # A type flag (KVP002) beside a store into the pool attribute the property fix would read.
 TYPE_FLAG = dedent("""\
@@ -51,3 +56,46 @@ def test_a_pool_attr_holding_the_pool_or_none_is_still_fixed_into(tmp_path, valu
     poolguard("lint", "--no-cache", "--isolated", "--fix", "b.py", cwd=root)
     fixed = (root / "b.py").read_text()
     assert "def use_swa(self):" in fixed and "self.use_swa = isinstance" not in fixed
+
+
+def _limited_file_size(limit: int):
+    """For a child: files it writes may grow to ``limit`` bytes; a write past it takes what
+    fits and then fails with EFBIG (SIGXFSZ ignored), as a disk that fills up does."""
+    def limit_it():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    return limit_it
+
+
+@pytest.mark.parametrize("form", ["text", "json", "sarif", "diff"])
+def test_a_report_the_disk_takes_only_part_of_is_an_error(tmp_path, form):
+    # stdout took the first 64 KiB of the report and refused the rest: the report was cut
+    # (a SARIF file no upload parses) and the run exited 1, as if the report were whole
+    fixable = TYPE_FLAG.format(value="None if model_runner.is_draft_worker else "
+                                     "self.token_to_kv_pool")
+    root = write(tmp_path / "t", {f"m{i}.py": fixable for i in range(200)})
+    report = tmp_path / "report"
+    args = ["--diff"] if form == "diff" else ["--format", form]
+    with open(report, "wb") as out:
+        done = subprocess.run(
+            [sys.executable, "-m", "lint_rules.cli", "lint", "--isolated", "--no-cache", *args,
+             "."], cwd=root, stdout=out, stderr=subprocess.PIPE, text=True, timeout=300,
+            preexec_fn=_limited_file_size(16384))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert report.stat().st_size == 16384
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.splitlines()[-1] == (
+        "poolguard: error: cannot write the report to stdout: File too large"), done.stderr
+
+
+def test_a_report_whose_reader_left_early_is_an_error(tmp_path):
+    # `poolguard lint | head -1` with a report longer than the pipe holds: exit 2 (as said
+    # for a reader that left), not the 1 of a report written whole
+    root = write(tmp_path / "t", {f"m{i}.py": STALE for i in range(1000)})
+    child = subprocess.Popen([sys.executable, "-m", "lint_rules.cli", "lint", "--isolated",
+                              "--no-cache", "."], cwd=root, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    assert child.stdout.readline().startswith(b"m")
+    child.stdout.close()
+    assert child.wait(timeout=300) == 2
+    assert b"Traceback" not in child.stderr.read()
