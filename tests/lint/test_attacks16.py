@@ -7,6 +7,7 @@ import resource
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -99,3 +100,35 @@ def test_a_report_whose_reader_left_early_is_an_error(tmp_path):
     child.stdout.close()
     assert child.wait(timeout=300) == 2
     assert b"Traceback" not in child.stderr.read()
+
+
+# Deletes a file as soon as its modification time shows a write (its fix).
+_DELETE_WHEN_WRITTEN = (
+    "import os, sys, time\n"
+    "path = sys.argv[1]\n"
+    "start = os.stat(path).st_mtime_ns\n"
+    "deadline = time.time() + 120\n"
+    "while os.stat(path).st_mtime_ns == start and time.time() < deadline:\n"
+    "    time.sleep(0.001)\n"
+    "os.unlink(path)\n")
+
+
+def test_a_file_fixed_then_deleted_mid_run_keeps_its_result(tmp_path):
+    # --fix analyses the package again once a fix rewrote a module others read, walking the
+    # tree anew: a file the first pass had fixed and that was gone by then lost its findings
+    # and its place in "Fixed N files", with no line said about it
+    example = (Path(__file__).resolve().parents[2] / "lint_rules" / "examples"
+               / "trtllm_backend_prefix.py").read_text()
+    files = {f"m{i}.py": example for i in range(30)}
+    files["a_first.py"] = example + "# padding, so it is read and fixed first\n" * 3000
+    root = write(tmp_path / "t", files)
+    watcher = subprocess.Popen([sys.executable, "-c", _DELETE_WHEN_WRITTEN,
+                                str(root / "a_first.py")])
+    try:
+        done = poolguard("lint", "--isolated", "--no-cache", "--fix", "--jobs", "1", ".",
+                         cwd=root)
+    finally:
+        watcher.wait(timeout=150)
+    assert not (root / "a_first.py").exists()
+    assert "Fixed 31 files" in done.stderr, done.stderr
+    assert "a_first.py:36:9: KVP001" in done.stdout, done.stdout
