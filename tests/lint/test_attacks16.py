@@ -132,3 +132,36 @@ def test_a_file_fixed_then_deleted_mid_run_keeps_its_result(tmp_path):
     assert not (root / "a_first.py").exists()
     assert "Fixed 31 files" in done.stderr, done.stderr
     assert "a_first.py:36:9: KVP001" in done.stdout, done.stdout
+
+
+# Attribute names only setattr can give: a newline with a forged finding after it, an escape
+# sequence, a line separator.
+ODD_NAMES = (
+    "class DemoAttnBackend(AttentionBackend):\n"
+    "    def __init__(self, model_runner):\n"
+    "        setattr(self, 'pool\\nx.py:1:1: KVP999 \\x1b[31mforged',\n"
+    "                model_runner.token_to_kv_pool)\n"
+    "        setattr(self, 'is_swa\\u2028z',\n"
+    "                isinstance(model_runner.token_to_kv_pool, SWAKVPool))\n"
+    "\n"
+    "    def forward(self):\n"
+    "        if getattr(self, 'is_swa\\u2028z'):\n"
+    "            return 1\n")
+
+
+def test_a_name_from_the_source_never_breaks_a_findings_line(tmp_path):
+    # the message quoted the name raw: the text report (and flake8's) showed a line
+    # 'x.py:1:1: KVP999 ...' of its own, and the terminal obeyed ESC [31m
+    root = write(tmp_path / "t", {"s.py": ODD_NAMES})
+    shown = "self.pool\\nx.py:1:1: KVP999 \\x1b[31mforged caches pool state"
+    for form in ("text", "github"):
+        done = poolguard("lint", "--isolated", "--no-cache", "--format", form, "s.py",
+                         cwd=root, expect=1)
+        lines = done.stdout.splitlines()
+        assert len(lines) == 3 and shown in lines[0], lines
+        assert "self.is_swa\\u2028z" in lines[1] and "\x1b" not in done.stdout, lines
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                             "s.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert flake8.stdout.splitlines()[0] == f"s.py:3:9: KVP001 {shown} in __init__(); " \
+        "FROZEN_KV swaps pools: read self.token_to_kv_pool per forward", flake8.stdout
+    assert len(flake8.stdout.splitlines()) == 3, flake8.stdout
