@@ -165,3 +165,23 @@ def test_a_name_from_the_source_never_breaks_a_findings_line(tmp_path):
     assert flake8.stdout.splitlines()[0] == f"s.py:3:9: KVP001 {shown} in __init__(); " \
         "FROZEN_KV swaps pools: read self.token_to_kv_pool per forward", flake8.stdout
     assert len(flake8.stdout.splitlines()) == 3, flake8.stdout
+
+
+@pytest.mark.parametrize("update", ["self.__dict__.update(_swa_kv_pool=other)",
+                                    "vars(self).update(dict(swa=other), extra=other)"])
+def test_a_namespace_update_from_a_plain_local_is_analysed(tmp_path, update):
+    # a keyword's value that is a local name was read as a local bound to a dict display:
+    # KeyError 'other', an internal error (exit 2) for the CLI and a traceback that ends the
+    # whole flake8 run
+    source = ("class DemoAttnBackend(AttentionBackend):\n"
+              "    def __init__(self, model_runner):\n"
+              "        self._swa_kv_pool = model_runner.token_to_kv_pool\n\n"
+              "    def reset(self, other):\n"
+              f"        {update}\n")
+    root = write(tmp_path / "t", {"b.py": source})
+    done = poolguard("lint", "--isolated", "--no-cache", "b.py", cwd=root, expect=1)
+    assert done.stdout.startswith("b.py:3:9: KVP001 self._swa_kv_pool"), done.stdout
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "KVP",
+                             "b.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert flake8.returncode == 1 and not flake8.stderr, flake8.stderr
+    assert flake8.stdout.startswith("b.py:3:9: KVP001 self._swa_kv_pool"), flake8.stdout
