@@ -38,18 +38,34 @@ def _write(text) -> None:
     if not text:
         return
     try:
-        if isinstance(text, bytes):
+        if getattr(sys.stdout, "buffer", None) is None and isinstance(text, str):
+            sys.stdout.write(text)  # a stream of text alone (a caller's StringIO); None: closed
             sys.stdout.flush()
-            sys.stdout.buffer.write(text)
-        else:
-            sys.stdout.write(text)
+            return
         sys.stdout.flush()
+        if isinstance(text, str):  # as the text layer would encode it ("\n" kept)
+            text = text.encode(sys.stdout.encoding, sys.stdout.errors or "strict")
+        _write_all(sys.stdout.buffer, text)
     except BrokenPipeError:
         raise  # the reader left (`| head`): the CLI stays quiet
     except (AttributeError, OSError, ValueError) as exc:  # None when closed; ENOSPC; EBADF
         reason = "it is closed" if sys.stdout is None else getattr(exc, "strerror", None) or exc
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # Python's exit flush must not fail
         raise UsageError(f"cannot write the report to stdout: {reason}")
+
+
+def _write_all(buffer, data: bytes) -> None:
+    """Every byte of ``data``, or an OSError. A write the device takes only part of (a disk
+    that fills, a pipe whose reader leaves) returns the part it took and no error from
+    Python's buffered layer, and the text layer drops even that count: the rest of a report
+    was lost with the exit status of a whole one. Writing the rest gets the device's error."""
+    view = memoryview(data)
+    while view:
+        written = buffer.write(view)
+        if written is None:  # an unbuffered (python -u), non-blocking stdout that is full
+            raise BlockingIOError(errno.EAGAIN, "it is non-blocking and full")
+        view = view[written:]
+    buffer.flush()
 
 
 def write_stderr(text: str) -> None:

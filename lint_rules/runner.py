@@ -675,11 +675,26 @@ def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
         if not stale:
             break
         keep = {path: r for path, r in state.results.items() if path not in stale}
+        earlier = state
         state = _pass(paths, config, mode, jobs, cache, unsafe, keep, state.drafts)
+        _carry_vanished(earlier, state)
     files = [state.results[path] for path in state.order]
     for result in files:
         result.fixed = result.fixed or result.path in fixed
     return RunResult(files=files, errors=state.errors)
+
+
+def _carry_vanished(earlier: _TreeRun, state: _TreeRun) -> None:
+    """A file an earlier pass read that the walk of a later one no longer finds (deleted or
+    renamed while --fix ran) keeps what the earlier pass found, its fix and its error line:
+    it was analysed (and maybe written), and a file is analysed or reported, never dropped."""
+    found = set(state.order)
+    for path in earlier.order:
+        if path not in found:
+            state.order.append(path)
+            result = state.results[path] = earlier.results[path]
+            if result.error and result.error not in state.errors:
+                state.errors.append(result.error)
 
 
 def _pass(paths: list, config: RunConfig, mode: str, jobs: Optional[int],

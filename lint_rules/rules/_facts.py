@@ -2399,6 +2399,20 @@ def _walk_scan(function: ast.AST) -> Tuple[frozenset, bool, frozenset, dict]:
     return frozenset(calls), asks, frozenset(binds), handed
 
 
+# What a store can never make None: a literal of any kind, a function, or one of the runner's
+# shared pools (the allocator a resolver asks for the SWA pool is never that pool itself).
+_NEVER_NONE = (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
+               ast.GeneratorExp, ast.JoinedStr, ast.Lambda)
+
+
+def _never_none(value: Optional[ast.AST]) -> bool:
+    """``value`` is never None, so a test of it against None decides nothing."""
+    if type(value) is ast.Constant:
+        return value.value is not None
+    return isinstance(value, _NEVER_NONE) or (
+        type(value) is ast.Attribute and value.attr in SHARED_POOLS)
+
+
 def _names_runner(value: ast.AST) -> bool:
     """``model_runner`` / ``self.model_runner``: the runner itself, whose ``token_to_kv_pool``
     a FROZEN_KV swap rebinds (an attribute of ours holding it reaches the active pool); also
@@ -2698,6 +2712,11 @@ class FileFacts:
                 s.value) or type(s.value) is ast.Attribute and s.value.attr == ACTIVE_POOL)
                for s in self.stores_of(cls, attr)):
             return f"self.{attr} (kvp-pool-attr) holds a flag, the runner or its pool here"
+        values = [s.value for s in self.stores_of(cls, attr)]
+        if any(_never_none(value) for value in values):
+            return f"self.{attr} (kvp-pool-attr) holds a value that is never None here"
+        if values and all(type(v) is ast.Constant and v.value is None for v in values):
+            return f"self.{attr} (kvp-pool-attr) is only ever None here, never a pool"
         return ""
 
     def joins_conditions(self, cls: ClassFacts, name: str) -> bool:

@@ -2834,36 +2834,36 @@ class MethodFlow(ast.NodeVisitor):
             namespace = _namespace_of(func.value)
             if namespace is None or not is_self(namespace):
                 return False
-            for name, _, value_node in self.named_entries(call):  # (each reported at the
-                value = self.keyed[value_node.id][name] if isinstance(  # call: its statement)
-                    value_node, ast.Name) else self.visit(value_node)
+            for name, value_node, held in self.named_entries(call):  # (each reported at the
+                value = self.visit(value_node) if held is None else held  # call: its statement)
                 self.store(name, call, None, value_node, self.controlled(value_node, value))
             return True
         return False
 
-    def named_entries(self, call: ast.Call) -> Iterator[Tuple[str, ast.AST, ast.AST]]:
-        """``(name, node, value)`` for each entry ``vars(self).update(...)`` gives: keywords,
+    def named_entries(self, call: ast.Call) -> Iterator[Tuple[str, ast.AST, Optional[Taint]]]:
+        """``(name, value, held)`` for each entry ``vars(self).update(...)`` gives: keywords,
         ``**`` and dict displays, ``dict(x=...)``, a local bound to a dict display (its value
-        node is that local: what the display held, ``keyed``)."""
+        node is that local, ``held`` what the display held under the name, ``keyed``; None
+        for the others, whose value is visited: ``update(x=other)`` names a plain local)."""
         for keyword in call.keywords:
             if keyword.arg is not None:
-                yield keyword.arg, keyword.value, keyword.value
+                yield keyword.arg, keyword.value, None
             elif isinstance(keyword.value, (ast.Dict, ast.Name, ast.Call)):
                 yield from self.dict_entries(keyword.value)
         for arg in call.args:
             yield from self.dict_entries(arg)
 
-    def dict_entries(self, node: ast.AST) -> Iterator[Tuple[str, ast.AST, ast.AST]]:
+    def dict_entries(self, node: ast.AST) -> Iterator[Tuple[str, ast.AST, Optional[Taint]]]:
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if const_str(key) is not None:
-                    yield const_str(key), key, value
+                    yield const_str(key), value, None
                 elif key is None:
                     yield from self.dict_entries(value)
         elif isinstance(node, ast.Call) and last_name(node.func) == "dict" and not node.args:
             yield from self.named_entries(node)
         elif isinstance(node, ast.Name):
-            yield from ((name, node, node) for name in self.keyed.get(node.id, {}))
+            yield from ((name, node, held) for name, held in self.keyed.get(node.id, {}).items())
 
     def visit_FunctionDef(self, node) -> None:
         self.env[node.name] = container(self.closure(node, node.body))
