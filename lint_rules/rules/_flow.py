@@ -3073,8 +3073,13 @@ class MethodFlow(ast.NodeVisitor):
     def visit_For(self, node) -> None:
         names = constant_strings(node.iter) or (self.owner.module_strings(node.iter.id) if type(
             node.iter) is ast.Name and node.iter.id not in self.env else ())
-        if names and type(node.target) is ast.Name and not node.orelse:
+        if names and type(node.target) is ast.Name:
             self.each_name(node.target.id, names, node.body)  # for name in ("a", "b"):
+            if node.orelse:  # (after the last name, or not when a break left: either)
+                after = dict(self.env)
+                self.run_block(node.orelse)
+                _merge(after, self.env)
+                self.env = after
             return
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
