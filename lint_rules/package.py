@@ -275,6 +275,8 @@ class ClassSummary:
     # "planner.translate" -> what that field of an object kept whole holds (a helper built it)
     fields: Dict[str, Taint] = field(default_factory=dict)
     resolvers: frozenset = frozenset()  # its methods that ask the allocator (heirs call them)
+    # method -> what builders of it hand that method ("#<position>" or keyword -> taint)
+    calls: Dict[str, Dict[str, Taint]] = field(default_factory=dict)
 
 
 @dataclass
@@ -1294,7 +1296,7 @@ for _name in ("__iter__", "__len__", "__eq__", "__ne__", "__or__", "__ror__", "_
               "__repr__", "__reduce__", "__reduce_ex__", "keys", "values", "items", "copy"):
     setattr(_LoggedTable, _name, _whole(_name))
 
-SUMMARY_TABLES = ("stores", "properties", "returns", "fields")
+SUMMARY_TABLES = ("stores", "properties", "returns", "fields", "calls")
 
 
 def _logged(summary: ClassSummary, reads: Dict[tuple, set], where: tuple) -> ClassSummary:
@@ -1531,7 +1533,12 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
     flags: set = set()
     decided: set = set()
     resolvers: set = set()
+    calls: Dict[str, Dict[str, Taint]] = {}
     for summary in summaries:
+        for method, passed in summary.calls.items():
+            mine = calls.setdefault(method, {})
+            for key, value in passed.items():
+                mine[key] = mine.get(key, CLEAN) | value
         for table, mine in ((summary.stores, stores), (summary.fields, fields)):
             for attr, value in table.items():
                 mine[attr] = mine.get(attr, CLEAN) | value
@@ -1543,7 +1550,7 @@ def merged(summaries: Iterable[ClassSummary], name: str, backend: bool) -> Class
         resolvers |= summary.resolvers
         backend = backend or summary.backend
     return ClassSummary(name, backend, stores, properties, returns, frozenset(flags),
-                        frozenset(decided), fields, frozenset(resolvers))
+                        frozenset(decided), fields, frozenset(resolvers), calls)
 
 
 class HeaderCache:

@@ -231,6 +231,10 @@ class ClassFacts:
     # functions outside the class keeping state on a backend of it they built (registry
     # creators): construction code, as ``__init__`` is (``ModuleScope.builders``)
     builders: frozenset = frozenset()
+    # what its builders hand methods of the backend they build that this class does not define
+    # (``backend.configure(pool)`` with ``configure`` the built class's): method -> "#<position>"
+    # or keyword -> taint; a builders' summary carries it to that class's own flow
+    handed_calls: Dict[str, Dict[str, Taint]] = field(default_factory=dict)
 
 
 # -- which classes ----------------------------------------------------------------------------
@@ -1141,6 +1145,7 @@ class ClassFlow:
         """``params``: what ``method``'s parameters hold (an object built with them);
         ``attrs``: what its attributes hold before it runs (a record's fields)."""
         env = AttrEnv(sinks=dict(attrs or {}), params={method: dict(params)} if params else {})
+        self._handed_by_builders(env)
         kept = _Kept()  # the reuse record: what earlier passes' turns and evaluations did
         self.passes = []
         for at in range(MAX_PASSES):
@@ -1156,9 +1161,29 @@ class ClassFlow:
             env, kept = result.env, self.passes[-1]
         facts = self.facts
         facts.per_forward = frozenset(self.per_forward)
+        facts.handed_calls = {name: dict(passed) for name, passed in result.env.params.items()
+                              if name not in facts.methods and passed}
         facts.stores, facts.gates = result.stores, result.gates
         facts.runner_reads, facts.returns = result.runner_reads, result.returns
         facts.fields = result.fields
+
+
+    def _handed_by_builders(self, env: AttrEnv) -> None:
+        """What builders of other modules hand this class's methods (``backend.configure(
+        pool)``: ``ClassSummary.calls`` of a builders' summary): those methods run with it."""
+        for summary in self.facts.foreign:
+            for name, passed in summary.calls.items():
+                function = self.facts.methods.get(name)
+                if function is None:
+                    continue
+                params = params_of(function)
+                for key, value in passed.items():
+                    index = int(key[1:]) if key.startswith("#") else None
+                    param = key if index is None else (
+                        params[index] if index < len(params) else None)
+                    if param in params:
+                        held = env.params.setdefault(name, {})
+                        held[param] = held.get(param, CLEAN) | Taint(value)
 
 
 def _keyed_scan(method: ast.AST) -> Tuple[frozenset, frozenset, Dict[str, list]]:
@@ -2102,10 +2127,17 @@ class _Pass:
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None:
         """``self.<name>(...)`` passes these taints: the method runs with them next pass."""
         function = self.facts.methods.get(name)
-        if function is None:
+        if function is None and not self.facts.builders:
             return
         if self.recording:  # (or-ed in)
             self.recording[-1].did(_Pass.note_call, (name, arguments, dict(keywords)))
+        if function is None:  # a builder calls a method of the class it built: its own flow
+            passed = self.env.params.setdefault(name, {})  # runs it so (``handed_calls``)
+            for key, value in [*((f"#{i}", v) for i, v in enumerate(arguments)),
+                               *keywords.items()]:
+                if value:
+                    passed[key] = passed.get(key, CLEAN) | value
+            return
         params = params_of(function)
         passed = self.env.params.setdefault(name, {})
         for param, value in [*zip(params, arguments), *keywords.items()]:
@@ -4044,10 +4076,11 @@ def summarise_builders(scope: ModuleScope, qualified: str, options: Options) -> 
             if store.sink and store.scope == "self" and store.method in cls.builders and (
                     store.bits & ~STALE):
                 stores[store.attr] = stores.get(store.attr, CLEAN) | store.bits | STALE
-        if stores:
+        if stores or cls.handed_calls:
             flags = frozenset(attr for attr in stores if facts.flag(cls, attr))
             decided = frozenset(a for a in stores if facts.set_only_under_decision(cls, a))
-            found.append(ClassSummary(cls.name, False, stores, flags=flags, decided=decided))
+            found.append(ClassSummary(cls.name, False, stores, flags=flags, decided=decided,
+                                      calls=dict(cls.handed_calls)))
     return tuple(found)
 
 
