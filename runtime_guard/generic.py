@@ -13,15 +13,18 @@ the forward batch's on releases whose backends hold none):
   ``itertools`` iterator: two levels deep), of pools in its lists, tuples and dicts (a
   ``defaultdict``'s default factory too; three deep), of its class attributes, of the registry
   entry a property looks up by ``id(self)``, and of its inner backends; one named for an SWA
-  pool or mapping, or inside state the code derives from SWA state, is not None while the
-  launch reads an SWA pool;
+  pool or mapping (or the sliding window's: ``window_pool``), or inside state the code derives
+  from SWA state, is not None while the launch reads an SWA pool; a model runner is no helper
+  (it holds its own role's pool), but where the code of the object keeping it reads its
+  ``token_to_kv_pool`` after ``__init__`` (a launcher's method), that pool is checked too;
 * so do the module globals the class's code reads (a pool set with ``global``, a context
   variable's value, what it reads off a module ``threading.local``) and the frames of the
   generators it keeps (what they were started with), and a bool it sets with ``global`` from
   an SWA pool test says what the active pool is;
 * every boolean the class's own code decides from an SWA pool or allocator type, whatever it
   is called (the lint's analysis of the class, ``runtime_guard.provenance``), says what the
-  active pool is, and so does a verdict kept as a string, number or enum member, or kept in
+  active pool is, and so does a verdict kept as a string, number, enum member or a module
+  function picked by the test (an identity translator beside the pool's), or kept in
   another type (a number's or a one-element tensor's truth, a pool class); any other
   bool named for SWA or a window does not say "not SWA" while the launch reads an SWA layer
   (True beside a full pool may be model geometry, ``has_swa``).
@@ -264,7 +267,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
             flags.append((name, kept_flags[name]))
         elif _kind(value) == _TENSOR:
             found.tensors.append((name, (), name, value))
-        elif name in kept_values and type(value) is not bool:
+        elif name in kept_values and type(value) is not bool and pool_of(value) is None:
             verdicts.append((name, *kept_values[name]))
         elif type(value) is bool:
             if code is not None and name in code.flags:
@@ -278,6 +281,8 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
             direct.append(name)
         elif _kind(value) == _BACKEND or _all_backends(value):
             found.inner.append((name, (), name))
+        elif _runner_pool_read(cls, name, value):
+            found.nested.append((name, (_RUNNER_POOL,), f"{name}.{ACTIVE_POOL}", False))
         else:
             _search(name, value, (), name, 1, found)
     swa_named = frozenset(name for name in direct if _swa_slot_name(name) or name in swa_state)
@@ -306,7 +311,9 @@ def _verdict_values(code, cls: Optional[type] = None) -> dict:
     """attr -> (value if SWA, value if not) for the flags ``code`` keeps as a string, number or
     enum member (``provenance.Proven.verdicts``): dotted names resolved in their module, items
     of a named container (``MODES[is_swa]``: a module constant, or ``self.MODES`` on ``cls``)
-    read at its key."""
+    read at its key. A module function picked by the test (``pool.translate_loc_from_full_to_swa
+    if is_swa(pool) else _same_ids``) is a verdict too, where the other branch is another
+    function or nothing the module names (a method of the pool tested: checked as a pool's)."""
     found = {}
     for attr, module, *branches in (code.verdicts if code is not None else ()):
         values = []
@@ -318,12 +325,19 @@ def _verdict_values(code, cls: Optional[type] = None) -> dict:
                 value = _follow(start, [operator.attrgetter(part) for part in rest])
                 if kind == "item":
                     value = _item(value, key)
-            if not isinstance(value, (str, int, float, enum.Enum)) or type(value) is bool:
-                break
             values.append(value)
-        if len(values) == 2 and type(values[0]) is type(values[1]) and values[0] != values[1]:
+        constants = len(values) == 2 and type(values[0]) is type(values[1]) is not bool and all(
+            isinstance(value, (str, int, float, enum.Enum)) for value in values)
+        if (constants or len(values) == 2 and _functions_picked(values)) and (
+                values[0] != values[1]):
             found[attr] = tuple(values)
     return found
+
+
+def _functions_picked(values: list) -> bool:
+    """Two branches of a pick of which one is a plain function and the other one or None."""
+    kinds = [type(value) for value in values]
+    return types.FunctionType in kinds and set(kinds) <= {types.FunctionType, type(None)}
 
 
 def _item(container: Any, key: bool) -> Any:
@@ -586,9 +600,10 @@ def _may_hold_pool(name: str) -> bool:
 
 
 def _swa_slot_name(path: str) -> bool:
-    """An SWA pool or its full->SWA mapping (``_swa_kv_pool``, ``swa_config.pool``)."""
+    """An SWA pool or its full->SWA mapping (``_swa_kv_pool``, ``swa_config.pool``), named for
+    the sliding window as a soft flag may be (``window_pool``: the window layers' pool)."""
     lowered = path.lower()
-    return is_swa_word(path) and ("pool" in lowered or "mapping" in lowered)
+    return _soft_name(path) and ("pool" in lowered or "mapping" in lowered)
 
 
 def _soft_name(path: str) -> bool:
@@ -635,6 +650,8 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
             found.inner.append((root, where, label))
         elif kind == _TENSOR:
             found.tensors.append((root, where, label, item))
+        elif suffix.startswith(".") and _runner_pool_read(type(value), suffix[1:], item):
+            found.nested.append((root, where + (_RUNNER_POOL,), f"{label}.{ACTIVE_POOL}", False))
         elif kind in (_METHOD, _BUILTIN):  # the object it is bound to: a handle of it
             _search(root, item, where, label, depth, found, nest)
         elif kind == _OTHER and nest < _NEST_DEPTH and _is_container(item):
@@ -642,6 +659,24 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
         elif depth < _RECORD_DEPTH and kind in (_OTHER, _FUNCTION, _PARTIAL, _PROXY, _FRAME,
                                                 _CONTEXT):
             _search(root, item, where, label, depth + 1, found, nest)
+
+
+_RUNNER_POOL = operator.attrgetter(ACTIVE_POOL)
+
+
+def _runner_pool_read(holder: Optional[type], name: str, value: Any) -> bool:
+    """``value`` is a model runner (it holds an allocator: never searched as a helper) kept as
+    ``name`` by an object of class ``holder`` whose code reads its pool at launch time
+    (``provenance.runner_pool_reads``): that pool is what the launch reads, not the swapped one."""
+    from runtime_guard.provenance import runner_pool_reads
+
+    if holder is None or name not in runner_pool_reads(holder):
+        return False
+    try:
+        inside = vars(value)
+    except Exception:  # noqa: BLE001 - no __dict__, or its reads raise (a lazy proxy)
+        return False
+    return isinstance(inside, dict) and ALLOCATOR in inside
 
 
 def _is_container(value: Any) -> bool:
@@ -1074,9 +1109,11 @@ def _verdict_problem(outer, state, layout, prefix, active, layer_id) -> Optional
             return Problem("flag", _choice_message(outer, layer_id, active, prefix + name, chosen))
     for name, if_swa, if_not in layout.verdicts:
         value = state.get(name)
-        if type(value) is type(if_swa) and (value == if_not and facts.expects_swa or (
+        kept = type(if_not if if_swa is None else if_swa)  # one branch of a function pick: None
+        if type(value) is kept and (value == if_not and facts.expects_swa or (
                 value == if_swa and not facts.is_swa)):
-            shown = repr(value) if isinstance(value, str) else str(value)
+            shown = (repr(value) if isinstance(value, str) else value.__name__
+                     if kept is types.FunctionType else str(value))
             return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, shown))
     return None
 

@@ -204,6 +204,31 @@ def _stores(klass: type) -> _Stores:
     return cached
 
 
+_runner_reads: dict = {}  # class -> frozenset of attributes (``runner_pool_reads``)
+
+
+def runner_pool_reads(klass: type) -> frozenset:
+    """The attributes ``x`` whose pool ``self.x.token_to_kv_pool`` a method of ``klass`` (or of
+    a base below SGLang's backend base) other than ``__init__`` reads: a model runner kept to
+    read its pool when the launch runs, where a FROZEN_KV draft's runner holds its own pool."""
+    from lint_rules.rules._vocab import ACTIVE_POOL
+
+    cached = _runner_reads.get(klass)
+    if cached is None:
+        found = set()
+        for base in klass.__mro__:
+            if base is object or base.__name__ == "AttentionBackend":
+                break
+            for method in _methods(_class_node(base)):
+                if method.name == "__init__":
+                    continue
+                found.update(attr for node in ast.walk(method) if isinstance(
+                    node, ast.Attribute) and node.attr == ACTIVE_POOL
+                    for attr in _self_attr(node.value))
+        cached = _runner_reads[klass] = frozenset(found)
+    return cached
+
+
 def _unwrapped(test: ast.AST, local: dict) -> ast.AST:
     """``test`` read through ``not`` and locals bound once (``_single_locals``)."""
     for _ in range(8):

@@ -480,7 +480,8 @@ def scenario(cls, config: str) -> SimpleNamespace:
 
 
 def launch(run: SimpleNamespace, layer_id: int = 0):
-    """One decode as SGLang runs it, under SGLang's own swap for both FROZEN_KV drafts."""
+    """One decode as SGLang runs it, under SGLang's own swap for both FROZEN_KV drafts; a class
+    naming a ``DRIVE`` function is launched by it instead, under the same swap."""
     swapped = run.config in (FROZEN_KV, OWN_SWA_DRAFT)
     view = (sc.frozen_kv_view(run.batch, run.active, run.backend)
             if swapped and sc.backend_reads_own_pool() else
@@ -489,5 +490,8 @@ def launch(run: SimpleNamespace, layer_id: int = 0):
     q = torch.zeros(run.batch.batch_size, 2 * 8, dtype=sc.DTYPE)
     k = v = torch.zeros(run.batch.batch_size, 1, 8, dtype=sc.DTYPE)
     with view:
+        drive = getattr(run.cls, "DRIVE", None)  # a set's launch path other than a decode
+        if drive is not None:
+            return drive(run, q, k, v, layer)
         run.backend.init_forward_metadata(run.batch)
         return run.backend.forward(q, k, v, layer, run.batch)

@@ -32,6 +32,11 @@ launch naming its state, each correct one launches, with the helpers of
   iterator, a ``defaultdict``'s factory, a function attribute, a ``WeakMethod``, a bound
   closure, a ``ChainMap``, a 0-d tensor, a ``numpy`` slot count, a pool class as a table key,
   ``init_cuda_graph_state``, a ``cached_property``), with correct twins.
+- ``guard_forms12``: written blind by rt17 from the bug class, on launch paths other than a plain
+  decode (an EXTEND write, TARGET_VERIFY and DRAFT_EXTEND batches, CUDA-graph capture and
+  replay metadata, a composite calling a child's ``forward_decode``, a multi-step draft
+  wrapper, a ``forward`` override, TBO-style children, a launcher helper, ``set_kv_buffer``
+  with SWA ids from an init-time translator), with correct twins.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -56,7 +61,7 @@ from test_guard_generic_forms import (  # noqa: E402
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
            "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5,
-           "guard_forms11": 6}
+           "guard_forms11": 6, "guard_forms12": 6}
 SETS = {name: importlib.import_module(name) for name in MINIMUM}
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused

@@ -48,7 +48,8 @@ def assert_refused(forms, cls, config):
         gf.launch(run)
     message = str(caught.value)
     assert message.startswith("poolguard (generic check, live): "), message
-    assert f"{cls.__name__} (" in message and "SWAKVPool" in message, message
+    reported = getattr(cls, "REPORTED_AS", cls.__name__)  # a wrapper's checked inner class
+    assert f"{reported} (" in message and "SWAKVPool" in message, message
     assert re.search(rf"\b{re.escape(cls.STALE_STATE)}", message), message
 
 
