@@ -1167,7 +1167,6 @@ class ClassFlow:
         facts.runner_reads, facts.returns = result.runner_reads, result.returns
         facts.fields = result.fields
 
-
     def _handed_by_builders(self, env: AttrEnv) -> None:
         """What builders of other modules hand this class's methods (``backend.configure(
         pool)``: ``ClassSummary.calls`` of a builders' summary): those methods run with it."""
