@@ -2406,42 +2406,31 @@ class MethodFlow(ast.NodeVisitor):
     def param_path(self, node: ast.Attribute) -> Optional[Tuple[int, str]]:
         """``(position, path)`` when ``node`` is an attribute of an object a parameter of
         this function holds (``meta.store``: ``(0, "store")``), the parameter not rebound."""
-        parts = []
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        if type(node) is not ast.Name or node.id not in self.params or (
-                node.id in self.rebound):
+        root, path = _rooted(node)
+        if root is None or root not in self.params or root in self.rebound:
             return None
-        return self.params.index(node.id), ".".join(reversed(parts))
+        return self.params.index(root), path
 
     def held_path(self, node: ast.AST) -> Optional[str]:
         """The ``self`` path ``node`` spells through a local holding an object of ours
         (``planner = self.planner``: ``planner.window_map`` is ``planner.window_map`` of
         ``self``), or None."""
-        parts = []
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        held = self.held.get(node.id) if type(node) is ast.Name else None
+        root, path = _rooted(node)
+        held = self.held.get(root) if root is not None else None
         base = self_path(held) if held is not None else None
-        return ".".join((base, *reversed(parts))) if base else None
+        return ".".join(filter(None, (base, path))) if base else None
 
     def kept_root(self, node: ast.AST) -> Optional[str]:
         """``node``, a chain of attribute reads, as spelled, when it is rooted at an object a
         module keeps: a global of this module, or an imported module or object (``state._STATE``,
         ``_STATE`` imported from ``state``); else None."""
-        parts = []
-        while type(node) is ast.Attribute:
-            parts.append(node.attr)
-            node = node.value
-        if type(node) is not ast.Name or node.id in self.env or node.id in ("self", "cls") or (
-                node.id in self.owner.class_names):
+        name, path = _rooted(node)
+        if name is None or name in self.env or name in ("self", "cls") or (
+                name in self.owner.class_names):
             return None
-        name = node.id
         if name in self.globals or self.owner.is_module_object(name) or (
                 self.owner.is_imported(name)):
-            return ".".join((name, *reversed(parts)))
+            return ".".join(filter(None, (name, path)))
         return None
 
     def imported_module_global(self, node: ast.AST) -> Optional[str]:
@@ -3358,6 +3347,16 @@ def stored_names(block: list, held: Callable[[ast.AST], str]) -> set:
                 found.add(held(node.func.value))
     found.discard("")
     return found
+
+
+def _rooted(node: ast.AST) -> Tuple[Optional[str], str]:
+    """``(name, path)`` for a chain of attribute reads off a name (``a.b.c``: ``("a", "b.c")``;
+    ``a``: ``("a", "")``); ``(None, "")`` for anything else."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    return (node.id, ".".join(reversed(parts))) if type(node) is ast.Name else (None, "")
 
 
 def _container_copied(node: ast.AST) -> Optional[ast.AST]:
