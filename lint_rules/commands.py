@@ -17,7 +17,7 @@ from typing import Optional
 
 from lint_rules.files import STOP_SIGNALS
 from lint_rules.fixes import DECLINED
-from lint_rules.output import LINE_BREAKERS
+from lint_rules.finding import UNSHOWN
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -106,7 +106,6 @@ def note(message: str) -> None:
     write_stderr(f"poolguard: {one_line(message)}\n")
 
 
-_CONTROL = re.compile(f"[\x00-\x1f\x7f{LINE_BREAKERS}]")
 _C_ESCAPES = {"\t": "\\t", "\n": "\\n"}
 
 
@@ -116,7 +115,7 @@ def one_line(message: str) -> str:
     breaks at) becomes its C escape, as git writes it in a quoted name (octal, byte by byte of
     its UTF-8), so one message is one line and nothing reaches a terminal as a control
     sequence; a value quoted whole is cut short (``short``)."""
-    return short(_CONTROL.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(
+    return short(UNSHOWN.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(
         "\\%03o" % byte for byte in m[0].encode("utf-8")), message))
 
 

@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass
 
 from lint_rules.fixes import UNSAFE
+from lint_rules.output import LINE_BREAKERS
 
-# What may not stand raw in a message: C0 and C1 controls (a newline, ESC, CSI) and the line
-# and paragraph separators, which ``str.splitlines`` breaks at.
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# What may not stand raw in a message, or in any line the CLI writes: C0 and C1 controls (a
+# newline, ESC, CSI) and the line and paragraph separators, which ``str.splitlines`` breaks at.
+UNSHOWN = re.compile(f"[\x00-\x1f\x7f{LINE_BREAKERS}]")
 
 
 def on_one_line(text: str) -> str:
@@ -17,7 +18,7 @@ def on_one_line(text: str) -> str:
     ``\\u2028``): a message quotes names from the source, and ``setattr(self, "a\\nb", ...)``
     names an attribute ``a`` newline ``b``; raw, it split the finding's line in two (the second
     part read as a finding of its own) and a terminal obeyed an escape sequence in it."""
-    return _UNSHOWN.sub(lambda match: repr(match[0])[1:-1], text)
+    return UNSHOWN.sub(lambda match: repr(match[0])[1:-1], text)
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def git_quoted(name: bytes, non_ascii: bool = False) -> bytes:
 
 # What ends a line for ``str.splitlines`` beyond the C0 controls (NEL, LINE and PARAGRAPH
 # SEPARATOR), and the C1 controls a terminal obeys (U+009B is CSI): no line may hold them raw.
-LINE_BREAKERS = "\x80-\x9f\u2028\u2029"  # (a character class's body; commands.one_line's too)
+LINE_BREAKERS = "\x80-\x9f\u2028\u2029"  # (a character class's body; finding.UNSHOWN's too)
 LINE_BREAKING = re.compile(f"[{LINE_BREAKERS}]")
 
 

@@ -1779,15 +1779,21 @@ class _Pass:
             return CLEAN
         key = ("inherited", name, arguments)
         if key not in self.memo:
-            function = next((found for cls in self.facts.family for base in cls.node.bases
-                             for found in [self._base_method(package, base, name)]
-                             if found is not None), None)
+            function = self._inherited_def(name)
             if function is None or self.depth >= MAX_DEPTH or _mentions(
                     function, (ALLOCATOR, ALLOCATOR_POOL)):
                 return CLEAN  # (a resolver: the fix itself)
             self._around("inherited", key, True)  # (evaluated: no run without an index does)
             self.memo[key] = self._evaluate(key, function, name)
         return self.memo[key]
+
+    def _inherited_def(self, name: str) -> Optional[ast.AST]:
+        """Method ``name`` of a base, in another module, of this class's family (None: none,
+        or no package index)."""
+        package = self.scope.package
+        return None if package is None else next((
+            found for cls in self.facts.family for base in cls.node.bases
+            for found in [self._base_method(package, base, name)] if found is not None), None)
 
     def _base_method(self, package, base: ast.AST, name: str) -> Optional[ast.AST]:
         qualified = self.scope.qualified(base)
@@ -1856,11 +1862,8 @@ class _Pass:
         scope = self.scope
         if type(func) is ast.Attribute and is_self(func.value):
             owner = next((c for c in self.facts.family if func.attr in c.methods), None)
-            if owner is not None:
-                return owner.methods[func.attr]
-            return next((found for cls in self.facts.family for base in cls.node.bases
-                         for found in [self._base_method(scope.package, base, func.attr)]
-                         if found is not None), None) if scope.package is not None else None
+            return owner.methods[func.attr] if owner is not None else self._inherited_def(
+                func.attr)
         local = self._module_callable(func)
         if local is not None:
             return local[1]

@@ -3008,8 +3008,10 @@ class MethodFlow(ast.NodeVisitor):
                 and type(test.ops[0]) in (ast.Is, ast.IsNot):
             test, absent = test.left, absent != (type(test.ops[0]) is ast.Is)
         attr = self_path(test) or self.held_path(test)
-        if not attr and type(test) in (ast.Name, ast.Attribute) and self.module_holder(test):
-            attr = MODULE_MEMO + self.module_holder(test)  # global _MAP; if _MAP is None: ...
+        held = self.module_holder(test) if not attr and type(test) in (
+            ast.Name, ast.Attribute) else ""
+        if held:
+            attr = MODULE_MEMO + held  # global _MAP; if _MAP is None: ...
         if not attr:  # if key in self.memo: return self.memo[key] (the rest fills it)
             hit = memo_key(self.unaliased(node.test), self.memo_holder)
             return (hit[0], False) if hit and not hit[2] and _terminates(node.body) and (
@@ -3065,10 +3067,7 @@ class MethodFlow(ast.NodeVisitor):
         if names and type(node.target) is ast.Name:
             self.each_name(node.target.id, names, node.body)  # for name in ("a", "b"):
             if node.orelse:  # (after the last name, or not when a break left: either)
-                after = dict(self.env)
-                self.run_block(node.orelse)
-                _merge(after, self.env)
-                self.env = after
+                self.blocks([node.orelse, []])
             return
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):

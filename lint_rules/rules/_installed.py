@@ -579,9 +579,9 @@ def builder_method(function: ast.FunctionDef, name: str, constructions: tuple,
     ``name`` holding it is ``self`` (a parameter ``self`` added where it was a local), and so
     is each alias of it (``target = backend``); its construction and those aliasings a
     ``pass`` (what the constructor keeps is the class's own), no decorators (a registering
-    decorator runs nothing of it). A method of class ``owner`` (no backend) is named
-    ``owner.method``, its own first parameter ``_owner``: what it keeps on itself is not the
-    backend's. Its nodes keep their positions."""
+    decorator runs nothing of it). A method of class ``owner`` (a multi-step wrapper, a
+    composite backend) is named ``owner.method``, its own first parameter ``_owner``: what it
+    keeps on itself is not the built backend's. Its nodes keep their positions."""
     memo: dict = {}
     copied = copy.deepcopy(function, memo)
     made = {id(memo[id(s)]) for s in constructions if id(s) in memo}
