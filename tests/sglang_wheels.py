@@ -12,12 +12,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
 CACHE_ENV = "POOLGUARD_CACHE_DIR"
 # Written last, so a tree interrupted half-way through extraction is never taken as complete.
 _COMPLETE_MARKER = ".complete"
+DOWNLOAD_ATTEMPTS = 4
 
 
 class WheelError(RuntimeError):
@@ -46,14 +48,24 @@ def wheel_path(version: str) -> Path:
     wheel_dir.mkdir(parents=True, exist_ok=True)
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", "--dest", str(wheel_dir), f"sglang=={version}",
+        "--disable-pip-version-check", "--quiet", "--retries", "5", "--timeout", "60",
+        "--dest", str(wheel_dir), f"sglang=={version}",
     ]
-    result = subprocess.run(command, capture_output=True, text=True)
-    cached = _cached_wheel(wheel_dir, version)
-    if result.returncode != 0 or cached is None:
-        last_line = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        raise WheelError(f"pip download sglang=={version} failed: {last_line}")
-    return cached
+    # pip retries a refused connection but not a transfer cut half-way (ChunkedEncodingError,
+    # IncompleteRead), which a shared CI network does now and then: try the whole download again.
+    for attempt in range(1, DOWNLOAD_ATTEMPTS + 1):
+        result = subprocess.run(command, capture_output=True, text=True)
+        cached = _cached_wheel(wheel_dir, version)
+        if result.returncode == 0 and cached is not None:
+            return cached
+        if "No matching distribution" in result.stderr:
+            break  # the release does not exist: asking again cannot help
+        if attempt < DOWNLOAD_ATTEMPTS:
+            time.sleep(2 ** attempt)
+    last_line = (result.stderr.strip().splitlines() or ["no output"])[-1]
+    raise WheelError(
+        f"pip download sglang=={version} failed after {attempt} attempt(s): {last_line}"
+    )
 
 
 def _extract_python_sources(wheel: Path, dest: Path) -> int:
