@@ -953,6 +953,22 @@ class PackageIndex:
         return None if node is None else next((s for s in node.body if isinstance(
             s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == method), None)
 
+    def heir_defs(self, name: str, method: str, path: str) -> List[ast.AST]:
+        """The defs of ``method`` in the subclasses of class ``name`` (of ``path``) that other
+        modules of the package define: what ``self.<method>()`` in that class's code runs on
+        their objects (a template method's hook)."""
+        self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
+        here, found = os.path.abspath(path), []
+        for heir in sorted(set(self.subclassed_in.get(name, ()))):
+            if heir == here:
+                continue
+            for sub, bases in self.headers.get(heir, ()):
+                if name in bases:
+                    function = self.method_def(f"{self.names.get(heir, '')}.{sub}", method)
+                    if function is not None:
+                        found.append(function)
+        return found
+
     def function_returns(self, qualified: str, arguments: Tuple[Taint, ...],
                          keywords: tuple = ()) -> Optional[Taint]:
         """What ``pkg.mod.f(...)`` returns for arguments (and ``(name, taint)`` keyword

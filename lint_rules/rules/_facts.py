@@ -784,6 +784,17 @@ class ModuleScope:
         qualified = self.qualified(node)
         return self.package.class_def(qualified) if qualified else None
 
+    def function_of(self, node: ast.AST) -> Optional[ast.AST]:
+        """The module-level function ``node`` names: of this module, or, with a package index,
+        of another module of the package; None for anything else."""
+        if type(node) is ast.Name and node.id in self.functions:
+            return self.functions[node.id]
+        if type(node) not in (ast.Name, ast.Attribute) or self.package is None:
+            return None
+        qualified = self.qualified(node)
+        found = self.package.function_def(qualified) if qualified else None
+        return found[0] if found is not None else None
+
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
         the package (a name of another module's helper placed here says its own: ``placed_at``)."""
@@ -1036,8 +1047,8 @@ class ClassFlow:
     def __init__(self, facts: ClassFacts, options: Options, scope: ModuleScope,
                  earlier: Optional["ClassFlow"] = None) -> None:
         self.facts, self.options, self.scope = facts, options, scope
-        self.per_forward = _per_forward(facts.methods, facts.calls) | _called_back(
-            facts, scope, options)
+        self.per_forward = _per_forward(facts.methods, facts.calls, facts.properties) | (
+            _called_back(facts, scope, options))
         self.resolvers, self.in_place = facts.resolvers, facts.in_place
         self.order = _callers_first(facts.methods, facts.calls)
         self.swap_point = _keeps_pool(facts) and _by_lineage(facts, options)
@@ -1051,6 +1062,7 @@ class ClassFlow:
         self.resets = _resets(facts, self.per_forward, self._foreign_forwards())
         self.patterns = _stored_patterns(facts)
         self.passes: List[_Kept] = []  # each pass's records, for a later run (``earlier``)
+        self._overrides: Dict[str, List[ast.AST]] = {}
         # a run of this class in another analysis of the tree (with a package index), when
         # this one has none and all a turn reads beside its pass's state is the same in both
         self.earlier = earlier if earlier is not None and scope.package is None and (
@@ -1135,6 +1147,33 @@ class ClassFlow:
                     if method is not None:
                         found.setdefault(name, []).append(method)
         return found
+
+    def overrides(self, name: str) -> List[ast.AST]:
+        """The defs of method ``name`` in this class's subclasses, of this module (at any
+        depth) and of the package's other modules: ``self.<name>()`` in construction code runs
+        a subclass's on its objects, so what the class keeps of it is what those return too."""
+        found = self._overrides.get(name)
+        if found is None:
+            found = self._overrides[name] = [
+                function for node in self._descendants
+                for function in node.body if type(function) in FUNCTIONS and function.name == name]
+            package = self.scope.package
+            if package is not None and not self.facts.name.startswith("<"):
+                found += package.heir_defs(self.facts.name, name, self.scope.path)
+        return found
+
+    @cached_property
+    def _descendants(self) -> List[ast.ClassDef]:
+        """The classes of this module deriving from this one, at any depth."""
+        todo, found = [self.facts.name], {}
+        while todo:
+            base = todo.pop()
+            for node in self.scope.class_nodes:
+                if node.name not in found and node.name != self.facts.name and any(
+                        last_name(b) == base for b in node.bases):
+                    found[node.name] = node
+                    todo.append(node.name)
+        return list(found.values())
 
     def reaches(self, func: ast.AST) -> bool:
         """The swap hands its pool to the object the call of ``func`` builds."""
@@ -1714,6 +1753,19 @@ class _Pass:
             self.memo[key] = returned | (STALE if cached and returned and not keyed_by_pool(
                 arguments) else CLEAN)
         return self.memo[key]
+
+    def override_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
+        """What the subclasses' overrides of method ``name`` return for these arguments
+        (``ClassFlow.overrides``): a base keeping ``self._detect(pool)`` in ``__init__`` keeps
+        what a heir's ``_detect`` derives from the pool."""
+        found = CLEAN
+        for function in self.flow.overrides(name):
+            key = ("override", id(function), arguments)
+            if key not in self.memo:
+                self.memo[key] = CLEAN if self.depth >= MAX_DEPTH or _mentions(
+                    function, (ALLOCATOR, ALLOCATOR_POOL)) else self._evaluate(key, function, name)
+            found |= self.memo[key]
+        return found
 
     def _evaluate(self, key: tuple, function: ast.AST, name: str, klass: str = "",
                   keywords: tuple = ()) -> Taint:
@@ -2512,8 +2564,10 @@ def _built_by_init(facts: ClassFacts) -> frozenset:
     return frozenset(found)
 
 
-def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
-    """Methods that run on every forward: named so, taking a batch, or called from one."""
+def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set],
+                 properties: Optional[Dict[str, bool]] = None) -> set:
+    """Methods that run on every forward: named so, taking a batch, or called from one (a
+    property read there, ``self.kv_pool``, is a call of its getter)."""
     found = {
         name for name, fn in methods.items()
         if name != "__init__" and (
@@ -2524,11 +2578,18 @@ def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> set:
     }
     todo = list(found)
     while todo:  # everything a per-forward method calls runs per forward too
-        for callee in calls[todo.pop()]:
+        caller = todo.pop()
+        for callee in (*calls[caller], *_properties_read(methods[caller], properties)):
             if callee in methods and callee not in found and callee != "__init__":
                 found.add(callee)
                 todo.append(callee)
     return found
+
+
+def _properties_read(function: ast.AST, properties: Dict[str, bool]) -> List[str]:
+    """The properties of the class ``function`` reads off ``self`` (its getters run there)."""
+    return [node.attr for node in nodes_under(function) if type(node) is ast.Attribute
+            and node.attr in properties and is_self(node.value)] if properties else []
 
 
 def _callers_first(methods: Dict[str, ast.AST], calls: Dict[str, set]) -> List[str]:
@@ -2593,9 +2654,9 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
             facts.methods[attr] = method
             if not memoises:  # (one that keeps its answer stores it: a sink of its own)
                 facts.properties[attr] = False
-    for name, method in metaclass_methods(node, scope.classes):  # Meta.__call__: once-only
+    for name, method in metaclass_methods(node, scope.class_of):  # Meta.__call__: once-only
         facts.methods.setdefault(name, method)
-    for method in [*scope.patched.get(node.name, ()), *decorated_methods(node, scope.functions)]:
+    for method in [*scope.patched.get(node.name, ()), *decorated_methods(node, scope.function_of)]:
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)
         else:

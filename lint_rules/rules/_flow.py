@@ -814,6 +814,8 @@ class FlowOwner(Protocol):
     def method_returns(self, name: str, arguments: Tuple[Taint, ...],
                        given_self: Tuple[int, ...] = (), bound: bool = True) -> Taint: ...
 
+    def override_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint: ...
+
     def function_returns(self, func: ast.AST, arguments: Tuple[Taint, ...],
                          follow: bool = True, keywords: tuple = (),
                          given_self: Tuple[int, ...] = ()) -> Optional[Taint]: ...
@@ -1864,6 +1866,8 @@ class MethodFlow(ast.NodeVisitor):
             passed = values[: len(node.args)]
             handed, bound = selves(node.args), is_self(owner) or _is_super(owner)
             returned = self.owner.method_returns(func.attr, passed, handed, bound)
+            if is_self(owner) and not handed and not (self.per_forward or self.deferred):
+                returned |= self.owner.override_returns(func.attr, passed)  # a heir's hook
             fields = self.owner.method_fields(func.attr, passed, handed, bound)
             if fields:  # self.builder = self._make(runner): the object it built, kept
                 self.fields[id(node)] = fields

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.rules._flow import const_str, handed_name, last_name, nodes_under
 from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BACKEND_SUFFIX,
@@ -258,13 +258,14 @@ def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST
     return found
 
 
-def decorated_methods(node: ast.ClassDef, functions: Dict[str, ast.AST]) -> list:
-    """The methods a class decorator of the module installs on the class it is given:
-    ``cls.<name> = fn`` there, ``fn`` one of its nested functions (a wrapper of ``__init__``
-    that calls the original, then keeps more state, runs as ``__init__`` does)."""
+def decorated_methods(node: ast.ClassDef, function_of: Callable) -> list:
+    """The methods a class decorator (``function_of``: the function a decorator names, of the
+    module or the package) installs on the class it is given: ``cls.<name> = fn`` there,
+    ``fn`` one of its nested functions (a wrapper of ``__init__`` that calls the original,
+    then keeps more state, runs as ``__init__`` does)."""
     found = []
     for decorator in node.decorator_list:
-        function = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
+        function = function_of(decorator)
         if function is None or not function.args.args:
             continue
         klass = function.args.args[0].arg
@@ -339,13 +340,13 @@ def _writes_instance(node: ast.AST) -> bool:
             "update", "setdefault") and _instance_dict(node.func.value))
 
 
-def metaclass_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> list:
-    """``(name, method)`` for the ``__call__`` of the class's metaclass (``metaclass=Meta``, a
-    class of the module): it runs once per construction, after ``__init__`` when it builds the
-    instance with ``inst = super().__call__(...)`` (or ``type.__call__``, ``cls.__new__``), so
-    its body is a method whose ``inst`` is ``self`` (named ``Meta.__call__``)."""
-    meta = next((classes.get(last_name(k.value)) for k in node.keywords
-                 if k.arg == "metaclass"), None)
+def metaclass_methods(node: ast.ClassDef, class_of: Callable) -> list:
+    """``(name, method)`` for the ``__call__`` of the class's metaclass (``metaclass=Meta``;
+    ``class_of``: the class it names, of the module or the package): it runs once per
+    construction, after ``__init__`` when it builds the instance with ``inst =
+    super().__call__(...)`` (or ``type.__call__``, ``cls.__new__``), so its body is a method
+    whose ``inst`` is ``self`` (named ``Meta.__call__``)."""
+    meta = next((class_of(k.value) for k in node.keywords if k.arg == "metaclass"), None)
     call = _method(meta, "__call__") if meta is not None else None
     built = next((s for s in call.body if isinstance(s, ast.Assign) and len(s.targets) == 1
                   and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
