@@ -941,6 +941,12 @@ class PackageIndex:
             return None
         return found
 
+    def class_home(self, qualified: str) -> Optional[tuple]:
+        """``(class statement, scope)`` of class ``pkg.mod.C`` and of the module defining it
+        (None: not one of the package), as ``function_def`` gives a function's."""
+        found = self._class_module(qualified)
+        return None if found is None else (found[0].scope.classes[found[1]], found[0].scope)
+
     def class_def(self, qualified: str) -> Optional[ast.ClassDef]:
         """The class statement of ``pkg.mod.C``; None when unknown."""
         found = self._class_module(qualified)

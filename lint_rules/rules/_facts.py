@@ -48,6 +48,7 @@ from lint_rules.rules._installed import (
     handed_helpers,
     made_classes,
     metaclass_methods,
+    placed_at,
     patched_methods,
     wrapper_bodies,
 )
@@ -784,16 +785,22 @@ class ModuleScope:
         qualified = self.qualified(node)
         return self.package.class_def(qualified) if qualified else None
 
-    def function_of(self, node: ast.AST) -> Optional[ast.AST]:
-        """The module-level function ``node`` names: of this module, or, with a package index,
-        of another module of the package; None for anything else."""
-        if type(node) is ast.Name and node.id in self.functions:
-            return self.functions[node.id]
+    def placed_def(self, node: ast.AST, kind: type) -> Optional[ast.AST]:
+        """The module-level function (``kind`` ``ast.FunctionDef``) or class (``ast.ClassDef``)
+        ``node`` names, run where ``node`` stands (a class decorator, a metaclass): of this
+        module, or, with a package index, a copy of another module's placed at ``node``
+        (``placed_at``: what is found in it is reported here); None for anything else."""
+        table = self.functions if kind is ast.FunctionDef else self.classes
+        if type(node) is ast.Name and node.id in table:
+            return table[node.id]
         if type(node) not in (ast.Name, ast.Attribute) or self.package is None:
             return None
         qualified = self.qualified(node)
-        found = self.package.function_def(qualified) if qualified else None
-        return found[0] if found is not None else None
+        if not qualified:
+            return None
+        found = (self.package.function_def if kind is ast.FunctionDef else (
+            self.package.class_home))(qualified)
+        return placed_at(found[0], node, found[1]) if found is not None else None
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
@@ -2654,9 +2661,11 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
             facts.methods[attr] = method
             if not memoises:  # (one that keeps its answer stores it: a sink of its own)
                 facts.properties[attr] = False
-    for name, method in metaclass_methods(node, scope.class_of):  # Meta.__call__: once-only
+    for name, method in metaclass_methods(node, functools.partial(
+            scope.placed_def, kind=ast.ClassDef)):  # Meta.__call__: once-only
         facts.methods.setdefault(name, method)
-    for method in [*scope.patched.get(node.name, ()), *decorated_methods(node, scope.function_of)]:
+    for method in [*scope.patched.get(node.name, ()), *decorated_methods(
+            node, functools.partial(scope.placed_def, kind=ast.FunctionDef))]:
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)
         else:

@@ -1406,6 +1406,11 @@ class MethodFlow(ast.NodeVisitor):
             return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
                 func=func.args[0], args=[*func.args[1:], *args],
                 keywords=[*func.keywords, *node.keywords]), node))
+        spelled = _comprehended(node) if last_name(func) in FUNCTIONAL else None
+        if spelled is not None:  # map(lambda n: getattr(pool, n), NAMES): a comprehension
+            comprehended, reduce, start = spelled
+            return self.comprehension(comprehended, [comprehended.elt], reduce) | (
+                self.visit(start) if start is not None else CLEAN)
         ran = _submitted(func, args, node) if type(func) is ast.Attribute and (
             func.attr in SUBMITTING) else None
         if ran is not None:  # executor.submit(probe, pool): probe(pool), its result later
@@ -1512,11 +1517,12 @@ class MethodFlow(ast.NodeVisitor):
             if swa and not values[0] & STATE and _names_other_classes(args[1]):
                 swa = False  # isinstance(layer, SWAAttention): SWA, but not a pool's type
             return self.type_test(args[0], values[0], swa)
-        if name == "hasattr" and len(args) == 2 and const_str(args[1]) is not None:
+        probed = self.spelled(args[1]) if name == "hasattr" and len(args) == 2 else None
+        if probed is not None:  # (a constant, or a name holding one: ``for n in NAMES``)
             if self.deciding and is_self(args[0]):  # whether self.<x> was ever set: a test
                 self.uses[id(node)] = "present"  # of the decision that set it (``facts``)
-                self.gate(node, node, False, "read", name=const_str(args[1]))
-            return self.type_test(args[0], values[0], is_swa_word(const_str(args[1])) and not (
+                self.gate(node, node, False, "read", name=probed)
+            return self.type_test(args[0], values[0], is_swa_word(probed) and not (
                 not values[0] and self.runner_part(args[0])))
         if name == "getattr" and len(args) > 1 and carries(values[1], PICKERS | GATED) and (
                 is_self(args[0]) or type(args[0]) is ast.Name and args[0].id not in self.env):
@@ -2143,7 +2149,7 @@ class MethodFlow(ast.NodeVisitor):
             self.per_forward or self.deferred or self.owner.is_live_view(self.name))
         if once and self.record:
             filtered |= STALE  # a filter run once: what it admitted keeps its verdict
-        taints = [self.visit(r) for r in results]  # (a dict's key first, then its value)
+        taints = self.each_result(node, results)  # (a dict's key first, then its value)
         value = picked(union(taints), filtered)
         if once and not self.record:  # a helper's filter runs at each call: what it admits
             value |= CHOICE | (filtered & KIND)  # is picked by the pool it is given now (a
@@ -2159,6 +2165,24 @@ class MethodFlow(ast.NodeVisitor):
         # (what it iterated reaches it through its elements alone: a field read off each child
         # of a list gives the child's own, its window, not the pool it was handed)
         return holding(picked(taints[-1], filtered), value)
+
+    def each_result(self, node, results: list) -> List[Taint]:
+        """What each of ``results`` holds; over constant names (``[getattr(pool, n) for n in
+        ("a", "b")]``, ``NAMES`` a tuple of them), what it holds for any of them."""
+        generator = node.generators[0]
+        target = generator.target
+        names = (constant_strings(generator.iter) or (self.owner.module_strings(
+            generator.iter.id) if type(generator.iter) is ast.Name and (
+                generator.iter.id not in self.env) else ())) if type(target) is ast.Name and (
+                    len(node.generators) == 1) else ()
+        if not names:
+            return [self.visit(r) for r in results]
+        taints = [CLEAN] * len(results)
+        for name in names:
+            self.strings[target.id] = name
+            taints = [t | self.visit(r) for t, r in zip(taints, results)]
+        self.strings.pop(target.id, None)
+        return taints
 
     def visit_ListComp(self, node) -> Taint:
         return self.comprehension(node, [node.elt])
@@ -3073,6 +3097,8 @@ class MethodFlow(ast.NodeVisitor):
             if node.orelse:  # (after the last name, or not when a break left: either)
                 self.blocks([node.orelse, []])
             return
+        if self.each_held(node):
+            return
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
             self.bind(node.target, node.iter, iterated & ~RECORD, None)
@@ -3098,6 +3124,25 @@ class MethodFlow(ast.NodeVisitor):
             _merge(merged, self.env)
         self.strings.pop(target, None)
         self.env = merged
+
+    def each_held(self, node: ast.For) -> bool:
+        """``for inner in (self.prefill, self.decode):`` a loop over a display of objects we
+        hold runs its body once per object, the loop variable holding it (``setattr(inner,
+        "flag", value)`` stores on each); False for any other loop."""
+        held = node.iter.elts if type(node.iter) in (ast.Tuple, ast.List) else ()
+        if type(node.target) is not ast.Name or not held or len(held) > MAX_PARTS or any(
+                type(e) is ast.Starred or self_path(e) is None for e in held):
+            return False
+        before, merged = dict(self.env), dict(self.env)
+        for element in held:
+            self.env = dict(before)
+            self.assign(node.target, element, self.visit(element), None)
+            self.run_block(node.body)
+            _merge(merged, self.env)
+        self.env = merged
+        if node.orelse:
+            self.run_block(node.orelse)
+        return True
 
     def bind_each(self, target: ast.AST, iterated: ast.AST) -> bool:
         """``for flag, sub in ((True, p.swa_kv_pool),) if <test> else ...``: a loop over a
@@ -3606,6 +3651,35 @@ def _made_from(func: ast.AST, args: list, owner: FlowOwner) -> Optional[list]:
             isinstance(el, ast.Starred) for el in shown.elts):
         return list(shown.elts)
     return None
+
+
+FUNCTIONAL = frozenset({"map", "filter", "reduce"})
+
+
+def _comprehended(call: ast.Call) -> Optional[tuple]:
+    """``(comprehension, reduce, start)`` that ``map``/``filter``/``reduce`` of a lambda (or
+    ``filter(None, ...)``) over one iterable computes: ``map(f, xs)`` is ``[f's body for x in
+    xs]``, ``filter(f, xs)`` is ``[x for x in xs if f's body]``, ``reduce(f, xs, start)`` the
+    reduction of ``[f's body for x in xs]`` (its accumulator is what earlier elements made)
+    with ``start``; None for any other call."""
+    name, args = last_name(call.func), call.args
+    if call.keywords or len(args) != (3 if name == "reduce" and len(args) == 3 else 2):
+        return None
+    function, iterable = args[0], args[1]
+    if name == "filter" and type(function) is ast.Constant and function.value is None:
+        param, body = "_element", None
+    elif type(function) is ast.Lambda and not function.args.vararg and len(
+            function.args.args) == (2 if name == "reduce" else 1):
+        param, body = function.args.args[-1].arg, function.body
+    else:
+        return None
+    kept = ast.Name(id=param, ctx=ast.Load())
+    elt, ifs = (body, []) if name != "filter" else (kept, [body if body is not None else kept])
+    made = ast.ListComp(elt=elt, generators=[ast.comprehension(
+        target=ast.Name(id=param, ctx=ast.Store()), iter=iterable, ifs=ifs, is_async=0)])
+    for node in (kept, made, made.generators[0].target):
+        ast.copy_location(node, call)
+    return made, "all" if name == "reduce" else "", args[2] if len(args) == 3 else None
 
 
 def _submitted(func: ast.AST, args: list, at: ast.AST) -> Optional[ast.Call]:

@@ -185,12 +185,12 @@ PLACED_NAME = "poolguard_qualified"  # on a name of a placed def: what its own m
 
 
 def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
-    """A copy of ``function`` (a def of another file, of module ``scope``) whose every node
+    """A copy of ``function`` (a def or class of another file, of module ``scope``) whose every node
     stands at ``call``: what the analysis finds in it is reported where this file hands it the
     backend. Each name it reads that its own module qualifies (a helper of that module, one it
     imports) carries that qualified name, so its calls are followed as there, not as here."""
     copied = copy_tree(function)
-    params = {a.arg for a in ast.walk(copied.args) if type(a) is ast.arg}
+    params = {a.arg for a in ast.walk(getattr(copied, "args", copied)) if type(a) is ast.arg}
     for node in nodes_under(copied):  # (ast.walk's order; no expression context: no position)
         if "lineno" in node._attributes:
             node.lineno, node.col_offset = call.lineno, call.col_offset
