@@ -3738,7 +3738,45 @@ def builder_classes(scope: ModuleScope, options: Options) -> List[ast.ClassDef]:
             builder_class(f"<built {ast.unparse(kind) if kind is not None else 'backend'}>",
                           kind, methods, methods[0])
             for kind, methods in scope.builders(options)[1]]
+        writers = state_writers(scope, options)
+        if writers:  # (what they keep in the module outlives them, as a backend's would)
+            made.append(builder_class("<module state>", None, writers, writers[0]))
     return made
+
+
+def state_writers(scope: ModuleScope, options: Options) -> List[ast.AST]:
+    """The functions of the module, outside any class and building no backend, that read the
+    active pool (or the allocator) and store into a global of the module (``REGISTRY[kind] =
+    isinstance(runner.token_to_kv_pool, SWAKVPool)``, ``global MODE; MODE = ...``), each as a
+    method of no backend (``builder_method``): what they keep there is module state, a sink."""
+    built = {m.name for _, methods in scope.builders(options)[1] for m in methods}
+    found = []
+    for statement in getattr(scope.tree, "body", ()):
+        if type(statement) not in FUNCTIONS or statement.name in built:
+            continue
+        nodes = nodes_under(statement)
+        if not any(type(n) is ast.Attribute and n.attr in (ACTIVE_POOL, ALLOCATOR)
+                   for n in nodes):
+            continue
+        declared = {name for n in nodes if type(n) is ast.Global for name in n.names}
+        local = set(params_of(statement)) | {n.id for n in nodes if type(n) is ast.Name and type(
+            n.ctx) is ast.Store and n.id not in declared}
+        if any(_global_target(n, scope.globals | declared, local) for n in nodes):
+            found.append(builder_method(statement, "", ()))
+    return found
+
+
+def _global_target(node: ast.AST, globals_: set, local: set) -> bool:
+    """``node`` stores into a global (``NAME = ...`` declared global, ``NAME[k] = ...``,
+    ``NAME.attr = ...`` with ``NAME`` a global of the module and no local of the function)."""
+    targets = node.targets if type(node) is ast.Assign else [node.target] if type(node) in (
+        ast.AugAssign, ast.AnnAssign) else []
+    for target in targets:
+        while type(target) in (ast.Subscript, ast.Attribute):
+            target = target.value
+        if type(target) is ast.Name and target.id in globals_ and target.id not in local:
+            return True
+    return False
 
 
 def _run_flows(facts: FileFacts, options: Options, scope: ModuleScope, flows: dict) -> None:

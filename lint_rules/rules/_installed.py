@@ -260,12 +260,16 @@ def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST
 
 def decorated_methods(node: ast.ClassDef, function_of: Callable) -> list:
     """The methods a class decorator (``function_of``: the function a decorator names, of the
-    module or the package) installs on the class it is given: ``cls.<name> = fn`` there,
+    module or the package; a call of one, the decorator it returns) installs on the class it is
+    given: ``cls.<name> = fn`` there,
     ``fn`` one of its nested functions (a wrapper of ``__init__`` that calls the original,
     then keeps more state, runs as ``__init__`` does)."""
     found = []
     for decorator in node.decorator_list:
-        function = function_of(decorator)
+        made = type(decorator) is ast.Call  # @register("name"): the decorator the factory makes
+        function = function_of(decorator.func if made else decorator)
+        if function is not None and made:
+            function = next(iter(_returned_defs(function)), None)
         if function is None or not function.args.args:
             continue
         klass = function.args.args[0].arg

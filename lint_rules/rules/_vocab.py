@@ -243,13 +243,14 @@ def may_match(source: str, options: Options = Options()) -> bool:
     pool attribute name) in the text, or no class that may be a backend: none whose header
     names a backend (its own name or a base's), and no definition of a backend method."""
     if "class" not in source:  # (a builder of a backend may be: ``may_build``)
-        return may_build(source, options) and mentions_vocabulary(source, options)
+        return (may_build(source, options) or writes_module_state(source)) and (
+            mentions_vocabulary(source, options))
     # the cheapest tests first: most files name no backend base and define no backend method,
     # and the vocabulary's lowering of the whole text is the dearest test (flake8 asks per file)
     bases = (BACKEND_SUFFIX, *options.backend_bases)
     if not any(base in source for base in bases):
-        return (_defines_backend_method(source) or _hands_backend(source)) and (
-            mentions_vocabulary(source, options))
+        return (_defines_backend_method(source) or _hands_backend(source) or (
+            writes_module_state(source))) and mentions_vocabulary(source, options)
     if not mentions_vocabulary(source, options):
         return False
     if _defines_backend_method(source):
@@ -395,6 +396,20 @@ def _annotated_kept(source: str) -> bool:
                 return True
         index = source.find(BACKEND_SUFFIX, index + len(BACKEND_SUFFIX))
     return False
+
+
+def writes_module_state(source: str) -> bool:
+    """A function of the module may keep what it reads of the active pool in a global of the
+    module (``_facts.state_writers``): the text reads it, and a function body declares a
+    global or stores into a CONSTANT-named one (``REGISTRY[kind] = ...``)."""
+    return (ACTIVE_POOL in source or ALLOCATOR in source) and (
+        _GLOBAL_STORE.search(source) is not None)
+
+
+# an indented ``global NAME`` or ``NAME[...] = ...`` / ``NAME.attr = ...`` / ``NAME = ...``
+# with NAME in CONSTANT case (a function body's store into a module's registry or state)
+_GLOBAL_STORE = re.compile(r"^[ \t]+(?:global\s|[A-Z_][A-Z0-9_]*(?:\[[^\n]*\]|\.\w+)?\s*=[^=])",
+                           re.MULTILINE)
 
 
 def _hands_backend(source: str) -> bool:

@@ -20,3 +20,20 @@ class StampingMeta(type):
         instance = super().__call__(model_runner, *args, **kwargs)
         instance.stamped = hasattr(model_runner.token_to_kv_pool, "swa_kv_pool")
         return instance
+
+
+def registered_as(name):
+    """A decorator factory: the decorator it returns wraps __init__ and sets a class mode."""
+
+    def deco(cls):
+        original = cls.__init__
+
+        def __init__(self, model_runner, *args, **kwargs):
+            original(self, model_runner, *args, **kwargs)
+            cls.mode = 2 if isinstance(self.token_to_kv_pool, SWAKVPool) else 1
+
+        cls.__init__ = __init__
+        cls.mode = 1
+        return cls
+
+    return deco

@@ -1,9 +1,10 @@
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
 from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
 
-from .traits import CountingMeta, registered
+from .traits import CountingMeta, registered, registered_as
 
 
+@registered_as("paged")
 @registered
 class PagedBackend(AttentionBackend, metaclass=CountingMeta):
     def __init__(self, model_runner):
