@@ -1930,6 +1930,15 @@ class _Pass:
         found = scope.package.function_def(qualified) if qualified else None
         return found[0] if found is not None else None
 
+    def held_method(self, attr: str, name: str) -> Optional[ast.AST]:
+        """The def of method ``name`` of the object ``self.<attr>`` holds, when a method of the
+        family built it (``self.<attr> = Klass(...)``: ``ClassFlow.made_attrs``) of a class of
+        this module or the package; None when unknown."""
+        klass = self.flow.made_attrs.get(attr)
+        node = self.scope.class_of(ast.Name(id=klass, ctx=ast.Load())) if klass else None
+        return next((s for s in node.body if type(s) in FUNCTIONS and s.name == name),
+                    None) if node is not None else None
+
     def _kept_globals_read(self, func: ast.AST) -> Taint:
         """What a function of another module reads of the module globals of its module that
         this class stored into (``SWA_TRANSLATORS[name] = pool.translate_loc_from_full_to_swa``

@@ -822,6 +822,8 @@ class FlowOwner(Protocol):
 
     def callee_def(self, func: ast.AST) -> Optional[ast.AST]: ...
 
+    def held_method(self, attr: str, name: str) -> Optional[ast.AST]: ...
+
     def function_param_stores(self, func: ast.AST, arguments: Tuple[Taint, ...],
                               keywords: tuple = (), given_self: Tuple[int, ...] = ()
                               ) -> list: ...
@@ -1453,7 +1455,7 @@ class MethodFlow(ast.NodeVisitor):
             for opened in self.tries:  # carry out to a handler (``caught``)
                 opened[1] |= union(values) & STATE
         if self.per_forward and self.record and not self.deferred and not self.resolver and (
-                self.hands_runner_pool(node)):
+                self.hands_runner_pool(node) or self.asks_held_runner(node)):
             self.runner_reads.append(node)  # window_pool(self.model_runner): the runner's
             self.runner_calls.add(id(node))  # pool, read per forward by the helper, not kept
         return self.call_value(node, name, values)
@@ -1474,6 +1476,19 @@ class MethodFlow(ast.NodeVisitor):
         given = {params[i] for i in handed if i < len(params)} | (named & set(params))
         return any(type(n) is ast.Attribute and n.attr == ACTIVE_POOL and type(n.value) is ast.Name
                    and n.value.id in given for n in nodes_under(function))
+
+    def asks_held_runner(self, node: ast.Call) -> bool:
+        """``self.updater.update(batch)``: a method of an object we built (``self.updater =
+        Updater(model_runner, self)``) reading the active pool off the runner it keeps
+        (``self.model_runner.token_to_kv_pool``): the runner's pool, read per forward, which
+        the FROZEN_KV swap does not rebind."""
+        func = node.func
+        attr = self_attr(func.value) if type(func) is ast.Attribute else None
+        method = self.owner.held_method(attr, func.attr) if attr else None
+        return method is not None and any(
+            type(n) is ast.Attribute and n.attr == ACTIVE_POOL and type(n.value) is ast.Attribute
+            and is_self(n.value.value) and n.value.attr.endswith("runner")
+            for n in nodes_under(method))
 
     def aliased_read(self, node: ast.Call, alias: tuple) -> Taint:
         """What a call spelling an attribute read returns (``getattr(x, "name"[, default])``,
