@@ -402,13 +402,20 @@ def writes_module_state(source: str) -> bool:
     """A function of the module may keep what it reads of the active pool in a global of the
     module (``_facts.state_writers``): the text reads it, and a function body declares a
     global or stores into a CONSTANT-named one (``REGISTRY[kind] = ...``)."""
-    return (ACTIVE_POOL in source or ALLOCATOR in source) and (
-        _GLOBAL_STORE.search(source) is not None)
+    if ACTIVE_POOL not in source:  # (the allocator's name holds it too)
+        return False
+    for store in _GLOBAL_STORE.finditer(source):  # the pool read in the same def, roughly:
+        start = source.rfind("def ", 0, store.start())  # from the def the store is in to the
+        end = source.find("def ", store.end())  # next one
+        if ACTIVE_POOL in source[start if start >= 0 else 0: end if end >= 0 else len(source)]:
+            return True
+    return False
 
 
-# an indented ``global NAME`` or ``NAME[...] = ...`` / ``NAME.attr = ...`` / ``NAME = ...``
-# with NAME in CONSTANT case (a function body's store into a module's registry or state)
-_GLOBAL_STORE = re.compile(r"^[ \t]+(?:global\s|[A-Z_][A-Z0-9_]*(?:\[[^\n]*\]|\.\w+)?\s*=[^=])",
+# an indented ``global NAME``, or ``NAME[...] = ...`` / ``NAME.attr = ...`` with NAME in
+# CONSTANT case (a function body's store into a module's registry or state; a bare ``NAME =``
+# is a local, or a class attribute, unless declared global)
+_GLOBAL_STORE = re.compile(r"^[ \t]+(?:global\s|[A-Z_][A-Z0-9_]*(?:\[[^\n]*\]|\.\w+)\s*=[^=])",
                            re.MULTILINE)
 
 
