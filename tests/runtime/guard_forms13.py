@@ -23,6 +23,15 @@ read through a getter over the backend; a window-named pool attribute left ``Non
 by a full-attention model; a builder keeping geometry only; a geometry bool in a keyword-only
 default; an inner backend built lazily from the live pool and handed the swap; a multi-step
 wrapper planning from each step's live pool.
+
+The blind measure (rt18 at ad2571c, the guard unchanged): 4 of 10 stale classes refused (7 of 15
+cases: the runner kept as ``self.mr``, the wrapper's verdict, by its name, the two-deep
+composite, the lazily built inner backend), 6 of 6 correct ones launched (27 of 27 cases).
+Missed: the lambda over the runner, the builder's verdict, the default-argument verdict, the
+pool as a dict key, the derived page table, the kernel table. Five correct twins of what the
+guard then learnt to read were added after (not blind): a memo keyed by the live pool object, a
+builder verdict decided again per forward, a lambda over the runner reading only its geometry, a
+kernel table picked again per forward, the default-argument verdict in the unswapped roles.
 """
 
 from __future__ import annotations
@@ -496,6 +505,106 @@ class LivePlannedStepsDraft(_FanOut):
             step.init_forward_metadata(forward_batch)
 
 
+# Correct twins of what the guard learnt to read from this set, written after the blind
+# measure (not blind).
+
+
+class LivePoolKeyedMemoAttnBackend(gf.KeepsPool):
+    """Plans memoised per pool object (``self._plans[pool]``), filled from the live pool by each
+    metadata build: after a swap the dict holds the draft's own pool and the target's, and the
+    launch looks up the active one."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._plans = {model_runner.token_to_kv_pool: SimpleNamespace(offset=0)}
+
+    def init_forward_metadata(self, forward_batch):
+        self._plans.setdefault(self.token_to_kv_pool, SimpleNamespace(offset=0))
+        super().init_forward_metadata(forward_batch)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        pool = self.token_to_kv_pool
+        pool.get_key_buffer(layer.layer_id + self._plans[pool].offset)
+        return q
+
+
+class _RebuiltBuilder(_PageTableBuilder):
+    """The verdict builder of BuilderVerdict, its verdict decided again by ``rebuild``."""
+
+    def rebuild(self, pool):
+        self.translated = _is_swa(pool)
+
+
+class RebuiltBuilderVerdictAttnBackend(gf.KeepsPool):
+    """The builder's verdict decided again from the live pool by each metadata build."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self.page_builder = _RebuiltBuilder(model_runner.token_to_kv_pool, self.page_size)
+
+    def init_forward_metadata(self, forward_batch):
+        self.page_builder.rebuild(self.token_to_kv_pool)
+        self.forward_metadata = self.page_builder.build(self.token_to_kv_pool, forward_batch)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        _read(self.token_to_kv_pool, layer, forward_batch, self.forward_metadata.translate)
+        return q
+
+
+class RunnerGeometryLambdaAttnBackend(gf.KeepsPool):
+    """A stored getter closing over the model runner that reads only its geometry (the request
+    table's size), never its pool."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self.max_requests = lambda: model_runner.req_to_token_pool.size
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        assert forward_batch.batch_size <= self.max_requests()
+        pool = self.token_to_kv_pool
+        _read(pool, layer, forward_batch, _live_translate(pool))
+        return q
+
+
+_LIVE_KERNELS: dict = {}  # mode -> the kernel function, picked again per forward
+
+
+class PerForwardKernelTableAttnBackend(gf.KeepsPool):
+    """The module kernel table of ModuleKernelTable, its pick made again from the live pool by
+    each metadata build."""
+
+    EXPECT, CONFIGS = "correct", ALL
+
+    def __init__(self, model_runner):
+        super().__init__(model_runner)
+        self._pick()
+
+    def _pick(self):
+        pool = self.token_to_kv_pool
+        _LIVE_KERNELS["decode"] = _window_decode if _is_swa(pool) else _dense_decode
+
+    def init_forward_metadata(self, forward_batch):
+        self._pick()
+        super().init_forward_metadata(forward_batch)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        _LIVE_KERNELS["decode"](self.token_to_kv_pool, layer, forward_batch)
+        return q
+
+
+class DefaultArgVerdictUnswappedAttnBackend(DefaultArgVerdictAttnBackend):
+    """DefaultArgVerdict's captured verdict in the roles whose pool is never swapped: it stays
+    what the launch reads."""
+
+    EXPECT, CONFIGS = "correct", (NON_SWA, gf.TARGET, EAGLE)
+
+
 STALE = (
     RunnerAliasReadAttnBackend, RunnerGetterAttnBackend, BuilderVerdictAttnBackend,
     DefaultArgVerdictAttnBackend, PoolKeyedOffsetsAttnBackend, DerivedPageMapAttnBackend,
@@ -505,4 +614,7 @@ STALE = (
 CORRECT = (
     RunnerGeometryGetterAttnBackend, FullModelNoWindowPoolAttnBackend, GeometryBuilderAttnBackend,
     DefaultArgGeometryAttnBackend, LazyLiveImplAttnBackend, LivePlannedStepsDraft,
+    LivePoolKeyedMemoAttnBackend, RebuiltBuilderVerdictAttnBackend,
+    RunnerGeometryLambdaAttnBackend, PerForwardKernelTableAttnBackend,
+    DefaultArgVerdictUnswappedAttnBackend,
 )
