@@ -173,7 +173,13 @@ GENERIC_FORMS = (("blind_backends", "AllocatorResolverAttnBackend"),
                  ("guard_forms10", "ProxyPerForwardAttnBackend"),
                  # a registry behind a getter computing its key; a verdict indexed by the test
                  ("guard_forms_indexed", "TupleKeyPropertyAttnBackend"),
-                 ("guard_forms_indexed", "ModuleTupleVerdictAttnBackend"))
+                 ("guard_forms_indexed", "ModuleTupleVerdictAttnBackend"),
+                 # a dict keyed by pools, a helper's own verdict, a module kernel table's
+                 # pick, a function's default argument
+                 ("guard_forms13", "LivePoolKeyedMemoAttnBackend"),
+                 ("guard_forms13", "RebuiltBuilderVerdictAttnBackend"),
+                 ("guard_forms13", "PerForwardKernelTableAttnBackend"),
+                 ("guard_forms13", "DefaultArgGeometryAttnBackend"))
 
 
 def measure_generic(repeats: int) -> dict:
@@ -276,7 +282,7 @@ def _generic_label(name: str, backend) -> str:
     slots = (len(layout.direct) + len(layout.nested) + len(layout.class_nested)
              + len(getattr(layout, "registries", ())) + len(getattr(layout, "outside", ())))
     flags = (len(layout.flags) + len(layout.soft) + len(layout.class_flags)
-             + len(getattr(layout, "verdicts", ())))
+             + len(getattr(layout, "verdicts", ())) + len(getattr(layout, "nested_flags", ())))
     return f"{name} ({slots} pool slots, {flags} flags, {len(layout.inner)} inner)"
 
 

@@ -11,21 +11,29 @@ the forward batch's on releases whose backends hold none):
   so do those of its helpers and record objects (plain objects, dataclasses, namespaces,
   ``__slots__`` classes, partials' arguments, what an object only C code reads holds, as an
   ``itertools`` iterator: two levels deep), of pools in its lists, tuples and dicts (a
-  ``defaultdict``'s default factory too; three deep), of its class attributes, of the registry
-  entry a property looks up by ``id(self)``, and of its inner backends; one named for an SWA
-  pool or mapping (or the sliding window's: ``window_pool``), or inside state the code derives
-  from SWA state, is not None while the launch reads an SWA pool; a model runner is no helper
-  (it holds its own role's pool), but where the code of the object keeping it reads its
-  ``token_to_kv_pool`` after ``__init__`` (a launcher's method), that pool is checked too;
+  ``defaultdict``'s default factory too, a dict's keys: one of them must be the active pool;
+  three deep), of functions' default arguments as of their cells, of its class attributes, of
+  the registry entry a property looks up by ``id(self)``, and of its inner backends; one named
+  for an SWA pool or mapping (or the sliding window's: ``window_pool``), or inside state the
+  code derives from SWA state, is not None while the launch reads an SWA pool; a model runner
+  is no helper (it holds its own role's pool), but where the code of the object keeping it
+  reads its ``token_to_kv_pool`` after ``__init__`` (a launcher's method), or a function
+  keeping it reads it (a stored getter, ``lambda: model_runner.token_to_kv_pool``), that pool
+  is checked too;
 * so do the module globals the class's code reads (a pool set with ``global``, a context
   variable's value, what it reads off a module ``threading.local``) and the frames of the
   generators it keeps (what they were started with), and a bool it sets with ``global`` from
-  an SWA pool test says what the active pool is;
+  an SWA pool test says what the active pool is, as does an item of a module container its
+  code sets to a value picked by such a test (``_KERNELS["decode"] = _window if is_swa(pool)
+  else _dense``: a kernel table);
 * every boolean the class's own code decides from an SWA pool or allocator type, whatever it
   is called (the lint's analysis of the class, ``runtime_guard.provenance``), says what the
   active pool is, and so does a verdict kept as a string, number, enum member or a module
   function picked by the test (an identity translator beside the pool's), or kept in
-  another type (a number's or a one-element tensor's truth, a pool class); any other
+  another type (a number's or a one-element tensor's truth, a pool class); so does a bool
+  inside what it holds that the holder's own code decides from such a test (a metadata
+  builder's ``self.translated = is_swa(pool)``, a step wrapper's verdict behind the bound
+  method a step keeps, a function's default or cell, ``windowed=is_swa(pool)``); any other
   bool named for SWA or a window does not say "not SWA" while the launch reads an SWA layer
   (True beside a full pool may be model geometry, ``has_swa``).
 
@@ -100,6 +108,9 @@ class Layout(NamedTuple):
     # (steps from the backend, path, swa-named, negated or None): module globals the class's
     # code reads holding a pool (None) or set from an SWA pool test (a flag: negated or not)
     outside: tuple = ()
+    # (attribute, steps, path, negated): bools inside what it holds that the code of their
+    # holder proves SWA verdicts (a helper object's class, a function's defaults and cells)
+    nested_flags: tuple = ()
 
 
 _POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER, _CACHED = range(9)
@@ -258,7 +269,7 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     kept_flags = {} if code is None else {
         **{flag: flag.startswith(_NEGATED) for flag in code.flags}, **dict(code.truths)}
     direct, flags, verdicts = [], [], []
-    found = _Found([], [], [], [], [])
+    found = _found()
     for name, value in state.items():
         if name.startswith(_OURS):
             continue
@@ -299,12 +310,13 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
     registries = _registry_entries(cls, state, backend)
     outside = (_outside_state(cls) if cls is not None else ()) + _slot_records(slot_state)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
-                or tensors or choices or verdicts or registries or outside)
+                or tensors or choices or verdicts or registries or outside or found.flags)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
                   tuple(found.soft), class_nested, class_flags, tensors, inner, slots,
-                  choices, tuple(verdicts), registries, rest, trivial, outside)
+                  choices, tuple(verdicts), registries, rest, trivial, outside,
+                  tuple(found.flags))
 
 
 def _verdict_values(code, cls: Optional[type] = None) -> dict:
@@ -357,7 +369,7 @@ def _registry_entries(cls: Optional[type], state: dict, backend: Any) -> tuple:
     ``self``), or what a property or a method taking only ``self`` computes by a lookup
     (``provenance.computed_lookup``: ``REG[(id(self), "kv")]``, ``_lookup(self)``, called
     again per launch). Steps start at the backend."""
-    found = _Found([], [], [], [], [])
+    found = _found()
     for klass in (cls.__mro__ if cls is not None and backend is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
             break
@@ -435,7 +447,7 @@ def _outside_state(cls: type) -> tuple:
     from runtime_guard.provenance import globals_read
 
     read = globals_read(cls, _base_of(cls))
-    found, entries = _Found([], [], [], [], []), []
+    found, entries = _found(), []
     for module, namespace, name, attrs in read.reads:
         value, steps = namespace.get(name), (_Global(namespace, name),)
         label = f"{_GLOBAL}{module}.{name}"
@@ -450,6 +462,9 @@ def _outside_state(cls: type) -> tuple:
         steps = (_Global(namespace, name),) + ((operator.attrgetter(attr),) if attr else ())
         path = f"{_GLOBAL}{module}.{name}" + (f".{attr}" if attr else "")
         entries.append((steps, path, False, not polarity))
+    for module, namespace, name, key, if_swa, if_not in read.items:  # a kernel table's pick
+        steps = (_Global(namespace, name), operator.itemgetter(key))
+        entries.append((steps, f"{_GLOBAL}{module}.{name}[{key!r}]", False, (if_swa, if_not)))
     return tuple(entries)
 
 
@@ -457,7 +472,7 @@ def _slot_records(slot_state: Optional[dict]) -> tuple:
     """``Layout.outside`` entries for pools inside what the backend's own ``__slots__`` hold (a
     record, a container, a generator, a context variable): slots live outside ``__dict__``, so
     their steps start at the backend (``Layout.slots`` has the pools they hold directly)."""
-    found = _Found([], [], [], [], [])
+    found = _found()
     for name, value in (slot_state or {}).items():
         if value is not None and pool_of(value) is None and _kind(value) not in (
                 _TENSOR, _BACKEND) and type(value) is not bool:
@@ -588,6 +603,11 @@ class _Found(NamedTuple):
     inner: list
     tensors: list
     nones: list  # (root, steps, path): None items, SWA slots where the root is SWA state
+    flags: list  # (root, steps, path, negated): bools the holder's code proves SWA verdicts
+
+
+def _found() -> _Found:
+    return _Found([], [], [], [], [], [])
 
 
 def _base_of(cls: type) -> Optional[type]:
@@ -630,13 +650,18 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
     # (a record of the SWA mapping and an unset buffer): only a holder of no state offers one.
     nones = [] if any(item is not None and (_kind(item) == _TENSOR or pool_of(item) is not None)
                       for _, item, _ in items) else found.nones
+    holder = _kind(value)
     for suffix, item, getter in items:
         label, where = path + suffix, steps + (getter,)
         kind = _kind(item)
         if type(item) is bool:
+            negated = _proven_negation(value, holder, suffix)
+            if negated is not None:
+                found.flags.append((root, where, label, negated))
             # (a plain list or tuple of bools is a table, one per layer or request; a
             # NamedTuple's fields are named)
-            if _soft_name(label) and not _is_config(value) and type(value) not in (list, tuple):
+            elif _soft_name(label) and not _is_config(value) and type(value) not in (
+                    list, tuple):
                 negated = label.rpartition(".")[2].startswith(_NEGATED)
                 found.soft.append((root, where, label, negated))
         elif item is None:
@@ -644,13 +669,13 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
                 found.nested.append((root, where, label, True))
             else:
                 nones.append((root, where, label))
-        elif pool_of(item) is not None:
+        elif type(item) is _AnyOf or pool_of(item) is not None:
             found.nested.append((root, where, label, _swa_slot_name(label)))
         elif kind == _BACKEND:
             found.inner.append((root, where, label))
         elif kind == _TENSOR:
             found.tensors.append((root, where, label, item))
-        elif suffix.startswith(".") and _runner_pool_read(type(value), suffix[1:], item):
+        elif _held_runner_read(value, holder, suffix, item):
             found.nested.append((root, where + (_RUNNER_POOL,), f"{label}.{ACTIVE_POOL}", False))
         elif kind in (_METHOD, _BUILTIN):  # the object it is bound to: a handle of it
             _search(root, item, where, label, depth, found, nest)
@@ -664,6 +689,38 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
 _RUNNER_POOL = operator.attrgetter(ACTIVE_POOL)
 
 
+def _proven_negation(holder: Any, kind: int, suffix: str) -> Optional[bool]:
+    """For a bool ``holder`` keeps as ``suffix`` (``.name``): whether the holder's own code
+    proves it an SWA verdict (``provenance.helper_flags`` of a helper object's class,
+    ``provenance.captured_flags`` of a function's defaults and cells), and then whether it is
+    negated; None when its code does not say (its name may still make it a soft flag)."""
+    from runtime_guard.provenance import captured_flags, helper_flags
+
+    if not suffix.startswith("."):
+        return None
+    if kind == _FUNCTION:
+        return captured_flags(holder).get(suffix[1:])
+    if kind != _OTHER or _is_container(holder) or _is_config(holder) or isinstance(
+            holder, (type, types.ModuleType)):
+        return None
+    return helper_flags(type(holder)).get(suffix[1:])
+
+
+def _held_runner_read(holder: Any, kind: int, suffix: str, item: Any) -> bool:
+    """``item`` is a model runner whose pool ``holder``'s code reads when it runs: an object
+    whose class reads ``self.<name>.token_to_kv_pool`` (``_runner_pool_read``), a function
+    whose code reads ``<cell or parameter>.token_to_kv_pool`` (a stored getter, ``lambda:
+    model_runner.token_to_kv_pool``), ``functools.partial(getattr, runner, "token_to_kv_pool")``."""
+    from runtime_guard.provenance import function_runner_reads
+
+    if kind == _FUNCTION:
+        return suffix[1:] in function_runner_reads(holder) and _is_runner(item)
+    if kind == _PARTIAL:
+        return (suffix == ".args[0]" and holder.func is getattr
+                and holder.args[1:2] == (ACTIVE_POOL,) and _is_runner(item))
+    return suffix.startswith(".") and _runner_pool_read(type(holder), suffix[1:], item)
+
+
 def _runner_pool_read(holder: Optional[type], name: str, value: Any) -> bool:
     """``value`` is a model runner (it holds an allocator: never searched as a helper) kept as
     ``name`` by an object of class ``holder`` whose code reads its pool at launch time
@@ -672,6 +729,11 @@ def _runner_pool_read(holder: Optional[type], name: str, value: Any) -> bool:
 
     if holder is None or name not in runner_pool_reads(holder):
         return False
+    return _is_runner(value)
+
+
+def _is_runner(value: Any) -> bool:
+    """A model runner or worker: an object holding an allocator (and its own role's pool)."""
     try:
         inside = vars(value)
     except Exception:  # noqa: BLE001 - no __dict__, or its reads raise (a lazy proxy)
@@ -689,10 +751,10 @@ def _items(value: Any) -> list:
     read, and an allocator's pool is what resolvers consult: neither is a helper. A dict
     entry keyed by its own pool's id is a memo of the live pool, not a cached one."""
     kind = _kind(value)
-    if kind == _FUNCTION:  # its closure cells and its own attributes
+    if kind == _FUNCTION:  # its closure cells, defaults and own attributes
         names = value.__code__.co_freevars
         return [(f".{names[i]}", _cell(cell), _CellGetter(i))
-                for i, cell in enumerate(value.__closure__ or ())] + [
+                for i, cell in enumerate(value.__closure__ or ())] + _default_items(value) + [
             (f".{name}", item, operator.attrgetter(name)) for name, item in vars(value).items()
             if not name.startswith("__")]
     if kind == _METHOD:
@@ -714,6 +776,9 @@ def _items(value: Any) -> list:
     elif isinstance(value, collections.abc.Mapping):  # a dict, a MappingProxyType, ...
         pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in list(value.items())
                  if isinstance(k, (str, int)) and not _memo_entry(k, v))
+        keys = _key_pools(value)  # pools as keys: what iterating the mapping reads
+        if keys:
+            pairs = itertools.chain([((".keys()", _key_pools), keys)], pairs)
         factory = getattr(value, "default_factory", None)  # a defaultdict's: what a key gets
         if factory is not None:
             pairs = itertools.chain([((".default_factory", _FACTORY), factory)], pairs)
@@ -740,6 +805,50 @@ def _items(value: Any) -> list:
             break
         found.append((suffix, item, getter))
     return found
+
+
+def _default_items(function) -> list:
+    """(path suffix, item, getter) for a function's default arguments, positional and
+    keyword-only, named by their parameters: what it was given where it was made."""
+    code, defaults = function.__code__, function.__defaults__ or ()
+    names = code.co_varnames[code.co_argcount - len(defaults):code.co_argcount]
+    return [(f".{name}", item, _Default(i)) for i, (name, item) in enumerate(
+        zip(names, defaults))] + [(f".{name}", item, _KwDefault(name)) for name, item in (
+            function.__kwdefaults__ or {}).items()]
+
+
+class _Default(NamedTuple):
+    """A function's ``index``-th positional default."""
+
+    index: int
+
+    def __call__(self, function):
+        return function.__defaults__[self.index]
+
+
+class _KwDefault(NamedTuple):
+    """A function's keyword-only default ``name``."""
+
+    name: str
+
+    def __call__(self, function):
+        return function.__kwdefaults__[self.name]
+
+
+class _AnyOf(tuple):
+    """Pools of which the launch may read any one (a mapping's pool keys): stale only when none
+    of them is the active pool or one of its sub-pools (a memo keyed by the live pool holds
+    it beside the others)."""
+
+
+def _key_pools(mapping: Any) -> Optional[_AnyOf]:
+    """The keys of ``mapping`` that are pools (or bound to one), as ``_AnyOf``; None if none."""
+    found = [key for key in itertools.islice(mapping, _RECORD_ITEMS)
+             if _kind(key) == _POOL or (_kind(key) in _POOL_HANDLES and pool_of(key) is not None)]
+    return _AnyOf(found) if found else None
+
+
+_POOL_HANDLES = frozenset({_METHOD, _PARTIAL, _WEAKREF, _CACHED, _PROXY})  # may stand for a pool
 
 
 def _frame_items(value: Any) -> list:
@@ -862,7 +971,7 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
     class a factory made per pool too), an object or container holding one (a descriptor
     keeping what was assigned through it), or a bool the class's code decides as an SWA flag:
     state one constructor stored for every instance."""
-    found, flags, inside, seen = [], [], _Found([], [], [], [], []), set()
+    found, flags, inside, seen = [], [], _found(), set()
     where = f" (a class attribute of {cls.__name__ if cls else None})"
     for klass in (cls.__mro__ if cls is not None else ()):
         if klass.__name__ == _BACKEND_BASE or klass is object:
@@ -1058,7 +1167,7 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
         problem = _verdict_problem(outer, state, layout, prefix, active, layer_id)
     if problem is not None:
         return problem
-    if layout.flags or layout.soft or layout.class_flags:
+    if layout.flags or layout.soft or layout.class_flags or layout.nested_flags:
         return _flag_problem(outer, backend, state, layout, prefix, active, layer_id)
     return None
 
@@ -1072,9 +1181,24 @@ def _outside_problem(outer, backend, entries, active, layer_id) -> Optional[Prob
             problem = _slot_problem(outer, value, swa, path, active, layer_id)
             if problem is not None:
                 return problem
+        elif type(negated) is tuple:  # (value if SWA, value if not): a verdict kept as a value
+            if _picks_other(value, *negated, active):
+                return Problem("flag", _pick_message(outer, layer_id, active, path, value))
         elif type(value) is bool and _disagrees(value, negated, active):
             return Problem("flag", _flag_message(outer, layer_id, active, path, value))
     return None
+
+
+def _picks_other(value: Any, if_swa: Any, if_not: Any, active: Any) -> bool:
+    """A value picked by an SWA pool test that says another thing than the active pool is."""
+    facts = active_facts(active)
+    return ((_same(value, if_not) and facts.expects_swa)
+            or (_same(value, if_swa) and not facts.is_swa))
+
+
+def _same(value: Any, picked: Any) -> bool:
+    return value is picked or (type(value) is type(picked) and isinstance(
+        picked, (str, int, float, enum.Enum)) and value == picked)
 
 
 def _disagrees(flag: bool, negated: bool, active: Any) -> bool:
@@ -1125,6 +1249,11 @@ def _slot_problem(outer, value, swa_named, path, active, layer_id) -> Optional[P
         if swa_named and _expects_swa_pool(active):
             return Problem("pool", _none_message(outer, layer_id, active, path))
         return None
+    if type(value) is _AnyOf:  # keys: one of them is the active pool, or the first is stale
+        ids = members(active)
+        if any(id(key) in ids or id(pool_of(key)) in ids for key in value):
+            return None
+        value = value[0]
     if type(value) is types.MethodType and value.__self__ is active:  # the common live case
         return None
     if swa_named and _kind(value) == _TENSOR:  # an SWA slot found None on another instance
@@ -1161,6 +1290,10 @@ def _flag_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
                     flag != negated or facts.expects_swa):
                 return Problem("flag", _flag_message(outer, layer_id, active, prefix + name,
                                                      _shown_flag(kept)))
+    for name, steps, path, negated in layout.nested_flags:
+        flag = _follow(state.get(name), steps)
+        if type(flag) is bool and _disagrees(flag, negated, active):
+            return Problem("flag", _flag_message(outer, layer_id, active, prefix + path, flag))
     for name, steps, path, negated in layout.soft:
         flag = _follow(state.get(name), steps) if steps else state.get(name)
         if flag is negated and _reads_swa_layer(active, layer_id):  # bools are singletons
@@ -1246,7 +1379,7 @@ def _delegated_problem(outer, holder, name, steps, child, prefix, active, layer_
                                  active, layer_id) if attr in layout.direct
                    else _flag_problem(outer, child, state, layout._replace(
                        flags=tuple(f for f in layout.flags if f[0] == attr), soft=(),
-                       class_flags=()), prefix, active, layer_id))
+                       class_flags=(), nested_flags=()), prefix, active, layer_id))
         if problem is not None:
             own = state.get(ACTIVE_POOL, active)
             note = (f" ({type(holder).__name__}.__getattr__ delegates it to "
@@ -1324,6 +1457,15 @@ def _flag_message(backend, layer_id, active, path, flag) -> str:
     return (
         f"{_lead(backend, layer_id, active)}{path}={flag} but the pool the launch reads is "
         f"{describe_pool(active)}: the flag was computed from another pool. Derive it from "
+        f"self.{ACTIVE_POOL} per launch ({_WHY})."
+    )
+
+
+def _pick_message(backend, layer_id, active, path, value) -> str:
+    shown = getattr(value, "__name__", None) if callable(value) else repr(value)
+    return (
+        f"{_lead(backend, layer_id, active)}{path} is {shown}, picked by a pool type test on "
+        f"another pool than the one the launch reads, {describe_pool(active)}. Pick it from "
         f"self.{ACTIVE_POOL} per launch ({_WHY})."
     )
 

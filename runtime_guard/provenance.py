@@ -897,6 +897,9 @@ class GlobalsRead(NamedTuple):
     # (module name, namespace, name, attribute or None, polarity): a global, or an attribute of
     # a module or class the code holds as a global, set from an SWA pool test
     verdicts: tuple
+    # (module name, namespace, name, key, value if SWA, value if not): an item of a global
+    # container (a kernel table) the code sets to a value picked by an SWA pool test
+    items: tuple = ()
 
 
 _globals_by_class: dict = {}  # class -> GlobalsRead
@@ -923,12 +926,14 @@ def _read_globals(cls: type, stop: type) -> GlobalsRead:
     top = cls.__module__.partition(".")[0]
     todo = [(function, 0) for klass in _below(cls, stop) for value in vars(klass).values()
             for function in _functions_in(value)]
-    reads, loaded, setters, seen = {}, set(), [], set()
+    reads, loaded, setters, seen, item_setters = {}, set(), [], set(), []
     while todo:
         function, depth = todo.pop()
         if function.__code__ in seen:
             continue
         seen.add(function.__code__)
+        if _stores_items(function.__code__):
+            item_setters.append(function)
         namespace = function.__globals__
         for op, name, attr, stored in _global_names(function.__code__):
             value = namespace.get(name)
@@ -950,9 +955,77 @@ def _read_globals(cls: type, stop: type) -> GlobalsRead:
     verdicts = [(*reads[key[:2]][:3], key[2], polarity)
                 for key, polarity in _global_verdicts(setters).items() if key[:2] in reads
                 and (key[:2] in loaded if key[2] is None else key[2] in reads[key[:2]][3])]
+    items = [(*reads[key[:2]][:3], key[2], *values)
+             for key, values in _global_item_verdicts(item_setters).items()
+             if key[:2] in reads and key[:2] in loaded]
     return GlobalsRead(tuple((module, namespace, name, frozenset(attrs))
                              for module, namespace, name, attrs in reads.values()),
-                       tuple(verdicts))
+                       tuple(verdicts), tuple(items))
+
+
+def _stores_items(code: types.CodeType) -> bool:
+    """Whether the code (or the code nested in it) stores into a subscript."""
+    import dis
+
+    return any(ins.opname == "STORE_SUBSCR" for ins in dis.get_instructions(code)) or any(
+        _stores_items(const) for const in code.co_consts if isinstance(const, types.CodeType))
+
+
+def _global_item_verdicts(setters: list) -> dict:
+    """(id(namespace), name, key) -> (value if SWA, value if not) for ``G[key] = A if <SWA
+    pool test> else B`` (any two-way pick of ``_two_way``; a bare test stores True/False), where
+    ``G`` is a global of the setter's module (not one of its locals) and ``key`` a constant:
+    which kernel a module table launches was decided from a pool's type. Values are constants
+    or names of the module (functions, enum members); an item stored two ways is left out."""
+    found: dict = {}
+    for function in dict.fromkeys(setters):
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+        except Exception:  # noqa: BLE001 - no source: its stores prove nothing
+            continue
+        namespace, local = function.__globals__, _single_locals(tree.body[0])
+        own = set(function.__code__.co_varnames) | set(function.__code__.co_cellvars)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                    node.targets[0], ast.Subscript)):
+                continue
+            target = node.targets[0]
+            if not (isinstance(target.value, ast.Name) and target.value.id not in own
+                    and target.value.id in namespace and isinstance(target.slice, ast.Constant)):
+                continue
+            key = (id(namespace), target.value.id, target.slice.value)
+            picked = _picked_values(node.value, local, namespace)
+            try:
+                found.setdefault(key, set()).add(picked)
+            except TypeError:  # a value that cannot be compared as a verdict is
+                found.setdefault(key, set()).add(None)
+    return {key: next(iter(picks)) for key, picks in found.items()
+            if len(picks) == 1 and None not in picks}
+
+
+def _picked_values(value: ast.AST, local: dict, namespace: dict) -> Optional[tuple]:
+    """(value if SWA, value if not) of a stored value picked by an SWA pool test, or None."""
+    polarity = _swa_polarity(value, local, namespace)
+    if polarity is not None:
+        return (True, False) if polarity else (False, True)
+    chosen = _two_way(value)
+    polarity = _swa_polarity(chosen[0], local, namespace) if chosen else None
+    if polarity is None:
+        return None
+    values = []
+    for branch in chosen[1:]:
+        kind_value = _value_of(branch) if isinstance(branch, ast.AST) else None
+        if kind_value is None or kind_value[0] == "item":
+            return None
+        kind, shown = kind_value
+        if kind == "name":
+            head, *rest = shown.split(".")
+            try:
+                shown = functools.reduce(getattr, rest, namespace[head])
+            except (KeyError, AttributeError):  # a local name or a lazy attribute: unknown
+                return None
+        values.append(shown)
+    return tuple(values) if polarity else tuple(reversed(values))
 
 
 def _functions_in(value) -> list:
@@ -1021,3 +1094,145 @@ def _global_targets(target: ast.AST, declared: set, function) -> list:
         return []
     return [(n.id, None) for n in ast.walk(target)
             if isinstance(n, ast.Name) and n.id in declared]
+
+
+# --------------------------------------------------------------------------- beyond the class
+# What the code of the objects a backend holds says: a helper object's class (a metadata
+# builder, a multi-step wrapper whose bound method a step keeps), a function it keeps (what its
+# closure cells and defaults were bound to where it was made), a model runner read in a
+# function's code.
+
+_helper_flags: dict = {}  # class -> {attr: negated}
+
+
+def helper_flags(klass: type) -> dict:
+    """attr -> negated for the bools ``klass`` (a helper object's class, not a backend: its own
+    class is read by ``proven``) stores on itself from an SWA pool test alone in any of its
+    methods (``self.translated = is_swa(pool)``, ``not isinstance(pool, SWAKVPool)``): one
+    polarity, no other store of that attribute. A verdict the helper made from the pool it
+    was given, whatever it is called. Classes of the standard library and of installed
+    distributions other than SGLang are not read (they decide nothing from a pool)."""
+    cached = _helper_flags.get(klass)
+    if cached is None:
+        try:
+            cached = _read_helper_flags(klass)
+        except Exception:  # noqa: BLE001 - code that cannot be read: no flag proven
+            cached = {}
+        _helper_flags[klass] = cached
+    return cached
+
+
+def _read_helper_flags(klass: type) -> dict:
+    found: dict = {}
+    for base in klass.__mro__:
+        if base is object or (base.__module__.partition(".")[0] != _SGLANG
+                              and _library(base.__module__, set())):
+            continue
+        namespace = vars(sys.modules.get(base.__module__, types))
+        for method in _methods(_class_node(base)):
+            local = None
+            for node in ast.walk(method):
+                if not (isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))):
+                    continue
+                targets = getattr(node, "targets", None) or [node.target]
+                for attr in (a for target in targets for a in _self_attr(target)):
+                    if local is None:
+                        local = _single_locals(method)
+                    plain = isinstance(node, ast.Assign) and len(targets) == 1
+                    polarity = _swa_polarity(node.value, local, namespace) if plain else None
+                    found.setdefault(attr, set()).add(polarity)
+    return {attr: not polarities.pop() for attr, polarities in found.items()
+            if len(polarities) == 1 and None not in polarities}
+
+
+_captured_flags: dict = {}  # code object -> {name: negated}
+
+
+def captured_flags(function) -> dict:
+    """name -> negated for what ``function`` captured where it was made from an SWA pool test:
+    a default argument (``def ids(loc, *, windowed=is_swa(pool))``, positional or keyword-only)
+    and a closure cell the enclosing function bound once to such a test (``is_swa =
+    isinstance(pool, SWAKVPool)`` beside ``def translate(...)``), read from the enclosing
+    function's source (the function's own, for a module-level one). A verdict kept in a
+    function, whatever it is called."""
+    code = function.__code__
+    cached = _captured_flags.get(code)
+    if cached is None:
+        try:
+            cached = _read_captured_flags(function)
+        except Exception:  # noqa: BLE001 - no source: nothing proven
+            cached = {}
+        _captured_flags[code] = cached
+    return cached
+
+
+def _read_captured_flags(function) -> dict:
+    code, namespace = function.__code__, function.__globals__
+    enclosing = _enclosing(function)
+    source_of = enclosing if enclosing is not None else function
+    tree = ast.parse(textwrap.dedent(inspect.getsource(source_of)))
+    outer = tree.body[0]
+    first = source_of.__code__.co_firstlineno - 1
+    node = next((n for n in ast.walk(outer) if isinstance(n, (
+        ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _first_line(n) + first == (
+            code.co_firstlineno) and getattr(n, "name", "<lambda>") == code.co_name), None)
+    if node is None:
+        return {}
+    local = _single_locals(outer) if enclosing is not None else {}
+    args = node.args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(arg, value) for arg, value in zip(args.kwonlyargs, args.kw_defaults)
+              if value is not None]
+    found = {arg.arg: _swa_polarity(value, local, namespace) for arg, value in pairs}
+    found.update((name, _swa_polarity(local[name], local, namespace))
+                 for name in code.co_freevars if name in local)
+    return {name: not polarity for name, polarity in found.items() if polarity is not None}
+
+
+def _first_line(node: ast.AST) -> int:
+    decorators = getattr(node, "decorator_list", None)
+    return decorators[0].lineno if decorators else node.lineno
+
+
+def _enclosing(function):
+    """The function ``function`` was defined in (``C.__init__`` for ``C.__init__.<locals>.f``),
+    found through its module; None for a module-level function or one not found."""
+    head, marker, _ = function.__qualname__.rpartition(".<locals>.")
+    if not marker or "<locals>" in head:
+        return None
+    value = sys.modules.get(function.__module__)
+    for part in head.split("."):
+        value = getattr(value, part, None)
+    value = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+    return value if isinstance(value, types.FunctionType) else None
+
+
+_function_reads: dict = {}  # code object -> frozenset of names
+
+
+def function_runner_reads(function) -> frozenset:
+    """The names (closure cells, parameters: a default holds what it was given) whose
+    ``token_to_kv_pool`` ``function``'s code (and the code nested in it) reads when it runs:
+    ``lambda: model_runner.token_to_kv_pool`` reads a model runner's pool at call time, which a
+    FROZEN_KV draft's swap never rebinds."""
+    from lint_rules.rules._vocab import ACTIVE_POOL
+
+    code = function.__code__
+    cached = _function_reads.get(code)
+    if cached is None:
+        cached = _function_reads[code] = frozenset(_names_read_off(code, ACTIVE_POOL))
+    return cached
+
+
+def _names_read_off(code: types.CodeType, attr: str):
+    import dis
+
+    instructions = list(dis.get_instructions(code))
+    for instruction, after in zip(instructions, instructions[1:]):
+        if instruction.opname in ("LOAD_DEREF", "LOAD_FAST", "LOAD_CLOSURE") and (
+                after.opname in ("LOAD_ATTR", "LOAD_METHOD") and after.argval == attr):
+            yield instruction.argval
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names_read_off(const, attr)
