@@ -971,6 +971,16 @@ def _stores_items(code: types.CodeType) -> bool:
         _stores_items(const) for const in code.co_consts if isinstance(const, types.CodeType))
 
 
+def _sourced(functions: list):
+    """``(function, tree)`` for each distinct function of ``functions`` whose source can be
+    read and parsed (one that cannot proves nothing of what it stores)."""
+    for function in dict.fromkeys(functions):
+        try:
+            yield function, ast.parse(textwrap.dedent(inspect.getsource(function)))
+        except Exception:  # noqa: BLE001 - no source: its stores prove nothing
+            continue
+
+
 def _global_item_verdicts(setters: list) -> dict:
     """(id(namespace), name, key) -> (value if SWA, value if not) for ``G[key] = A if <SWA
     pool test> else B`` (any two-way pick of ``_two_way``; a bare test stores True/False), where
@@ -978,11 +988,7 @@ def _global_item_verdicts(setters: list) -> dict:
     which kernel a module table launches was decided from a pool's type. Values are constants
     or names of the module (functions, enum members); an item stored two ways is left out."""
     found: dict = {}
-    for function in dict.fromkeys(setters):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-        except Exception:  # noqa: BLE001 - no source: its stores prove nothing
-            continue
+    for function, tree in _sourced(setters):
         namespace, local = function.__globals__, _single_locals(tree.body[0])
         own = set(function.__code__.co_varnames) | set(function.__code__.co_cellvars)
         for node in ast.walk(tree):
@@ -1061,11 +1067,7 @@ def _global_verdicts(setters: list) -> dict:
     ``global``, and the attributes they set on a global module or class (``_State.w = ...``),
     only from an SWA pool test of one polarity (any other store, or both polarities: out)."""
     found: dict = {}
-    for function in dict.fromkeys(setters):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-        except Exception:  # noqa: BLE001 - no source: its stores prove nothing
-            continue
+    for function, tree in _sourced(setters):
         declared = {name for node in ast.walk(tree) if isinstance(node, ast.Global)
                     for name in node.names}
         ours = id(function.__globals__)
