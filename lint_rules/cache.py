@@ -149,14 +149,14 @@ def tool_version() -> str:
         return "0+unknown"
 
 
-def fingerprint(codes, options, per_file_ignores) -> str:
+def fingerprint(codes, options, per_file_ignores, disable_noqa: bool = False) -> str:
     """One key for everything besides the file that determines its findings: the lint
     package's sources (the distribution's version adds nothing to them; reading it costs a
     warm run a tenth of its time), the Python that parses (a newer one accepts more) and the
     flake8 whose noqa regexes the results applied."""
     material = repr((
         FORMAT_VERSION, sys.version, _package_digest(), _flake8_digest(), sorted(codes),
-        options, per_file_ignores,
+        options, per_file_ignores, disable_noqa,
     ))
     return hashlib.blake2b(material.encode(), digest_size=12).hexdigest()
 
@@ -251,8 +251,9 @@ class ResultCache:
             self._load()
 
     @classmethod
-    def for_run(cls, codes, options, per_file_ignores) -> "ResultCache":
-        name = f"lint-{fingerprint(codes, options, per_file_ignores)}.json"
+    def for_run(cls, codes, options, per_file_ignores, disable_noqa: bool = False
+                ) -> "ResultCache":
+        name = f"lint-{fingerprint(codes, options, per_file_ignores, disable_noqa)}.json"
         return cls(cache_file(name))
 
     @classmethod

@@ -162,7 +162,7 @@ def resolve_config(args: argparse.Namespace):
         unread = unread_pyproject(Path.cwd(), config_path)
         if unread:
             warn(unread)
-    return build_run_config(
+    config = build_run_config(
         read_config_file(config_path),
         known=all_codes,
         default=default_codes,
@@ -171,6 +171,10 @@ def resolve_config(args: argparse.Namespace):
         cli_ignore=args.ignore,
         cli_options={spec.name: getattr(args, spec.dest) for spec in OPTION_SPECS},
     )
+    if getattr(args, "add_noqa", False) and config.disable_noqa:
+        raise UsageError(f"--add-noqa: disable-noqa is set in {config.config_path}, so flake8 "
+                         "and poolguard ignore every noqa comment: one would hide nothing")
+    return config
 
 
 def _file_name(value: str, option: str) -> str:
@@ -242,7 +246,8 @@ def _run_cache(args: argparse.Namespace, config) -> tuple:
     from lint_rules.cache import ResultCache, not_a_folder
 
     cache = (ResultCache.disabled() if args.no_cache else
-             ResultCache.for_run(config.codes, config.options, config.per_file_ignores))
+             ResultCache.for_run(config.codes, config.options, config.per_file_ignores,
+                                 config.disable_noqa))
     unusable = cache.path is not None and not_a_folder(cache.path.parent)
     if unusable:
         warn(f"no cache: {unusable} (set POOLGUARD_CACHE_DIR to a folder)")
@@ -281,6 +286,9 @@ def lint(args: argparse.Namespace) -> int:
     for message in result.errors:
         error(message)
     found = result.findings
+    if mode == "diff":  # its findings are of what --fix would write: so are their baseline keys
+        read_back = {**(read_back or {}),
+                     **{r.path: r.draft for r in result.files if r.draft is not None}}
     visible = _adopted(args, found, read_back)
     if visible is None:  # --write-baseline / --add-noqa: done, nothing left to list
         _report(args, [], utf8)  # a machine format is a whole document, even an empty one

@@ -28,7 +28,7 @@ CONFIG_FILES = ("setup.cfg", "tox.ini", ".flake8")
 MAX_CONFIG_BYTES = 16 * 1024 * 1024  # no INI config is this large; reading one costs its size
 SECTIONS = ("flake8", "poolguard")  # later sections override earlier ones
 READ_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude",
-             "extend-exclude", *(spec.name for spec in OPTION_SPECS))
+             "extend-exclude", "disable-noqa", *(spec.name for spec in OPTION_SPECS))
 CODE_PREFIX = "KVP"
 QUOTED = re.compile(r"[\[\]{}\"']")  # a TOML or JSON list, which an INI file keeps as text
 
@@ -58,6 +58,24 @@ class FileConfig:
 
 
 @dataclass(frozen=True)
+class CodeChoice:
+    """The lists ``codes`` were chosen from, kept so a ``per-file-ignores`` entry is decided
+    as flake8 decides it: its codes join ``ignore`` and the longest prefix still wins."""
+
+    known: tuple
+    default: frozenset
+    select: Optional[tuple]
+    extend_select: tuple
+    ignore: Optional[tuple]
+    extend_ignore: tuple = ()
+
+    def codes(self, also_ignored: tuple = ()) -> frozenset:
+        return select_codes(self.known, self.default, select=self.select,
+                            extend_select=self.extend_select, ignore=self.ignore,
+                            extend_ignore=self.extend_ignore + also_ignored)
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything a run needs, resolved once: codes, rule options, ignores and excludes."""
 
@@ -67,18 +85,22 @@ class RunConfig:
     exclude: tuple = DEFAULT_EXCLUDE
     root: Path = field(default_factory=Path.cwd)
     config_path: Optional[Path] = None
+    choice: Optional[CodeChoice] = None  # how ``codes`` were chosen (None: ignore by prefix)
+    disable_noqa: bool = False  # flake8's disable-noqa: every ``# noqa`` is ignored
 
     def codes_for(self, path: str) -> frozenset:
         """Codes enabled for ``path`` after ``per-file-ignores``. Most files match no pattern:
-        one compiled test of all of them says so before any is tried alone."""
-        codes = self.codes
+        one compiled test of all of them says so before any is tried alone. As in flake8, one
+        entry applies: the longest pattern that matches, the first of equally long ones (a
+        file under ``legacy/sub/`` takes ``legacy/sub/*``'s codes, not ``legacy/*``'s too)."""
         if not self.per_file_ignores or not any_matches(
                 _patterns_of(self.per_file_ignores), path):
-            return codes
-        for pattern, ignored in self.per_file_ignores:
-            if path_matches(path, pattern):
-                codes = frozenset(c for c in codes if not c.startswith(ignored))
-        return codes
+            return self.codes
+        _, ignored = max((entry for entry in self.per_file_ignores
+                          if path_matches(path, entry[0])), key=lambda entry: len(entry[0]))
+        if self.choice is not None:  # `select = KVP001` keeps KVP001 from a `KVP0` entry
+            return self.choice.codes(ignored)
+        return frozenset(c for c in self.codes if not c.startswith(ignored))
 
     def is_excluded(self, path: str) -> bool:
         """True when ``path`` (a file or directory) matches an exclude pattern."""
@@ -328,21 +350,42 @@ def select_codes(
     *,
     select: Optional[tuple] = None,
     extend_select: tuple = (),
-    ignore: tuple = (),
+    ignore: Optional[tuple] = None,
+    extend_ignore: tuple = (),
 ) -> frozenset:
-    """flake8's decision: on when the longest selecting prefix beats the longest ignoring one.
-
-    ``select=None`` means "not given": the default set counts as selected by the empty prefix.
-    """
+    """flake8's decision (``DecisionEngine.make_decision``) for the codes the plugin emits (the
+    default set, and an opt-in code a select names): an explicit choice beats an implicit one,
+    and between two of a kind the longest prefix wins, a tie ignoring. ``None``: not given.
+    Where flake8 compares lengths, its implicit lists count too: the opt-in codes are its
+    default ``ignore`` (until ``ignore`` is given) and ``KVP`` its default ``select``, so
+    ``extend-select = KVP004`` with ``extend-ignore = KVP0`` leaves KVP004 off."""
+    opt_in = tuple(code for code in known if code not in default)
+    named = (select or ()) + extend_select
+    selected_all = ((CODE_PREFIX,) if select is None else select) + extend_select
+    ignored_named = (ignore or ()) + extend_ignore
+    ignored_all = (opt_in if ignore is None else ignore) + extend_ignore
     chosen = set()
     for code in known:
-        sel = [len(p) for p in (select or ()) + extend_select if code.startswith(p)]
-        if select is None and code in default:
-            sel.append(0)
-        ign = [len(p) for p in ignore if code.startswith(p)]
-        if sel and max(sel) > max(ign, default=-1):
+        if code not in default and not code.startswith(named):
+            continue  # the plugin never computes it
+        selected = _kind(code, named, selected_all)
+        ignored = _kind(code, ignored_named, ignored_all)
+        if selected != ignored:  # explicit beats implicit, a match beats none
+            keep = selected > ignored
+        else:  # both explicit, or both implicit: the longest prefix wins, a tie ignores
+            keep = selected != 0 and _longest(code, selected_all) > _longest(code, ignored_all)
+        if keep:
             chosen.add(code)
     return frozenset(chosen)
+
+
+def _kind(code: str, named: tuple, implied: tuple) -> int:
+    """2: a prefix names ``code`` explicitly, 1: only an implied list does, 0: none."""
+    return 2 if code.startswith(named) else 1 if code.startswith(implied) else 0
+
+
+def _longest(code: str, prefixes: tuple) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
 
 
 def _parse_per_file_ignores(value: str, root: Path, known: tuple) -> tuple:
@@ -357,10 +400,10 @@ def _parse_per_file_ignores(value: str, root: Path, known: tuple) -> tuple:
     except ExecutionError:
         raise ConfigError(f"per-file-ignores is not a 'pattern:codes' mapping: {value.strip()!r}")
     result = []
-    for pattern, codes in pairs:
+    for pattern, codes in pairs:  # an entry of other tools' codes only is kept: it may be
+        # the longest pattern a file matches, and then flake8 applies no other entry to it
         mine = _kvp_only(tuple(c.upper() for c in codes), known, "per-file-ignores")
-        if mine:
-            result.append((_normalise_pattern(pattern, root), mine))
+        result.append((_normalise_pattern(pattern, root), mine))
     return tuple(result)
 
 
@@ -404,23 +447,37 @@ def build_run_config(
     extend_select += check_codes(split_codes(cli_extend_select), known, "--extend-select")
     if cli_ignore is not None:
         ignore = check_codes(split_codes(cli_ignore), known, "--ignore")
-    else:
+    elif "ignore" in values:  # given, even empty or of other tools' codes: flake8's defaults go
         ignore = _kvp_only(split_codes(values.get("ignore")), known, where)
-    ignore += _kvp_only(split_codes(values.get("extend-ignore")), known, where)
-    codes = select_codes(
-        known, default, select=select, extend_select=extend_select, ignore=ignore
-    )
+    else:
+        ignore = None
+    extend_ignore = _kvp_only(split_codes(values.get("extend-ignore")), known, where)
+    choice = CodeChoice(known, default, select, extend_select, ignore, extend_ignore)
 
     exclude = _patterns(values.get("exclude"), root) if "exclude" in values else DEFAULT_EXCLUDE
     exclude += _patterns(values.get("extend-exclude"), root)
     return RunConfig(
-        codes=codes,
+        codes=choice.codes(),
         options=_options(values, cli_options or {}),
         per_file_ignores=_parse_per_file_ignores(values.get("per-file-ignores", ""), root, known),
         exclude=exclude,
         root=root,
         config_path=file_config.path,
+        choice=choice,
+        disable_noqa=_boolean(values.get("disable-noqa"), "disable-noqa", where),
     )
+
+
+def _boolean(value: Optional[str], key: str, where: str) -> bool:
+    """A flag of the config file, spelt as flake8's ``getboolean`` takes it (flake8 stops on
+    any other spelling with a traceback)."""
+    if value is None:
+        return False
+    states = configparser.RawConfigParser.BOOLEAN_STATES
+    if value.lower() not in states:
+        raise ConfigError(f"{key} in {where} must be one of {', '.join(states)}, got "
+                          f"{shown(value) if len(value) > 60 else repr(value)}")
+    return states[value.lower()]
 
 
 def _options(values: dict, cli: dict) -> Options:

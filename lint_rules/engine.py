@@ -431,16 +431,35 @@ class _FileAnalysis:
         if unsafe:
             plan = list({id(f): f for fixes in offered.values() for f in fixes
                          if not f.safe}.values())
-        accepted: list = []
+        planned, accepted = set(plan), _Spans()
         for report in self.reports:
             for fix in offered.get(id(report), ()):
-                if not fix.safe or fix in plan:
+                if not fix.safe or fix in planned:
                     continue
                 spans = list(fix.spans())
-                if not any(fix_model.overlap(a, b) for a in spans for b in accepted):
+                if not any(map(accepted.overlaps, spans)):
                     plan.append(fix)
+                    planned.add(fix)
                     accepted.extend(spans)
         return plan
+
+
+class _Spans:
+    """The text ranges of the fixes accepted so far, by line: a range that shares text with
+    one shares a line with it, so a new range is compared with those on its own lines, not
+    with every range accepted (a class of thousands of gates was planned in quadratic time)."""
+
+    def __init__(self) -> None:
+        self.by_line: dict = {}
+
+    def overlaps(self, span) -> bool:
+        return any(fix_model.overlap(span, other) for line in range(span[0][0], span[1][0] + 1)
+                   for other in self.by_line.get(line, ()))
+
+    def extend(self, spans) -> None:
+        for span in spans:
+            for line in range(span[0][0], span[1][0] + 1):
+                self.by_line.setdefault(line, []).append(span)
 
 
 # Valid Python nests up to CPython's parser limit (a ~3,000-term chain); following it takes

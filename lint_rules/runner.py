@@ -54,6 +54,7 @@ class FileResult:
     error: Optional[str] = None
     diff: bytes = b""
     fixed: bool = False
+    draft: Optional[bytes] = None  # --diff: the bytes --fix would write, which its findings are of
 
 
 @dataclass
@@ -234,6 +235,7 @@ class _Job:
     text: str = ""
     encoding: str = "utf-8"
     unsafe: bool = False  # a fix/diff also applies unsafe fixes (--unsafe-fixes)
+    honor_noqa: bool = True  # False under the config's disable-noqa, as in flake8
     recheck: Optional[tuple] = None  # (findings, deps) cached, to confirm against the graph
     key: str = field(init=False, repr=False)  # its cache key: every job is looked up
 
@@ -261,7 +263,7 @@ def analyse(mode: str, options, job: _Job) -> tuple:
     """
     from lint_rules.engine import fix_source, lint_source
 
-    kwargs = {"codes": job.codes, "options": options, "honor_noqa": True,
+    kwargs = {"codes": job.codes, "options": options, "honor_noqa": job.honor_noqa,
               "package": _PACKAGE, "path": job.path}
     try:
         if mode == "lint":
@@ -493,7 +495,8 @@ class _TreeRun:
                 self.errors.append(kept.error)
             return None
         full = self._full(path)
-        job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe)
+        job = _Job(path, self.config.codes_for(full), self.digests[full], unsafe=self.unsafe,
+                   honor_noqa=not self.config.disable_noqa)
         cached = self.cache.findings_of(job.key)
         if not self._reusable(cached):
             return job
@@ -681,6 +684,8 @@ def _run(paths: list, config: RunConfig, mode: str, jobs: Optional[int],
     files = [state.results[path] for path in state.order]
     for result in files:
         result.fixed = result.fixed or result.path in fixed
+        if result.path in state.drafts:
+            result.draft = state.drafts[result.path][1]
     return RunResult(files=files, errors=state.errors)
 
 

@@ -62,7 +62,7 @@ def lint_stdin(name: str, source: bytes, config: RunConfig, mode: str,
                          f"({exc.strerror or exc}; set TMPDIR to a writable folder)") from None
     files = [FileResult(name, r.findings, _renamed(r.error, path, name)) for r in done.files]
     if files and mode == "diff" and fixed != source:
-        files[0].diff = _unified_diff(name, source, fixed)
+        files[0].diff, files[0].draft = _unified_diff(name, source, fixed), fixed
     elif files and mode == "fix":
         files[0].fixed = fixed != source
     errors = [_renamed(message, path, name) for message in done.errors]

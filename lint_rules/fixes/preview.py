@@ -70,7 +70,8 @@ def sarif_fixes(findings: list, config, sources: Optional[dict] = None) -> Dict[
         if source is None:
             continue
         source, offered = offered_fixes(source, codes=config.codes_for(path),
-                                        options=config.options)
+                                        options=config.options,
+                                        honor_noqa=not config.disable_noqa)
         done: Dict[Fix, Optional[dict]] = {}
         for finding in wanted:
             fixes = offered.get((finding.line, finding.col, finding.code), ())

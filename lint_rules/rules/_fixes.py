@@ -142,7 +142,20 @@ def _unprovable(facts: FileFacts, cls: ClassFacts, store: Store) -> bool:
 
 def _class_names(node: ast.ClassDef, count: bool = False):
     """Names the class body binds at class scope (statements nested in ``if``/``try``/...
-    included, function and class bodies not), with ``__slots__`` entries."""
+    included, function and class bodies not), with ``__slots__`` entries. Walked once per
+    class: every gate's fix asks it of each class of its family."""
+    found = _CLASS_NAMES.get(node)
+    if found is None:
+        found = _CLASS_NAMES[node] = _bound_at_class_scope(node)
+    return found[0] if count else found[1]
+
+
+# class -> (its class-scope names counted, the same as a frozenset, its ``name = <constant>``
+# statements counted by name)
+_CLASS_NAMES: "weakref.WeakKeyDictionary[ast.ClassDef, tuple]" = weakref.WeakKeyDictionary()
+
+
+def _bound_at_class_scope(node: ast.ClassDef) -> tuple:
     found: dict = {}
     for child in _class_scope(node.body):
         names = []
@@ -159,7 +172,10 @@ def _class_names(node: ast.ClassDef, count: bool = False):
         if isinstance(child, (ast.Assign, ast.AnnAssign)) and _targets_slots(child):
             for slot in _slot_names(child.value):
                 found[slot] = found.get(slot, 0) + 1
-    return found if count else frozenset(found)
+    plain: dict = {}
+    for name in filter(None, map(_plain_default, node.body)):
+        plain[name] = plain.get(name, 0) + 1
+    return found, frozenset(found), plain
 
 
 def _class_scope(statements):
@@ -195,15 +211,20 @@ def _slot_names(value: Optional[ast.AST]) -> tuple:
 def _binds_unplainly(node: ast.ClassDef, name: str) -> bool:
     """The class scope binds ``name`` other than by ``name = <constant>`` (an instance store
     then shadows it); a descriptor or slot of that name would take the store itself."""
-    plain = [s for s in node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
-             and _plain_default(s, name)]
-    return _class_names(node, count=True).get(name, 0) > len(plain)
+    _class_names(node)  # counts both kinds of binding, once per class
+    counts, _, plain = _CLASS_NAMES[node]
+    return counts.get(name, 0) > plain.get(name, 0)
 
 
-def _plain_default(statement, name: str) -> bool:
+def _plain_default(statement) -> Optional[str]:
+    """The name a ``name = <constant>`` (or ``name: T [= <constant>]``) statement binds."""
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)):
+        return None
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return (len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id == name
-            and (statement.value is None or isinstance(statement.value, ast.Constant)))
+    if len(targets) == 1 and isinstance(targets[0], ast.Name) and (
+            statement.value is None or isinstance(statement.value, ast.Constant)):
+        return targets[0].id
+    return None
 
 
 class FileUses:

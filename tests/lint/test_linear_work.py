@@ -31,14 +31,14 @@ def counts() -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("path", ["lint", "fix", "package", "unpack"])
+@pytest.mark.parametrize("path", ["lint", "fix", "package", "unpack", "methods"])
 def test_eight_times_the_input_costs_at_most_eight_times_the_work(counts, path):
     base, small, large = (run["events"] for run in counts[path])
     ratio = (large - base) / (small - base)
     assert ratio <= 8 * SLACK, f"{path}: 8 x the input cost {ratio:.1f} x the work"
 
 
-@pytest.mark.parametrize("path", ["lint", "fix", "package", "unpack"])
+@pytest.mark.parametrize("path", ["lint", "fix", "package", "unpack", "methods"])
 def test_the_generated_input_is_analysed(counts, path):
     """The counts measure an analysis that finds something: findings grow with the input."""
     base, small, large = (run["findings"] for run in counts[path])

@@ -6,9 +6,12 @@ engine runs: the same for the same input on any machine and under any load (with
 anything. A loop that walks a method per store, or every class per gate, shows as a count that
 grows with the square of the input, as the three regressions timed by the smoke benchmark did.
 
-Three paths, each measured at a base size (the fixed cost, subtracted) and two sizes:
+Each path is measured at a base size (the fixed cost, subtracted) and two sizes:
 - ``lint``: ``lint_source`` on the smoke benchmark's scaling file (``gated_file``);
 - ``fix``: ``fix_source(..., unsafe=True)`` on the same file: fix planning and libcst's rewrite;
+- ``methods``: ``fix_source`` on one class of many methods, each gating once (``methods_file``):
+  each gate's fix asked what the class binds, walking it whole, and the plan compared each
+  fix with every one accepted before it (attack17: 20,000 gates, 4 minutes, then KVP900);
 - ``package``: ``poolguard lint DIR``'s run on a package of leaf modules, each a backend whose
   bases (a base module and a mixin module) hold and read the flag (``gated_package``). The
   run's analyses happen in the run's worker processes, which the profiler of this one does not
@@ -31,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # (base size, size, 8 x size) per path: gates in one file, or leaf modules in one package
 SIZES = {"lint": (2, 100, 800), "fix": (2, 30, 240), "package": (0, 10, 80),
-         "unpack": (2, 100, 800)}
+         "unpack": (2, 100, 800), "methods": (2, 30, 240)}
 
 _BASE = """\
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -71,6 +74,23 @@ def gated_file(gates: int) -> str:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.gated_file(gates)
+
+
+def methods_file(methods: int) -> str:
+    """One backend of ``methods`` methods, each gating once on the flag that mirrors the pool:
+    every gate's safe fix asks what the class binds, and the plan whether it clashes."""
+    return _MIRROR + "".join(f"\n    def forward_{i}(self, q):\n"
+                             f"        if self.use_sliding_window_kv_pool:\n"
+                             f"            return {i}\n        return q\n"
+                             for i in range(methods))
+
+
+_MIRROR = """\
+class MirrorAttnBackend(AttentionBackend):
+    def __init__(self, model_runner):
+        self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
+        self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
+"""
 
 
 def unpacked_file(elements: int) -> str:
@@ -150,6 +170,13 @@ def _fix(gates: int):
     return lambda: len(fix_source(source, unsafe=True)[1])
 
 
+def _methods(methods: int):
+    from lint_rules.engine import fix_source
+
+    source = methods_file(methods)
+    return lambda: fix_source(source)[0].count("is not None:")
+
+
 def _unpack(elements: int):
     from lint_rules.engine import lint_source
 
@@ -178,7 +205,7 @@ def measure() -> dict:
     skip = {"package": frozenset({"_touch"})}  # the dependency record, see above
     found = {}
     with tempfile.TemporaryDirectory(prefix="poolguard-linear-") as folder:
-        makers = {"lint": _lint, "fix": _fix, "unpack": _unpack,
+        makers = {"lint": _lint, "fix": _fix, "unpack": _unpack, "methods": _methods,
                   "package": lambda leaves: _package(leaves, Path(folder))}
         for name, sizes in SIZES.items():
             makers[name](sizes[0])()
