@@ -2181,15 +2181,18 @@ class MethodFlow(ast.NodeVisitor):
         # of a list gives the child's own, its window, not the pool it was handed)
         return holding(picked(taints[-1], filtered), value)
 
+    def constant_names(self, iterated: ast.AST) -> tuple:
+        """The constant names a loop over ``iterated`` binds (a tuple of them, or a module name
+        bound to one); ``()`` for anything else."""
+        return constant_strings(iterated) or (self.owner.module_strings(iterated.id) if type(
+            iterated) is ast.Name and iterated.id not in self.env else ())
+
     def each_result(self, node, results: list) -> List[Taint]:
         """What each of ``results`` holds; over constant names (``[getattr(pool, n) for n in
         ("a", "b")]``, ``NAMES`` a tuple of them), what it holds for any of them."""
-        generator = node.generators[0]
-        target = generator.target
-        names = (constant_strings(generator.iter) or (self.owner.module_strings(
-            generator.iter.id) if type(generator.iter) is ast.Name and (
-                generator.iter.id not in self.env) else ())) if type(target) is ast.Name and (
-                    len(node.generators) == 1) else ()
+        target = node.generators[0].target
+        names = self.constant_names(node.generators[0].iter) if type(target) is ast.Name and (
+            len(node.generators) == 1) else ()
         if not names:
             return [self.visit(r) for r in results]
         taints = [CLEAN] * len(results)
@@ -3105,8 +3108,7 @@ class MethodFlow(ast.NodeVisitor):
         self.under(self.decided(node.test), [node.body, node.orelse])
 
     def visit_For(self, node) -> None:
-        names = constant_strings(node.iter) or (self.owner.module_strings(node.iter.id) if type(
-            node.iter) is ast.Name and node.iter.id not in self.env else ())
+        names = self.constant_names(node.iter)
         if names and type(node.target) is ast.Name:
             self.each_name(node.target.id, names, node.body)  # for name in ("a", "b"):
             if node.orelse:  # (after the last name, or not when a break left: either)
