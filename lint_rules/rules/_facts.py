@@ -3758,7 +3758,8 @@ def state_writers(scope: ModuleScope, options: Options) -> List[ast.AST]:
     active pool (or the allocator) and store into a global of the module (``REGISTRY[kind] =
     isinstance(runner.token_to_kv_pool, SWAKVPool)``, ``global MODE; MODE = ...``), each as a
     method of no backend (``builder_method``): what they keep there is module state, a sink."""
-    built = {m.name for _, methods in scope.builders(options)[1] for m in methods}
+    own, other = scope.builders(options)
+    built = {m.name for methods in (*own.values(), *(m for _, m in other)) for m in methods}
     found = []
     for statement in getattr(scope.tree, "body", ()):
         if type(statement) not in FUNCTIONS or statement.name in built:
