@@ -55,6 +55,7 @@ from lint_rules.rules._installed import (
 from lint_rules.rules._flow import (
     BUILT,
     CHOICE,
+    class_nodes,
     CLEAN,
     constant_strings,
     DECISION,
@@ -1605,11 +1606,14 @@ class _Pass:
         # else it keeps (a kind picked by a test of the active pool, its buffers, a verdict) is
         # judged as anywhere: a builder that also asks the allocator resolves nothing else by it
         taint = event.taint
+        if event.scope == "self" and type(event.value) is ast.Dict and _pool_keyed_memo(
+                event.attr, event.value, self.facts.family):
+            taint = CLEAN  # {pool: plan} looked up by the live pool only: a miss, not stale
         pool_attr = event.attr == self.flow.options.pool_attr
         resolved = flow.resolver and (pool_attr or not (
             taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL)
         ) or pool_attr and flow.name in self.flow.in_place
-        return Store(event.attr, event.node, event.statement, event.value, event.taint,
+        return Store(event.attr, event.node, event.statement, event.value, taint,
                      flow.name, sink, event.alone, resolved, event.scope, event.under)
 
     def _remember(self, store: Store) -> None:
@@ -2578,6 +2582,38 @@ def _built_by_init(facts: ClassFacts) -> frozenset:
                 found.add(callee)
                 todo.append(callee)
     return frozenset(found)
+
+
+def _pool_keyed_memo(attr: str, value: Optional[ast.AST], family: list) -> bool:
+    """``self.plans = {model_runner.token_to_kv_pool: plan}``: a dict display whose keys are
+    pools read off a holder and whose values read none, which every method of the family only
+    looks up by key (``self.plans[pool]``, ``.get``, ``.setdefault``, ``pool in self.plans``)
+    or stores into: a lookup with the live pool finds the live pool's entry or none, so the
+    pool kept as a key is never read back (iterating its keys would be: ``.items()``)."""
+    if type(value) is not ast.Dict or not value.keys or any(
+            type(k) is not ast.Attribute or k.attr != ACTIVE_POOL for k in value.keys) or any(
+            type(n) is ast.Attribute and n.attr == ACTIVE_POOL
+            for v in value.values for n in nodes_under(v)):
+        return False
+    return all(_looked_up(node, child) for relative in family
+               for node in class_nodes(relative.node) for child in ast.iter_child_nodes(node)
+               if self_attr(child) == attr and type(child.ctx) is ast.Load)
+
+
+def _looked_up(parent: ast.AST, read: ast.AST) -> bool:
+    """``read`` (``self.<attr>``) is only looked up by key where ``parent`` holds it."""
+    kind = type(parent)
+    if kind is ast.Subscript:
+        return parent.value is read
+    if kind is ast.Attribute:
+        return parent.attr in _KEYED_ACCESS
+    if kind is ast.Compare:
+        return read in parent.comparators and all(
+            type(op) in (ast.In, ast.NotIn) for op in parent.ops)
+    return False
+
+
+_KEYED_ACCESS = frozenset({"get", "setdefault", "pop", "__contains__", "__getitem__"})
 
 
 def _per_forward(methods: Dict[str, ast.AST], calls: Dict[str, set],
