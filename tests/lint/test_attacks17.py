@@ -11,6 +11,7 @@ from textwrap import dedent
 import pytest
 
 from clirun import json_rows, poolguard, write
+from samples import GATED
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "lint_rules" / "examples"
            / "trtllm_backend_prefix.py").read_text()
@@ -49,15 +50,7 @@ BOTH = dedent("""\
             self.swa_pool = model_runner.token_to_kv_pool
 
 
-    class OtherAttnBackend(AttentionBackend):
-        def __init__(self, model_runner):
-            self._swa_kv_pool = self._resolve_swa_kv_pool(model_runner)
-            self.use_sliding_window_kv_pool = self._swa_kv_pool is not None
-        def forward_decode(self, layer):
-            if self.use_sliding_window_kv_pool:
-                return 1
-            return 0
-""")
+""") + GATED.replace("DemoAttnBackend", "OtherAttnBackend")  # (its gate: line 6 + 5)
 
 
 def _flake8_rows(root: Path, *paths) -> list:
