@@ -808,16 +808,32 @@ class PackageIndex:
         if not dotted or hops > MAX_HOPS:
             return None
         module = self.module(dotted, getattr(scope, "path", ""), name, classes_only)
-        if module is None:
-            return None
+        if module is None:  # pkg.mod.alias.f: a module another module imports (or binds)
+            holder = self._split_module(dotted, scope, hops)
+            return self._split(f"{holder}.{name}", scope, hops + 1, classes_only) if (
+                holder) else None
         if name in module.scope.functions or name in module.scope.classes:
             return module, name
         scope = module.scope
         targets = [scope.imports[name], *scope.alternatives.get(name, ())] if (
-            name in scope.imports) else [self.star_export(scope, name, hops)]
+            name in scope.imports) else [scope._aliased(name) if name in scope.bound else (
+                self.star_export(scope, name, hops))]
         return next((found for target in targets if target is not None
                      for found in [self._split(target, scope, hops + 1, classes_only)] if found),
                     None)
+
+    def _split_module(self, dotted: str, scope, hops: int) -> Optional[str]:
+        """The module ``pkg.mod.alias`` names when ``alias`` is a module ``pkg.mod`` imports
+        (``import other as alias``) or binds (``alias = gf.other``); None otherwise."""
+        parent, _, attr = dotted.rpartition(".")
+        if not parent or hops > MAX_HOPS:
+            return None
+        module = self.module(parent, getattr(scope, "path", ""), attr)
+        if module is None:
+            return None
+        target = module.scope.imports.get(attr) or (
+            module.scope._aliased(attr) if attr in module.scope.bound else None)
+        return target if target and target != dotted else None
 
     def record_class(self, qualified: str) -> Optional[Tuple[_Module, str]]:
         """``(module, name)`` defining ``pkg.mod.C`` when it is a record class (``_split``)."""

@@ -455,6 +455,8 @@ class ModuleScope:
         self.type_aliases: Dict[str, bool] = {}
         self.getters: Dict[str, str] = {}  # NAME = operator.attrgetter("token_to_kv_pool")
         self.callers: Dict[str, ast.Call] = {}  # NAME = operator.methodcaller("get_key_buffer", 0)
+        # NAME = f / mod.f / staticmethod(f) / functools.partial(f, ...): what calling NAME calls
+        self.bound: Dict[str, ast.expr] = {}
         self.globals: set = set()
         self.objects: Dict[str, str] = {}  # NAME = Klass(...): the class that made it
         self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
@@ -535,6 +537,9 @@ class ModuleScope:
                 self._import(name, imported)
             if type(value) is ast.Call and type(value.func) is ast.Name:
                 self.objects.update((name, value.func.id) for name in names)  # X = Klass()
+            callee = _callable_binding(value)
+            for name in names if callee is not None else ():
+                self.bound.setdefault(name, callee)
             if "__all__" in names and isinstance(value, (ast.List, ast.Tuple)):
                 self.exports = tuple(filter(None, map(const_str, value.elts)))
             if getter_path(value) is not None:
@@ -565,6 +570,38 @@ class ModuleScope:
                     continue
                 local = alias.asname or alias.name
                 self._import(local, f"{base}.{alias.name}" if base else alias.name)
+
+    def bound_call(self, name: str) -> Optional[ast.expr]:
+        """What a call of module global ``name`` calls when an assignment bound it to a
+        function (``probe = other.is_swa``, ``staticmethod(f)``, an alias of an alias) or to a
+        ``functools.partial`` (that call: its arguments come first); None for a class (its
+        construction is followed as such), a type alias or a name no assignment bound."""
+        target = self.bound.get(name)
+        if target is None or name in self.classes or is_class_name(last_name(target)):
+            return None  # (a class, SWAKVPool = pools.SWAKVPool, is a type alias too)
+        return target
+
+    def _aliased(self, name: str) -> Optional[str]:
+        """``pkg.mod.x`` for module global ``name`` bound by assignment to a dotted name that
+        is imported (``bb = gf.bb``, ``probe = gf.is_swa``, an alias of such an alias), as an
+        import of it would be; None for anything else (a def or class of this module)."""
+        seen = set()
+        while name in self.bound and name not in seen and name not in self.functions and (
+                name not in self.classes):
+            seen.add(name)
+            target = self.bound[name]
+            if type(target) is ast.Name:
+                if target.id in self.imports:
+                    return self.qualified(target)
+                name = target.id
+            elif type(target) is ast.Attribute:
+                root = target
+                while type(root) is ast.Attribute:
+                    root = root.value
+                return self.qualified(target) if root.id not in seen else None
+            else:
+                return None
+        return None
 
     def _import(self, local: str, target: str) -> None:
         """Bind ``local`` to module path ``target``; a name imported twice (``try`` / ``except
@@ -811,6 +848,8 @@ class ModuleScope:
             return named
         if isinstance(func, ast.Name):
             found = self.imports.get(func.id)
+            if found is None and func.id in self.bound:  # bb = other.bb: as other names it
+                return self._aliased(func.id)
             if self.package is None:
                 return found
             if func.id in self.alternatives:  # whichever of them the package defines
@@ -822,6 +861,22 @@ class ModuleScope:
             holder = self.qualified(func.value)
             return f"{holder}.{func.attr}" if holder else None
         return None
+
+
+def _callable_binding(value: ast.AST) -> Optional[ast.expr]:
+    """What a name bound to ``value`` calls when it is called: ``f`` / ``mod.f`` themselves,
+    ``staticmethod(f)`` and ``classmethod(f)`` ``f``, ``functools.partial(f, ...)`` that call
+    (None for anything else)."""
+    while type(value) is ast.Call and last_name(value.func) in ("staticmethod", "classmethod") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if type(value) is ast.Call and last_name(value.func) == "partial" and value.args and all(
+            type(a) is not ast.Starred for a in value.args):
+        return value
+    root = value
+    while type(root) is ast.Attribute:  # a dotted name: mod.f, mod.Klass.f
+        root = root.value
+    return value if type(root) is ast.Name else None
 
 
 def _field_names(call: ast.Call) -> tuple:
@@ -2094,6 +2149,10 @@ class _Pass:
 
     def caller(self, func: ast.AST) -> Optional[ast.Call]:
         return self.scope.callers.get(func.id) if isinstance(func, ast.Name) else None
+
+    def bound_call(self, name: str) -> Optional[Tuple[ast.expr, bool]]:
+        target = self.scope.bound_call(name)
+        return None if target is None else (target, name in self.scope.functions)
 
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)

@@ -861,6 +861,8 @@ class FlowOwner(Protocol):
 
     def caller(self, func: ast.AST) -> Optional[ast.Call]: ...
 
+    def bound_call(self, name: str) -> Optional[Tuple[ast.expr, bool]]: ...
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
@@ -1024,6 +1026,7 @@ class MethodFlow(ast.NodeVisitor):
         self.defaulted = ""  # the name a getattr with a default is reading
         self.suppressing = 0  # > 0 in a ``with suppress(...)`` block: a read that raises ends it
         self.alone = False
+        self.rebinding: set = set()  # module globals whose bound call is being followed
 
     def visit(self, node: ast.AST):
         """``NodeVisitor.visit``, its method looked up once per node type (it builds the
@@ -1387,6 +1390,33 @@ class MethodFlow(ast.NodeVisitor):
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
         func = node.func
+        if type(func) is ast.Name and func.id not in self.env and func.id not in self.rebinding:
+            bound = self.owner.bound_call(func.id)
+            if bound is not None:  # probe = other.is_swa; probe(pool): other.is_swa(pool)
+                return self.rebound_call(node, func.id, *bound)
+        return self.call(node)
+
+    def rebound_call(self, node: ast.Call, name: str, target: ast.expr, defined: bool) -> Taint:
+        """A call of module global ``name``, bound by assignment to ``target``: the call of
+        ``target`` (a ``functools.partial`` call: of what it wraps, its arguments first), and
+        also the call of the def of that name when the module has one (a conditional binding,
+        ``if ...: probe = other.is_swa`` / ``else: def probe(...)``: either may run)."""
+        call = _REBOUND.get(node)
+        if call is None or call[0] is not target:
+            made = ast.Call(func=target.args[0], args=[*target.args[1:], *node.args],
+                            keywords=[*target.keywords, *node.keywords]) if type(
+                target) is ast.Call else ast.Call(func=target, args=node.args,
+                                                  keywords=node.keywords)
+            call = _REBOUND[node] = (target, ast.copy_location(made, node))
+        self.rebinding.add(name)
+        try:
+            value = self.visit(call[1])
+        finally:
+            self.rebinding.discard(name)
+        return value | self.call(node) if defined else value
+
+    def call(self, node: ast.Call) -> Taint:
+        func = node.func
         kind = type(func)
         if (func.attr if kind is ast.Attribute else func.id if kind is ast.Name else "") in \
                 OPERATORS and _operator_name(func):  # (a dict lookup first: calls are many)
@@ -1631,7 +1661,10 @@ class MethodFlow(ast.NodeVisitor):
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
                                                handed)
         if returned is not None:  # a function of this module or of the package
-            return self.function_call(node, returned, values, keywords, handed)
+            returned = self.function_call(node, returned, values, keywords, handed)
+            if self.deferred and not returned & STALE and not any(v & STATE for v in values):
+                return CLEAN  # a closure's call runs when it is called, on what is live then
+            return returned
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)
@@ -2447,6 +2480,9 @@ class MethodFlow(ast.NodeVisitor):
             handed = self.param_path(target)
             if handed is not None and value:  # meta.enabled = ...: on what the caller handed
                 self.param_stores.append((*handed, value))
+            elif type(target.value) is ast.Name and target.value.id in self.env and value:
+                name = target.value.id  # meta.pool = pool, kernel.pool = pool: the local's
+                self.env[name] = self.env[name] | container(value)  # object holds it now
             self.visit(target.value)
 
     def param_path(self, node: ast.Attribute) -> Optional[Tuple[int, str]]:
@@ -3541,6 +3577,9 @@ def picked(value: Taint, decided: Taint) -> Taint:
 
 
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
+# a call of a name bound to a function -> (what it is bound to, the call of that): one node
+# per call, so what the flow keys by node is the same at every visit (``rebound_call``)
+_REBOUND: "weakref.WeakKeyDictionary[ast.Call, tuple]" = weakref.WeakKeyDictionary()
 
 # the operator module's functions that are a test spelled as a call: what each spells
 OPERATORS = {"not_": ast.Not, "truth": None, "is_": ast.Is, "is_not": ast.IsNot, "eq": ast.Eq,
