@@ -1683,7 +1683,7 @@ class MethodFlow(ast.NodeVisitor):
             return self.remade(node, default, args, values, follow or any(map(is_self, (
                 *args, *(k.value for k in node.keywords)))))
         self.visit(func)
-        return CLEAN
+        return encoded(union(values))  # tensor(is_swa): an unseen function of the decision
 
     def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...],
                       attr: str = "__call__", held: Taint = CLEAN) -> Optional[Taint]:
@@ -1955,8 +1955,8 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
-        if base is CLEAN:
-            return CLEAN  # nothing read off it
+        if base is CLEAN:  # nothing read off it; a library's function of a pool decision
+            return encoded(union(values))  # (torch.tensor(is_swa)) spells that decision
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state
@@ -2480,9 +2480,10 @@ class MethodFlow(ast.NodeVisitor):
             handed = self.param_path(target)
             if handed is not None and value:  # meta.enabled = ...: on what the caller handed
                 self.param_stores.append((*handed, value))
-            elif type(target.value) is ast.Name and target.value.id in self.env and value:
-                name = target.value.id  # meta.pool = pool, kernel.pool = pool: the local's
-                self.env[name] = self.env[name] | container(value)  # object holds it now
+            elif type(target.value) is ast.Name and target.value.id in self.env and value and (
+                    not self.per_forward):  # meta.pool = pool, kernel.pool = pool at init: the
+                name = target.value.id  # local's object holds it now (per forward: what it
+                self.env[name] = self.env[name] | container(value)  # holds is this forward's)
             self.visit(target.value)
 
     def param_path(self, node: ast.Attribute) -> Optional[Tuple[int, str]]:

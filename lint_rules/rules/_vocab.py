@@ -100,7 +100,8 @@ PARTIAL_PARTS = frozenset({"func", "args", "keywords"})
 # weakref.ref(x) / proxy(x) / WeakMethod(x.m): a reference to x (called, or read through: x)
 REFERENCES = frozenset({"ref", "proxy", "WeakMethod"})
 FILLERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault",
-                     "appendleft", "__setitem__"})
+                     "appendleft", "__setitem__", "set", "put", "put_nowait"})  # (set: a
+# ContextVar's value, put: a queue's items: what they are handed, kept in them)
 ACCESSORS = frozenset({"get", "pop", "values", "items", "copy", "__getitem__", "popitem",
                        "setdefault"})
 REDUCERS = frozenset({"any", "all"})

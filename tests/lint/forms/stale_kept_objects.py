@@ -1,0 +1,69 @@
+import contextvars
+import queue
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+_LAUNCH_POOL: contextvars.ContextVar = contextvars.ContextVar("launch_pool")
+
+
+def _publish(pool):
+    _LAUNCH_POOL.set(pool)  # expect: KVP001
+
+
+class LocalObjectBackend(AttentionBackend):
+    """Pool state put on a local object (a namespace, the function object of a kernel) at init,
+    then the object kept: the object holds the init-time pool."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        meta = SimpleNamespace()
+        meta.kv_pool = model_runner.token_to_kv_pool
+        self.meta = meta  # expect: KVP001
+
+        def kernel(layer):
+            return kernel.kv_pool.get_key_buffer(layer.layer_id)
+
+        kernel.kv_pool = model_runner.token_to_kv_pool
+        self._kernel = kernel  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return self._kernel(layer)
+
+
+class HolderSetBackend(AttentionBackend):
+    """The pool handed to a kept holder's setter (a context variable, a queue): kept in it."""
+
+    _CLASS_POOL: contextvars.ContextVar = contextvars.ContextVar("class_pool")
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._pool_var = contextvars.ContextVar("pool")
+        self._pool_var.set(model_runner.token_to_kv_pool)  # expect: KVP001
+        self._CLASS_POOL.set(model_runner.token_to_kv_pool)  # expect: KVP001
+        self._pools = queue.Queue()
+        self._pools.put(model_runner.token_to_kv_pool)  # expect: KVP001
+        _publish(model_runner.token_to_kv_pool)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return self._pool_var.get().get_key_buffer(layer.layer_id)
+
+
+class VerdictValueBackend(AttentionBackend):
+    """A pool test's verdict turned into a value by a library call (a kernel argument)."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        windowed = isinstance(model_runner.token_to_kv_pool, SWAKVPool)
+        self.mask = torch.tensor(windowed)  # expect: KVP002
+        self.flag = np.bool_(windowed)  # expect: KVP002
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return q if bool(self.mask) and self.flag else k  # expect: KVP003

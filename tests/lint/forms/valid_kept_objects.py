@@ -1,0 +1,57 @@
+import contextvars
+import threading
+from types import SimpleNamespace
+
+import torch
+
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+def _translate(pool):
+    return pool.translate_loc_from_full_to_swa if isinstance(pool, SWAKVPool) else None
+
+
+class LocalObjectGeometryBackend(AttentionBackend):
+    """Local objects given geometry only, or built per forward from the live pool."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        meta = SimpleNamespace()
+        meta.page_size = model_runner.page_size
+        self.meta = meta
+
+        def kernel(layer, forward_batch):  # reads the backend's pool when it is called
+            return _translate(self.token_to_kv_pool)
+
+        kernel.page_size = model_runner.page_size
+        self._kernel = kernel
+
+    def init_forward_metadata(self, forward_batch):
+        plan = SimpleNamespace()
+        plan.kv_pool = self.token_to_kv_pool
+        self.forward_metadata = plan
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return self._kernel(layer, forward_batch)
+
+
+class HolderSetLiveBackend(AttentionBackend):
+    """Setters handed nothing, geometry, or the live pool per forward."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._ready = threading.Event()
+        self._ready.set()
+        self._pool_var = contextvars.ContextVar("pool")
+        self._window = contextvars.ContextVar("window")
+        self._window.set(model_runner.sliding_window_size)
+        self.page_tensor = torch.tensor(model_runner.page_size)
+
+    def init_forward_metadata(self, forward_batch):
+        self._pool_var.set(self.token_to_kv_pool)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return self._pool_var.get().get_key_buffer(layer.layer_id)
