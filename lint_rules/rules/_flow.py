@@ -32,6 +32,7 @@ from lint_rules.rules._vocab import (
     AWAITING,
     ALLOCATOR_POOL,
     BACKEND_ACCESSORS,
+    CACHED_DECORATORS,
     CONTAINERS,
     CONTAINER_COPIERS,
     CONTEXT_ACCESSOR,
@@ -1591,6 +1592,14 @@ class MethodFlow(ast.NodeVisitor):
         called = last_name(func)
         if called == "cast" and isinstance(func, ast.Attribute) and args:
             return values[len(args) - 1]
+        if called in ("repeat", "cycle") and args and (type(func) is ast.Name or last_name(
+                func.value) == "itertools"):  # an iterator drawing what it is given, again
+            return container(union(values))
+        if args and (called in CACHED_DECORATORS or type(func) is ast.Call and last_name(
+                func.func) in CACHED_DECORATORS):  # lru_cache(maxsize=8)(pool.get_key_buffer):
+            kept = union(self.owner.method_returns(a.attr, ()) for a in args  # (of a method of
+                         if type(a) is ast.Attribute and is_self(a.value))  # ours: its answers)
+            return container(union(values) | kept)  # the function it wraps, kept
         source = _copied_record(func, args)
         if source is not None:  # replace(rec, x=v), copy.copy(rec), rec._replace(x=v)
             return self.record_copy(node, source, values)
@@ -1683,7 +1692,8 @@ class MethodFlow(ast.NodeVisitor):
             return self.remade(node, default, args, values, follow or any(map(is_self, (
                 *args, *(k.value for k in node.keywords)))))
         self.visit(func)
-        return encoded(union(values))  # tensor(is_swa): an unseen function of the decision
+        return sized(union(values)) | encoded(union(values))  # tensor(is_swa): an unseen
+        # function of a pool decision (or of a capacity) is that decision spelled as a value
 
     def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...],
                       attr: str = "__call__", held: Taint = CLEAN) -> Optional[Taint]:
@@ -1956,7 +1966,8 @@ class MethodFlow(ast.NodeVisitor):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
         if base is CLEAN:  # nothing read off it; a library's function of a pool decision
-            return encoded(union(values))  # (torch.tensor(is_swa)) spells that decision
+            return sized(union(values)) | encoded(union(values))  # (torch.tensor(is_swa),
+            # np.int64(pool.size)) spells that decision, or that capacity
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state

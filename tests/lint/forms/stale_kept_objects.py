@@ -1,4 +1,6 @@
 import contextvars
+import functools
+import itertools
 import queue
 from types import SimpleNamespace
 
@@ -67,3 +69,25 @@ class VerdictValueBackend(AttentionBackend):
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         return q if bool(self.mask) and self.flag else k  # expect: KVP003
+
+
+class WrappedReaderBackend(AttentionBackend):
+    """The init-time pool inside an iterator, a pool method inside a cache wrapper, the pool's
+    capacity as a numpy scalar."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pool = model_runner.token_to_kv_pool
+        self._pools = itertools.repeat(pool)  # expect: KVP001
+        self.key_of = functools.lru_cache(maxsize=8)(pool.get_key_buffer)  # expect: KVP001
+        self.slots = np.int64(pool.size if isinstance(pool, SWAKVPool) else 0)  # expect: KVP001
+        self.value_of = functools.lru_cache(maxsize=8)(self._value_buffer)  # expect: KVP001
+
+    def _value_buffer(self, layer_id: int):  # (a cache around it keeps its first answers)
+        return self.token_to_kv_pool.get_value_buffer(layer_id)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.slots > 0:  # expect: KVP003
+            return next(self._pools).get_key_buffer(layer.layer_id)
+        return self.key_of(layer.layer_id)

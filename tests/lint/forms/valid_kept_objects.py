@@ -1,7 +1,10 @@
 import contextvars
+import functools
+import itertools
 import threading
 from types import SimpleNamespace
 
+import numpy as np
 import torch
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -55,3 +58,27 @@ class HolderSetLiveBackend(AttentionBackend):
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         return self._pool_var.get().get_key_buffer(layer.layer_id)
+
+
+@functools.lru_cache(maxsize=8)
+def _pages_for(page_size: int, tokens: int) -> int:
+    return (tokens + page_size - 1) // page_size
+
+
+class WrappedGeometryBackend(AttentionBackend):
+    """Iterators, cache wrappers and numpy scalars around geometry, or the live pool per call."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._sizes = itertools.cycle((model_runner.page_size, 2 * model_runner.page_size))
+        self.pages_for = functools.partial(_pages_for, model_runner.page_size)
+        self.window = np.int64(model_runner.sliding_window_size or 0)
+
+    def _key_buffer(self, layer_id: int):
+        return self.token_to_kv_pool.get_key_buffer(layer_id)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.window > 0:
+            return self._key_buffer(layer.layer_id)
+        return next(self._sizes)
