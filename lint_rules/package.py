@@ -801,25 +801,29 @@ class PackageIndex:
             self._touch(path, digest)
         return found[1]
 
-    def _split(self, qualified: str, scope, hops: int = 0, classes_only: bool = False):
+    def _split(self, qualified: str, scope, hops: int = 0, classes_only: bool = False,
+               tables: bool = False):
         """``(module, name)`` defining ``pkg.mod.name``, following re-exports (``classes_only``:
-        None where a function defines it, whenever that is clear without parsing)."""
+        None where a function defines it, whenever that is clear without parsing; ``tables``:
+        also a module table of functions, ``PROBES = {"a": f}``)."""
         dotted, _, name = qualified.rpartition(".")
         if not dotted or hops > MAX_HOPS:
             return None
         module = self.module(dotted, getattr(scope, "path", ""), name, classes_only)
         if module is None:  # pkg.mod.alias.f: a module another module imports (or binds)
             holder = self._split_module(dotted, scope, hops)
-            return self._split(f"{holder}.{name}", scope, hops + 1, classes_only) if (
+            return self._split(f"{holder}.{name}", scope, hops + 1, classes_only, tables) if (
                 holder) else None
-        if name in module.scope.functions or name in module.scope.classes:
+        if name in module.scope.functions or name in module.scope.classes or (
+                tables and name in module.scope.tables):
             return module, name
         scope = module.scope
         targets = [scope.imports[name], *scope.alternatives.get(name, ())] if (
             name in scope.imports) else [scope._aliased(name) if name in scope.bound else (
                 self.star_export(scope, name, hops))]
         return next((found for target in targets if target is not None
-                     for found in [self._split(target, scope, hops + 1, classes_only)] if found),
+                     for found in [self._split(target, scope, hops + 1, classes_only, tables)]
+                     if found),
                     None)
 
     def _split_module(self, dotted: str, scope, hops: int) -> Optional[str]:
@@ -834,6 +838,13 @@ class PackageIndex:
         target = module.scope.imports.get(attr) or (
             module.scope._aliased(attr) if attr in module.scope.bound else None)
         return target if target and target != dotted else None
+
+    def function_table(self, qualified: str) -> Optional[tuple]:
+        """``(scope, display)`` of module table ``pkg.mod.NAME`` (``ModuleScope.tables``)."""
+        found = self._split(qualified, None, tables=True)
+        if found is None or found[1] not in found[0].scope.tables:
+            return None
+        return found[0].scope, found[0].scope.tables[found[1]]
 
     def record_class(self, qualified: str) -> Optional[Tuple[_Module, str]]:
         """``(module, name)`` defining ``pkg.mod.C`` when it is a record class (``_split``)."""

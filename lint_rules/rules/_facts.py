@@ -58,6 +58,7 @@ from lint_rules.rules._flow import (
     class_nodes,
     CLEAN,
     constant_strings,
+    container,
     DECISION,
     DECISIVE,
     GATED,
@@ -89,6 +90,7 @@ from lint_rules.rules._flow import (
     empty_value,
     entry_key,
     handed_name,
+    is_generator,
     is_self,
     is_type_probe,
     keyed_by_pool,
@@ -136,6 +138,7 @@ FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 SWAP_SETTER = ACTIVE_POOL + ".setter"
 MAX_PASSES = 6  # attributes derived from attributes converge in 2-3; this bounds the odd file
 TRUTH_METHODS = ("__bool__", "__len__")  # what ``if obj:`` calls: the first the class has
+MAX_TABLE = 16  # entries of a module table of functions a loop over it is run with, at most
 MAX_DEPTH = 40  # helpers evaluated inside helpers; deeper chains use the previous pass's value
 # the globals table's entry for everything the class stored into the globals of modules it
 # imports (no identifier: never a global's own name); nothing there, no module is looked at
@@ -457,6 +460,7 @@ class ModuleScope:
         self.callers: Dict[str, ast.Call] = {}  # NAME = operator.methodcaller("get_key_buffer", 0)
         # NAME = f / mod.f / staticmethod(f) / functools.partial(f, ...): what calling NAME calls
         self.bound: Dict[str, ast.expr] = {}
+        self.tables: Dict[str, ast.expr] = {}  # NAME = {"a": f, ...} / (f, g): a display
         self.globals: set = set()
         self.objects: Dict[str, str] = {}  # NAME = Klass(...): the class that made it
         self.strings: Dict[str, tuple] = {}  # NAME = ("a", "b"): the names a loop may bind
@@ -540,6 +544,8 @@ class ModuleScope:
             callee = _callable_binding(value)
             for name in names if callee is not None else ():
                 self.bound.setdefault(name, callee)
+            if type(value) in (ast.Dict, ast.List, ast.Tuple, ast.Set):
+                self.tables.update((name, value) for name in names)
             if "__all__" in names and isinstance(value, (ast.List, ast.Tuple)):
                 self.exports = tuple(filter(None, map(const_str, value.elts)))
             if getter_path(value) is not None:
@@ -580,6 +586,38 @@ class ModuleScope:
         if target is None or name in self.classes or is_class_name(last_name(target)):
             return None  # (a class, SWAKVPool = pools.SWAKVPool, is a type alias too)
         return target
+
+    def function_table(self, name: str, kind: str) -> Optional[List[Tuple[Optional[str], ast.expr]]]:
+        """``[(key, function), ...]`` for a loop over module table ``name`` of this module or,
+        imported, of another module of the package: a dict's ``items()`` / ``values()`` (each
+        key a constant string), a list or tuple itself; each function a module function
+        (another module's as a name placed there: ``placed_at``). None for anything else."""
+        display, scope = self.tables.get(name), self
+        if display is None and self.package is not None and name in self.imports:
+            found = self.package.function_table(self.qualified(ast.Name(id=name)))
+            scope, display = found if found is not None else (self, None)
+        if display is None:
+            return None
+        if type(display) is ast.Dict:
+            if kind == "keys" or None in display.keys:
+                return None
+            rows = [(const_str(k), v) for k, v in zip(display.keys, display.values)]
+        elif kind == "keys":
+            rows = [(None, e) for e in display.elts]
+        else:
+            return None
+        if not rows or len(rows) > MAX_TABLE or any(
+                type(f) is not ast.Name or f.id not in scope.functions for _, f in rows):
+            return None
+        if scope is self:
+            return rows
+        placed = []
+        for key, function in rows:
+            name = f"{scope.module}.{function.id}"
+            node = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), function)
+            setattr(node, PLACED_NAME, name)
+            placed.append((key, node))
+        return placed
 
     def _aliased(self, name: str) -> Optional[str]:
         """``pkg.mod.x`` for module global ``name`` bound by assignment to a dotted name that
@@ -1886,6 +1924,11 @@ class _Pass:
             self.memo_params[key] = flow.param_stores
         if flow.gates:  # (a summary records its decisions on module globals only)
             self.memo_gates[key] = list(flow.gates.values())
+        if is_generator(function) and not _decorator_names(function) & {
+                "contextmanager", "asynccontextmanager"}:  # a generator object's frame keeps
+            # its arguments while it lives (a context manager hands out what it yields)
+            given = union(key[2]) | union(taint for _, taint in keywords)
+            return flow.returned | container(given & (STATE | STALE))
         return flow.returned
 
     def _inherited_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
@@ -2154,6 +2197,32 @@ class _Pass:
         target = self.scope.bound_call(name)
         return None if target is None else (target, name in self.scope.functions)
 
+    def function_table(self, iterated: ast.AST) -> Optional[Tuple[str, list]]:
+        """``(kind, [(key, function), ...])`` when a loop iterates a module table of functions
+        (``PROBES.items()``, ``.values()``, a tuple of them: ``ModuleScope.function_table``)."""
+        node, kind = iterated, "keys"
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and not node.args and (
+                node.func.attr in ("items", "values")):
+            kind, node = node.func.attr, node.func.value
+        rows = self.scope.function_table(node.id, kind) if type(node) is ast.Name else None
+        return (kind, rows) if rows else None
+
+    def class_bound_call(self, attr: str) -> Optional[ast.expr]:
+        """What ``self.<attr>(...)`` calls when a class of the family binds ``attr`` in its
+        body to ``staticmethod(f)`` or a ``functools.partial`` (neither binds ``self``)."""
+        for cls in self.facts.family:
+            if attr in cls.methods:
+                return None
+            for statement in cls.node.body:
+                if type(statement) is ast.Assign and any(
+                        type(t) is ast.Name and t.id == attr for t in statement.targets):
+                    value = statement.value
+                    unwrapped = _callable_binding(value)
+                    if unwrapped is not None and unwrapped is not value or (
+                            type(unwrapped) is ast.Call):  # (a plain function would be bound)
+                        return unwrapped
+        return None
+
     def holds_backend(self, attr: str) -> bool:
         return holds_backend(self.facts.family, attr)
 
@@ -2177,14 +2246,14 @@ class _Pass:
         return attr in self.flow.keyed_dicts
 
     def is_module_object(self, name: str) -> bool:
-        """A name the module binds by assignment (not an import or def), or a class it defines
-        or imports (``Metadata.uses_swa = ...``: a class attribute of a class not of this
-        family, kept as long as the class is; the family's own are class attributes)."""
+        """A name the module binds by assignment or def (not an import), or a class it
+        defines or imports (``Metadata.uses_swa = ...``: a class attribute of a class not of
+        this family, kept as long as the class is; the family's own are class attributes; a
+        function's attribute, ``pick.windowed = ...``, lives as long as the function)."""
         scope = self.scope
         if name in scope.classes or name in scope.imports and is_class_name(name):
             return True
-        return name in scope.globals and name not in scope.imports and \
-            name not in scope.functions
+        return name in scope.globals and name not in scope.imports
 
     def is_imported(self, name: str) -> bool:
         """A name the module binds by an import (a module, or an object of another module)."""

@@ -256,6 +256,20 @@ def returns_nothing(function: ast.AST) -> bool:
     return found
 
 
+def is_generator(function: ast.AST) -> bool:
+    """Whether calling ``function`` makes a generator: a ``yield`` in its own body (those of
+    the functions, lambdas and classes nested in it are theirs)."""
+    found = _GENERATORS.get(function)
+    if found is None:
+        kinds = set(map(type, nodes_under(function)))
+        found = _GENERATORS[function] = not kinds.isdisjoint((ast.Yield, ast.YieldFrom)) and any(
+            type(node) in (ast.Yield, ast.YieldFrom) for node in _own_nodes(function.body))
+    return found
+
+
+_GENERATORS: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
 def _gives_value(function: ast.AST) -> bool:
     nodes = nodes_under(function)  # (its kept walk: the scans of its class made it)
     kinds = list(map(type, nodes))
@@ -864,6 +878,10 @@ class FlowOwner(Protocol):
 
     def bound_call(self, name: str) -> Optional[Tuple[ast.expr, bool]]: ...
 
+    def class_bound_call(self, attr: str) -> Optional[ast.expr]: ...
+
+    def function_table(self, iterated: ast.AST) -> Optional[Tuple[str, list]]: ...
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
@@ -1028,6 +1046,7 @@ class MethodFlow(ast.NodeVisitor):
         self.suppressing = 0  # > 0 in a ``with suppress(...)`` block: a read that raises ends it
         self.alone = False
         self.rebinding: set = set()  # module globals whose bound call is being followed
+        self.table_calls: Dict[str, ast.expr] = {}  # loop variable -> the table function it holds
 
     def visit(self, node: ast.AST):
         """``NodeVisitor.visit``, its method looked up once per node type (it builds the
@@ -1391,6 +1410,8 @@ class MethodFlow(ast.NodeVisitor):
     # -- calls --------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> Taint:
         func = node.func
+        if type(func) is ast.Name and func.id in self.table_calls and func.id not in self.rebinding:
+            return self.rebound_call(node, func.id, self.table_calls[func.id], False)
         if type(func) is ast.Name and func.id not in self.env and func.id not in self.rebinding:
             bound = self.owner.bound_call(func.id)
             if bound is not None:  # probe = other.is_swa; probe(pool): other.is_swa(pool)
@@ -1402,16 +1423,17 @@ class MethodFlow(ast.NodeVisitor):
         ``target`` (a ``functools.partial`` call: of what it wraps, its arguments first), and
         also the call of the def of that name when the module has one (a conditional binding,
         ``if ...: probe = other.is_swa`` / ``else: def probe(...)``: either may run)."""
-        call = _REBOUND.get(node)
-        if call is None or call[0] is not target:
+        calls = _REBOUND.setdefault(node, {})
+        call = calls.get(target)
+        if call is None:
             made = ast.Call(func=target.args[0], args=[*target.args[1:], *node.args],
                             keywords=[*target.keywords, *node.keywords]) if type(
                 target) is ast.Call else ast.Call(func=target, args=node.args,
                                                   keywords=node.keywords)
-            call = _REBOUND[node] = (target, ast.copy_location(made, node))
+            call = calls[target] = ast.copy_location(made, node)
         self.rebinding.add(name)
         try:
-            value = self.visit(call[1])
+            value = self.visit(call)
         finally:
             self.rebinding.discard(name)
         return value | self.call(node) if defined else value
@@ -1435,6 +1457,16 @@ class MethodFlow(ast.NodeVisitor):
         caller = self.caller_of(func) if type(func) is not ast.Attribute else None
         if caller is not None and len(args) == 1 and not node.keywords:  # methodcaller(m)(x)
             return self.visit(called_method(caller, args[0], node))
+        if type(func) is ast.Call and type(func.func) is ast.Name and func.func.id == "getattr" \
+                and len(func.args) == 2 and not func.keywords and "getattr" not in self.env:
+            attr = self.spelled(func.args[1])  # getattr(kinds, self.PROBE)(pool): kinds.<PROBE>
+            if attr and attr.isidentifier():
+                calls = _REBOUND.setdefault(node, {})
+                if attr not in calls:
+                    calls[attr] = ast.copy_location(ast.Call(func=ast.copy_location(
+                        ast.Attribute(value=func.args[0], attr=attr, ctx=ast.Load()), func),
+                        args=args, keywords=node.keywords), node)
+                return self.visit(calls[attr])
         if type(func) is ast.Call and last_name(func.func) == "partial" and func.args:
             return self.visit(ast.copy_location(ast.Call(  # partial(make, pool=p)(): make(pool=p)
                 func=func.args[0], args=[*func.args[1:], *args],
@@ -1924,6 +1956,10 @@ class MethodFlow(ast.NodeVisitor):
                     self.store(attr, node, None, node, held)
             return CLEAN
         if is_self(owner) or _is_super(owner) or last_name(owner) in self.owner.class_names:
+            bound = self.owner.class_bound_call(func.attr) if (
+                f"self.{func.attr}" not in self.rebinding) else None
+            if bound is not None:  # probe = staticmethod(utils.is_swa); self.probe(pool)
+                return self.rebound_call(node, f"self.{func.attr}", bound, False)
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
@@ -2955,7 +2991,20 @@ class MethodFlow(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        return None  # a nested class is not this method's code
+        """A class made by this call (its methods are not this method's code): its name holds
+        what its body computes and what its methods name of this call's locals, kept as long
+        as the class is (a factory specialising a class for one pool)."""
+        held = CLEAN
+        for statement in node.body:
+            if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef):
+                params = params_of(statement)
+                held |= union(self.env[n.id] for n in nodes_under(statement) if type(
+                    n) is ast.Name and n.id in self.env and n.id not in params)
+            elif type(statement) in (ast.Assign, ast.AnnAssign) and statement.value is not None:
+                held |= self.visit(statement.value)
+        held &= STATE | STALE | PICKERS
+        if held:
+            self.env[node.name] = container(held)
 
     def visit_Assert(self, node: ast.Assert) -> None:
         self.condition(node.test)
@@ -3162,7 +3211,7 @@ class MethodFlow(ast.NodeVisitor):
             if node.orelse:  # (after the last name, or not when a break left: either)
                 self.blocks([node.orelse, []])
             return
-        if self.each_held(node):
+        if self.each_held(node) or self.each_function(node):
             return
         iterated = self.visit(node.iter)
         if not self.bind_each(node.target, node.iter):
@@ -3189,6 +3238,44 @@ class MethodFlow(ast.NodeVisitor):
             _merge(merged, self.env)
         self.strings.pop(target, None)
         self.env = merged
+
+    def each_function(self, node: ast.For) -> bool:
+        """``for kind, probe in PROBES.items():`` a loop over a module table of functions runs
+        its body once per entry, a call of the loop variable a call of that entry's function and
+        the key its constant string (``setattr(self, f"is_{kind}", probe(pool))``); False for
+        any other loop."""
+        target = node.target
+        if type(node.iter) is ast.Name and node.iter.id in self.env:
+            return False
+        table = self.owner.function_table(node.iter)
+        if table is None:
+            return False
+        kind, rows = table
+        if kind == "items" and type(target) is ast.Tuple and len(target.elts) == 2 and all(
+                type(e) is ast.Name for e in target.elts):
+            key, name = target.elts[0].id, target.elts[1].id
+        elif kind != "items" and type(target) is ast.Name:
+            key, name = None, target.id
+        else:
+            return False
+        before, merged = dict(self.env), dict(self.env)
+        for spelled, function in rows:
+            self.env = dict(before)
+            self.env.pop(name, None)
+            self.table_calls[name] = function
+            if key is not None:
+                self.env.pop(key, None)
+                if spelled is not None:
+                    self.strings[key] = spelled
+            self.run_block(node.body)
+            _merge(merged, self.env)
+        self.table_calls.pop(name, None)
+        if key is not None:
+            self.strings.pop(key, None)
+        self.env = merged
+        if node.orelse:
+            self.run_block(node.orelse)
+        return True
 
     def each_held(self, node: ast.For) -> bool:
         """``for inner in (self.prefill, self.decode):`` a loop over a display of objects we
@@ -3589,8 +3676,8 @@ def picked(value: Taint, decided: Taint) -> Taint:
 
 
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
-# a call of a name bound to a function -> (what it is bound to, the call of that): one node
-# per call, so what the flow keys by node is the same at every visit (``rebound_call``)
+# a call of a name bound to a function -> {what it is bound to: the call of that}: one node per
+# call and binding, so what the flow keys by node is the same at every visit (``rebound_call``)
 _REBOUND: "weakref.WeakKeyDictionary[ast.Call, tuple]" = weakref.WeakKeyDictionary()
 
 # the operator module's functions that are a test spelled as a call: what each spells

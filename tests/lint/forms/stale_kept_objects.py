@@ -13,6 +13,31 @@ from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
 _LAUNCH_POOL: contextvars.ContextVar = contextvars.ContextVar("launch_pool")
 
 
+def pick_table(layer, meta):
+    return meta.swa_table if pick_table.windowed else meta.table  # expect: KVP003
+
+
+def window_locator(pool):
+    """A coroutine: full-pool ids in, SWA ids out; its frame keeps the mapping it read."""
+    mapping = getattr(pool, "full_to_swa_index_mapping", None)
+    result = None
+    while True:
+        loc = yield result
+        result = None if mapping is None else mapping[loc]
+
+
+def make_builder(pool, page_size):
+    """A class specialised for one pool: its methods close over it."""
+
+    class _Builder:
+        layout = "window" if isinstance(pool, SWAKVPool) else "dense"
+
+        def build(self, rows):
+            return pool.translate_loc_from_full_to_swa(rows[:, ::page_size])
+
+    return _Builder
+
+
 def _publish(pool):
     _LAUNCH_POOL.set(pool)  # expect: KVP001
 
@@ -91,3 +116,22 @@ class WrappedReaderBackend(AttentionBackend):
         if self.slots > 0:  # expect: KVP003
             return next(self._pools).get_key_buffer(layer.layer_id)
         return self.key_of(layer.layer_id)
+
+
+class MadeObjectsBackend(AttentionBackend):
+    """A verdict on a function's attribute, a primed generator over the pool, a class made
+    for the pool: each outlives __init__."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pool = model_runner.token_to_kv_pool
+        pick_table.windowed = isinstance(pool, SWAKVPool)  # expect: KVP002
+        self._locator = window_locator(pool)  # expect: KVP001
+        next(self._locator)
+        self._builder_cls = make_builder(pool, model_runner.page_size)  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if pick_table.windowed:  # expect: KVP003
+            return pick_table(layer, self.forward_metadata)
+        return self._locator.send(forward_batch.out_cache_loc)

@@ -15,6 +15,42 @@ def _translate(pool):
     return pool.translate_loc_from_full_to_swa if isinstance(pool, SWAKVPool) else None
 
 
+def pages_locator(page_size):
+    """A coroutine over geometry: the pool is sent with each request."""
+    result = None
+    while True:
+        pool, loc = yield result
+        result = pool.translate_loc_from_full_to_swa(loc) if isinstance(pool, SWAKVPool) else (
+            loc // page_size)
+
+
+def make_geometry_builder(page_size):
+    class _Builder:
+        def build(self, rows):
+            return rows[:, ::page_size] // page_size
+
+    return _Builder
+
+
+def pick_pages(layer, meta):
+    return meta.table if pick_pages.paged else meta.rows
+
+
+class MadeGeometryBackend(AttentionBackend):
+    """Generators, made classes and function attributes over geometry only."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pick_pages.paged = model_runner.page_size > 1
+        self._locator = pages_locator(model_runner.page_size)
+        next(self._locator)
+        self._builder_cls = make_geometry_builder(model_runner.page_size)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return self._locator.send((self.token_to_kv_pool, forward_batch.out_cache_loc))
+
+
 class LocalObjectGeometryBackend(AttentionBackend):
     """Local objects given geometry only, or built per forward from the live pool."""
 

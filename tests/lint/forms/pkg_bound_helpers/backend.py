@@ -38,6 +38,9 @@ class _Layout(enum.Enum):
 class BoundProbeBackend(AttentionBackend):
     """Verdicts made once through names bound to pool tests by assignment."""
 
+    probe = staticmethod(probes.is_windowed)  # a class attribute: self.probe(pool) calls it
+    PROBE_NAME = "is_windowed"
+
     def __init__(self, model_runner):
         super().__init__()
         self.token_to_kv_pool = model_runner.token_to_kv_pool
@@ -48,6 +51,8 @@ class BoundProbeBackend(AttentionBackend):
         self.hybrid = _strict_split(pool)  # expect: KVP002
         self.view = _window_view(pool)  # expect: KVP001
         self.through_shim = impl.is_windowed(pool)  # expect: KVP002
+        self.by_class = self.probe(pool)  # expect: KVP002
+        self.by_name = getattr(probes, self.PROBE_NAME)(pool)  # expect: KVP002
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         return q

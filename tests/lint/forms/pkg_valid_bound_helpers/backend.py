@@ -14,10 +14,14 @@ _strict_paged = functools.partial(probes.is_windowed)
 class BoundLiveBackend(AttentionBackend):
     """Bound helpers asked per forward, of geometry, or of the allocator through the resolver."""
 
+    probe = staticmethod(probes.is_windowed)
+    GEOMETRY = "window_of"
+
     def __init__(self, model_runner):
         super().__init__()
         self.token_to_kv_pool = model_runner.token_to_kv_pool
         self.window = _swa_geometry(model_runner)
+        self.window_again = getattr(probes, self.GEOMETRY)(model_runner)
         self._swa_kv_pool = _resolve(model_runner)
 
     @property
@@ -26,6 +30,7 @@ class BoundLiveBackend(AttentionBackend):
 
     def init_forward_metadata(self, forward_batch):
         self.read_mode = "windowed" if _strict_paged(self.token_to_kv_pool) else "dense"
+        self.live_split = self.probe(self.token_to_kv_pool)
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         if self.paged and self._swa_kv_pool is not None:

@@ -19,3 +19,10 @@ def resolve_swa_kv_pool(model_runner) -> Optional[SWAKVPool]:
         return None
     pool = model_runner.token_to_kv_pool_allocator.get_kvcache()
     return pool if isinstance(pool, SWAKVPool) else None
+
+
+def is_latent(pool) -> bool:
+    return type(pool).__name__ == "MLATokenToKVPool"
+
+
+KV_PROBES = {"window": is_windowed, "latent": is_latent}
