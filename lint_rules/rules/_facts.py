@@ -587,7 +587,7 @@ class ModuleScope:
             return None  # (a class, SWAKVPool = pools.SWAKVPool, is a type alias too)
         return target
 
-    def function_table(self, name: str, kind: str) -> Optional[List[Tuple[Optional[str], ast.expr]]]:
+    def function_table(self, name: str, kind: str) -> Optional[List[tuple]]:
         """``[(key, function), ...]`` for a loop over module table ``name`` of this module or,
         imported, of another module of the package: a dict's ``items()`` / ``values()`` (each
         key a constant string), a list or tuple itself; each function a module function
