@@ -1419,10 +1419,11 @@ class MethodFlow(ast.NodeVisitor):
         return self.call(node)
 
     def rebound_call(self, node: ast.Call, name: str, target: ast.expr, defined: bool) -> Taint:
-        """A call of module global ``name``, bound by assignment to ``target``: the call of
-        ``target`` (a ``functools.partial`` call: of what it wraps, its arguments first), and
-        also the call of the def of that name when the module has one (a conditional binding,
-        ``if ...: probe = other.is_swa`` / ``else: def probe(...)``: either may run)."""
+        """A call of ``name`` bound to ``target`` (a module global bound by assignment, a class
+        attribute bound to ``staticmethod(f)``, a loop variable over a table of functions): the
+        call of ``target`` (a ``functools.partial`` call: of what it wraps, its arguments
+        first), and, ``defined``, of the def of that name too (a conditional binding, ``if ...:
+        probe = other.is_swa`` / ``else: def probe(...)``: either may run)."""
         calls = _REBOUND.setdefault(node, {})
         call = calls.get(target)
         if call is None:
