@@ -58,7 +58,6 @@ from lint_rules.rules._flow import (
     class_nodes,
     CLEAN,
     constant_strings,
-    container,
     DECISION,
     DECISIVE,
     GATED,
@@ -1924,11 +1923,6 @@ class _Pass:
             self.memo_params[key] = flow.param_stores
         if flow.gates:  # (a summary records its decisions on module globals only)
             self.memo_gates[key] = list(flow.gates.values())
-        if is_generator(function) and not _decorator_names(function) & {
-                "contextmanager", "asynccontextmanager"}:  # a generator object's frame keeps
-            # its arguments while it lives (a context manager hands out what it yields)
-            given = union(key[2]) | union(taint for _, taint in keywords)
-            return flow.returned | container(given & (STATE | STALE))
         return flow.returned
 
     def _inherited_returns(self, name: str, arguments: Tuple[Taint, ...]) -> Taint:
@@ -2206,6 +2200,14 @@ class _Pass:
             kind, node = node.func.attr, node.func.value
         rows = self.scope.function_table(node.id, kind) if type(node) is ast.Name else None
         return (kind, rows) if rows else None
+
+    def makes_generator(self, func: ast.AST) -> bool:
+        """A call of ``func`` makes a generator object, whose frame keeps what it was handed
+        while it lives (a function of the module or the package, or a method of ours, with a
+        ``yield``; not a ``contextmanager``, which hands out what it yields)."""
+        function = self.callee_def(func)
+        return function is not None and is_generator(function) and not _decorator_names(
+            function) & {"contextmanager", "asynccontextmanager"}
 
     def class_bound_call(self, attr: str) -> Optional[ast.expr]:
         """What ``self.<attr>(...)`` calls when a class of the family binds ``attr`` in its

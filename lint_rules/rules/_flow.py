@@ -882,6 +882,8 @@ class FlowOwner(Protocol):
 
     def function_table(self, iterated: ast.AST) -> Optional[Tuple[str, list]]: ...
 
+    def makes_generator(self, func: ast.AST) -> bool: ...
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
     def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
@@ -1047,6 +1049,7 @@ class MethodFlow(ast.NodeVisitor):
         self.alone = False
         self.rebinding: set = set()  # module globals whose bound call is being followed
         self.table_calls: Dict[str, ast.expr] = {}  # loop variable -> the table function it holds
+        self.frames: Dict[int, Taint] = {}  # call node id -> what the generator it makes keeps
 
     def visit(self, node: ast.AST):
         """``NodeVisitor.visit``, its method looked up once per node type (it builds the
@@ -1706,7 +1709,10 @@ class MethodFlow(ast.NodeVisitor):
             returned = self.function_call(node, returned, values, keywords, handed)
             if self.deferred and not returned & STALE and not any(v & STATE for v in values):
                 return CLEAN  # a closure's call runs when it is called, on what is live then
-            return returned
+            handed_state = union(values) & (STATE | STALE)
+            if handed_state and self.owner.makes_generator(func):  # bound as it is made (not
+                self.frames[id(node)] = container(handed_state)  # consumed: dict(gen(pool))),
+            return returned  # the generator's frame keeps what it was handed (``bind``)
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)
@@ -2476,6 +2482,8 @@ class MethodFlow(ast.NodeVisitor):
 
     def bind(self, target, value_node, value: Taint, statement) -> None:
         value = self.controlled(value_node, value)
+        if type(value_node) is ast.Call and self.frames:  # locator = window_locator(pool)
+            value |= self.frames.get(id(value_node), CLEAN)
         if isinstance(target, ast.Starred):
             target = target.value
         if isinstance(target, (ast.Tuple, ast.List)):
