@@ -65,6 +65,7 @@ from lint_rules.rules._flow import (
     KIND,
     MIRROR,
     MODULE_MEMO,
+    PICKERS,
     POOL,
     RECORD,
     RUNNER,
@@ -1211,6 +1212,29 @@ class ClassFlow:
         return frozenset(a for a in built if all(n in keyed for n in used.get(a, ())))
 
     @cached_property
+    def held_lists(self) -> Dict[str, list]:
+        """``self.<attr> = [self.prefill, self.decode]`` in a method of the family, its only
+        kind of store: attr -> those ``self`` paths (a loop over it runs once per object)."""
+        found: Dict[str, list] = {}
+        other = set()
+        for cls in self.facts.family:
+            for method in cls.methods.values():
+                for node in nodes_under(method):
+                    if type(node) is not ast.Assign:
+                        continue
+                    for target in node.targets:
+                        attr = self_attr(target)
+                        if not attr:
+                            continue
+                        value = node.value
+                        if type(value) in (ast.List, ast.Tuple) and value.elts and all(
+                                self_path(e) is not None for e in value.elts):
+                            found.setdefault(attr, value.elts)
+                        else:
+                            other.add(attr)
+        return {attr: elts for attr, elts in found.items() if attr not in other}
+
+    @cached_property
     def getter_attrs(self) -> Dict[str, str]:
         """``self.<attr> = operator.attrgetter("a.b")`` at the top of a method of the family:
         attr -> the path a call of it reads off its argument."""
@@ -2201,6 +2225,9 @@ class _Pass:
         rows = self.scope.function_table(node.id, kind) if type(node) is ast.Name else None
         return (kind, rows) if rows else None
 
+    def held_list(self, attr: str) -> Optional[list]:
+        return self.flow.held_lists.get(attr)
+
     def makes_generator(self, func: ast.AST) -> bool:
         """A call of ``func`` makes a generator object, whose frame keeps what it was handed
         while it lives (a function of the module or the package, or a method of ours, with a
@@ -2297,7 +2324,8 @@ class _Pass:
                                        self.flow.options, method)
         if instance is None:
             return CLEAN
-        return union(v for v in instance.fields.values() if v & STATE)
+        kept = STATE | (union((*arguments, *(v for _, v in keywords))) & PICKERS)
+        return union(v for v in instance.fields.values() if v & kept)
 
     def made_by(self, name: str, scope: str) -> Optional[str]:
         """The class of the module a module global (``scope`` "module") or a ``self``
@@ -2305,14 +2333,19 @@ class _Pass:
         in a method of the class."""
         return (self.scope.objects if scope == "module" else self.flow.made_attrs).get(name)
 
-    def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]:
-        """``(attr, taint)`` for each attribute the constructor of this class's base in the
-        file keeps on ``self`` when ``super().__init__(...)`` hands it arguments holding these
-        taints (the base alone keeps what its own callers give it: nothing derived)."""
-        base = next((c for c in self.facts.family[1:] if "__init__" in c.methods), None)
-        if base is None or self.depth >= MAX_DEPTH:
+    def base_keeps(self, arguments: tuple, keywords: tuple,
+                   method: str = "__init__") -> List[Tuple[str, Taint]]:
+        """``(attr, taint)`` for each attribute the constructor (or ``method``) of this class's
+        base in the file keeps on ``self`` when ``super().__init__(...)`` (``self.<method>(...)``,
+        a mixin's ``_bind(pool)``) hands it arguments holding these taints (the base alone keeps
+        what its own callers give it: nothing derived)."""
+        if method != "__init__" and method in self.facts.methods:
+            return []  # (the class's own method: its own turn runs with what it is handed)
+        base = next((c for c in self.facts.family[1:] if method in c.methods), None)
+        function = base.methods[method] if base is not None else (  # (a mixin of another
+            self._inherited_def(method) if method != "__init__" else None)  # module's too)
+        if function is None or self.depth >= MAX_DEPTH:
             return []
-        function = base.methods["__init__"]
         # (an inner backend handed on is the base's own business: its flow says what the swap
         # reaches, as it does for every class that hands the base its inners)
         arguments = tuple(CLEAN if v & INNER else v for v in arguments)
@@ -2321,7 +2354,7 @@ class _Pass:
             return []
         self.depth += 1  # (a base's own super().__init__ is its base's business here too)
         try:
-            flow = MethodFlow(self, function, "__init__", env=_bound(
+            flow = MethodFlow(self, function, method, env=_bound(
                 function, arguments, keywords)).run(function.body)
         finally:
             self.depth -= 1
@@ -4046,8 +4079,9 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
     asked whether it keeps a pool of its own (its state is its own class's finding) and, handed
     pool state (``_hands_state``), which of its attributes keep it. ``called``: what it holds
     once its method of that name is called with those arguments instead (``hooks.register(
-    "evict", partial(f, pool.swa_kv_pool))``: a helper object that keeps what it is handed);
-    None for a backend (its state is its own class's finding) or a class with no such method."""
+    "evict", partial(f, pool.swa_kv_pool))``: a helper object that keeps what it is handed,
+    an inner backend handed pool state or a decision on it); None for a class with no such
+    method."""
     node = scope.classes.get(name)
     if node is None:
         return None
@@ -4056,9 +4090,14 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
     _prepare(facts, [node], scope)
     target = facts.by_name[name]
     backend = name in scope.backend_names(options)
-    if called:
-        return None if backend else _called_summary(facts, target, called, arguments,
-                                                    keywords, options, scope)
+    handed = union((*arguments, *(v for _, v in keywords)))  # (a backend keeps, of what it
+    kept = (STATE if handed & STATE else CLEAN) | (handed & PICKERS)  # is handed, the fields
+    if called:  # it made of it: its other state is its own class's finding)
+        if backend and not _hands_state(arguments, keywords):
+            return None
+        found = _called_summary(facts, target, called, arguments, keywords, options, scope)
+        return found if found is None or not backend else Instance(
+            {k: v for k, v in found.fields.items() if v & kept}, True, False, False)
     if backend and not _hands_state(arguments, keywords):
         return Instance({}, True, _keeps_pool(target), False)
     init = next((c for c in target.family if "__init__" in c.methods), None)
@@ -4083,7 +4122,7 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
             if cls.returns.get(prop, CLEAN) & STALE and prop not in fields:
                 fields[prop] = cls.returns[prop]
     if backend:  # handed pool state: what it keeps of it (its other state is its own finding)
-        return Instance({k: v for k, v in fields.items() if v & STATE}, True,
+        return Instance({k: v for k, v in fields.items() if v & kept}, True,
                         _keeps_pool(target), False)
     loose = init is None or _hands_on(init.methods[method])
     enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
@@ -4115,9 +4154,11 @@ def _called_summary(facts: "FileFacts", target: "ClassFacts", called: str, argum
 
 
 def _hands_state(arguments: tuple, keywords: tuple) -> bool:
-    """An argument is the pool or state read off it (``kv_pool=pool.swa_kv_pool``), not an
-    object built around it (an inner backend handed on: its own finding) nor the runner."""
-    return any(v & STATE and not v & BUILT for v in (*arguments, *(v for _, v in keywords)))
+    """An argument is the pool, state read off it (``kv_pool=pool.swa_kv_pool``) or a decision
+    on it (``window_kv=isinstance(...)``), not an object built around it (an inner backend
+    handed on: its own finding) nor the runner."""
+    return any(v & (STATE | PICKERS) and not v & BUILT
+               for v in (*arguments, *(v for _, v in keywords)))
 
 
 def _returns_self(method: ast.AST) -> bool:

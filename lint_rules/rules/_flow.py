@@ -884,9 +884,12 @@ class FlowOwner(Protocol):
 
     def makes_generator(self, func: ast.AST) -> bool: ...
 
+    def held_list(self, attr: str) -> Optional[list]: ...
+
     def note_call(self, name: str, arguments: tuple, keywords: dict) -> None: ...
 
-    def base_keeps(self, arguments: tuple, keywords: tuple) -> List[Tuple[str, Taint]]: ...
+    def base_keeps(self, arguments: tuple, keywords: tuple,
+                   method: str = "__init__") -> List[Tuple[str, Taint]]: ...
 
     def called_object(self, klass: str, attr: str = "__call__") -> Optional[Tuple[str, bool]]: ...
 
@@ -1756,8 +1759,10 @@ class MethodFlow(ast.NodeVisitor):
             return holder.func.id if type(holder.func) is ast.Name else None
         if kind is ast.Name:
             name = holder.id
-            if name in self.env:
-                return self.made_by.get(name)
+            if name in self.env:  # (a local holding one of ours: for child in (self.a, ...))
+                held = self_attr(self.held[name]) if name in self.held else None
+                return self.made_by.get(name) or (
+                    self.owner.made_by(held, "self") if held else None)
             return self.owner.made_by(name, "module")
         attr = self_attr(holder) if kind is ast.Attribute else None
         return self.owner.made_by(attr, "self") if attr else None
@@ -1970,6 +1975,13 @@ class MethodFlow(ast.NodeVisitor):
             if self.record and not self.deferred:
                 self.owner.note_call(func.attr, values[: len(node.args)], {
                     k.arg: v for k, v in zip(node.keywords, values[len(node.args):]) if k.arg})
+            if is_self(owner) and self.record and not (self.per_forward or self.deferred) and (
+                    any(values)):  # self._bind(pool), a method of a base in the file: what
+                keywords = tuple((k.arg, v) for k, v in zip(  # it keeps on self, kept here
+                    node.keywords, values[len(node.args):]) if k.arg and v)
+                for attr, held in self.owner.base_keeps(values[: len(node.args)], keywords,
+                                                        func.attr):
+                    self.store(attr, node, None, node, held)
             passed = values[: len(node.args)]
             handed, bound = selves(node.args), is_self(owner) or _is_super(owner)
             returned = self.owner.method_returns(func.attr, passed, handed, bound)
@@ -2030,8 +2042,10 @@ class MethodFlow(ast.NodeVisitor):
         """``self.hooks.register("evict", partial(f, pool.swa_kv_pool))``: a method of an object
         the backend keeps (made by a class of the module or the package) handed pool state
         stores it on that object, which keeps it: a store into ``self.hooks``, at the call."""
+        if type(owner) is ast.Name and owner.id in self.held:  # child = self.prefill
+            owner = self.held[owner.id]
         attr = self_attr(owner) if type(owner) is ast.Attribute else None
-        if attr is None or not any(carries(v, STATE) for v in values):
+        if attr is None or not any(carries(v, STATE | PICKERS) for v in values):
             return
         keywords = tuple((k, v) for k, v in self.keyword_values(node, values[len(node.args):])
                          if v is not CLEAN)
@@ -3288,9 +3302,11 @@ class MethodFlow(ast.NodeVisitor):
 
     def each_held(self, node: ast.For) -> bool:
         """``for inner in (self.prefill, self.decode):`` a loop over a display of objects we
-        hold runs its body once per object, the loop variable holding it (``setattr(inner,
-        "flag", value)`` stores on each); False for any other loop."""
-        held = node.iter.elts if type(node.iter) in (ast.Tuple, ast.List) else ()
+        hold (or over ``self.inners``, only ever set to one) runs its body once per object, the
+        loop variable holding it (``setattr(inner, "flag", value)`` stores on each); False for
+        any other loop."""
+        held = node.iter.elts if type(node.iter) in (ast.Tuple, ast.List) else (
+            self.owner.held_list(self_attr(node.iter)) if self_attr(node.iter) else None) or ()
         if type(node.target) is not ast.Name or not held or len(held) > MAX_PARTS or any(
                 type(e) is ast.Starred or self_path(e) is None for e in held):
             return False

@@ -40,7 +40,7 @@ from lint_rules.rules._flow import (
     self_attr,
     swap_check_sides,
 )
-from lint_rules.rules._vocab import ACTIVE_POOL
+from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX
 
 
 # class node -> its anchors: the file's own analysis and the codemod's same-file one (and the
@@ -111,6 +111,13 @@ def _compared_through_locals(function: ast.AST, compared: set) -> None:
                 compared.add(id(value))
 
 
+def _builds_backend(value) -> bool:
+    """``value`` (a stored expression) builds an attention backend: ``...Backend(...)``."""
+    return value is not None and any(
+        type(node) is ast.Call and last_name(node.func).endswith(BACKEND_SUFFIX)
+        for node in nodes_under(value))
+
+
 def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
     stale decision (a runner flag, a non-SWA type test, a stored stale flag, a branch of a
@@ -122,6 +129,9 @@ def _variant(store) -> tuple:
         return RUNNER_BUILT, shown
     if bits & SIZE and not bits & (STATE & ~SWA):
         return (SIZED if bits & SWA else CAPACITY), shown
+    if bits & RECORD and bits & TYPE and not bits & (POOL | INNER) and _builds_backend(
+            store.value):  # a backend built and handed a verdict made here
+        return HANDED_DECISION, shown
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
     if bits & RUNNER:
@@ -205,6 +215,8 @@ RUNNER_BUILT = ("{subject} is the runner's, built on its pool; FROZEN_KV swaps o
 RUNNER_CHOICE = "{subject} follows the runner's SWA flag, blind to FROZEN_KV: {test_pool}"
 POOL_TYPE = ("{subject} decides the pool's type once: FROZEN_KV MTP swaps pools, test "
              "self.token_to_kv_pool where used")
+HANDED_DECISION = ("{subject} holds a backend handed a pool type test made once; FROZEN_KV MTP "
+                   "swaps pools: let it test its self.token_to_kv_pool per forward")
 INNER_BACKEND = ("{subject} holds a backend built on the runner's pool; FROZEN_KV MTP swaps only "
                  "ours: hand it the pool (a setter)")
 SIZED = ("{subject} is sized by the active pool; FROZEN_KV MTP swaps in pools of other sizes: size "
