@@ -2339,8 +2339,9 @@ class _Pass:
         base in the file keeps on ``self`` when ``super().__init__(...)`` (``self.<method>(...)``,
         a mixin's ``_bind(pool)``) hands it arguments holding these taints (the base alone keeps
         what its own callers give it: nothing derived)."""
-        if method != "__init__" and method in self.facts.methods:
-            return []  # (the class's own method: its own turn runs with what it is handed)
+        if method != "__init__" and (method in self.facts.methods or (
+                self.facts.name.startswith("<"))):  # the class's own method runs its own turn
+            return []  # with what it is handed; so does the built class's, in a builder's view
         base = next((c for c in self.facts.family[1:] if method in c.methods), None)
         function = base.methods[method] if base is not None else (  # (a mixin of another
             self._inherited_def(method) if method != "__init__" else None)  # module's too)

@@ -2651,7 +2651,9 @@ class MethodFlow(ast.NodeVisitor):
             self.fresh.add(name)  # pool = model_runner.token_to_kv_pool: read right now
         else:
             self.fresh.discard(name)
-        mine = path and not {ACTIVE_POOL, self.owner.pool_attr} & set(path.split("."))
+        mine = path and not {ACTIVE_POOL, self.owner.pool_attr} & set(path.split(".")) or (
+            type(value_node) is ast.Attribute and class_target(  # table = type(self)._memo: a
+                value_node, self.owner.class_names) is not None)  # class attribute of ours
         _keep(self.held, name, value_node if mine and not self.is_runner(value_node) else None)
         _keep(self.looked_up, name, value_node if type(value_node) is ast.Call and type(
             value_node.func) is ast.Attribute and value_node.func.attr == "get" and (
