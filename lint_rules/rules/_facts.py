@@ -4100,7 +4100,7 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
         return found if found is None or not backend else Instance(
             {k: v for k, v in found.fields.items() if v & kept}, True, False, False)
     if backend and not _hands_state(arguments, keywords):
-        return Instance({}, True, _keeps_pool(target), False)
+        return Instance({}, True, _own_pool(target), False)
     init = next((c for c in target.family if "__init__" in c.methods), None)
     params = _bound(init.methods["__init__"], arguments, keywords) if init else {}
     method, attrs = "__init__", {}
@@ -4124,7 +4124,7 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
                 fields[prop] = cls.returns[prop]
     if backend:  # handed pool state: what it keeps of it (its other state is its own finding)
         return Instance({k: v for k, v in fields.items() if v & kept}, True,
-                        _keeps_pool(target), False)
+                        _own_pool(target), False)
     loose = init is None or _hands_on(init.methods[method])
     enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
     # (made from its arguments: kept only where they were; one returning itself is the object)
@@ -4232,6 +4232,23 @@ def _keeps_pool(cls: ClassFacts) -> bool:
     return any("own" in c.pool_binds or ACTIVE_POOL in c.properties for c in cls.family) or any(
         ACTIVE_POOL in s.stores or ACTIVE_POOL in s.properties
         for c in cls.family for s in c.foreign)
+
+
+def _own_pool(cls: ClassFacts) -> bool:
+    """``_keeps_pool``, but for a class whose ``token_to_kv_pool`` is a property with no setter
+    returning another object's (``self._parent().token_to_kv_pool``): a view of that object's
+    pool, which that object's swap rebinds, not a pool of its own."""
+    if not _keeps_pool(cls):
+        return False
+    getters = [c.methods[ACTIVE_POOL] for c in cls.family if ACTIVE_POOL in c.properties]
+    if not getters or any("own" in c.pool_binds or SWAP_SETTER in c.methods
+                          for c in cls.family):
+        return True
+    returned = [n.value for g in getters for n in nodes_under(g)
+                if type(n) is ast.Return and n.value is not None]
+    return not returned or not all(
+        type(r) is ast.Attribute and r.attr == ACTIVE_POOL and not is_self(r.value)
+        for r in returned)
 
 
 def _by_lineage(cls: ClassFacts, options: Options) -> bool:
