@@ -2330,12 +2330,12 @@ class MethodFlow(ast.NodeVisitor):
         return inner.returned | inner.used | self.captured(function, params)
 
     def captured(self, function: ast.AST, params) -> Taint:
-        """The pool state a nested ``def`` keeps alive by naming a local of the enclosing
-        call (a mapping read now, used when it runs), whatever it does with it."""
+        """The pool state (or decision on it) a nested ``def`` keeps alive by naming a local of
+        the enclosing call (a mapping read now, used when it runs), whatever it does with it."""
         names = [n for n in nodes_under(function) if type(n) is ast.Name]
         own = {n.id for n in names if type(n.ctx) is not ast.Load}  # (its own locals)
         return union(self.env[n.id] for n in names if n.id in self.env and n.id not in params
-                     and n.id not in own) & (STATE | STALE)
+                     and n.id not in own) & (STATE | STALE | PICKERS)  # (a verdict it decides on)
 
     def defaults(self, args: ast.arguments) -> Dict[str, Taint]:
         return {a.arg: self.visit(d) for a, d in _defaulted(args) if d is not None}

@@ -38,6 +38,16 @@ def make_builder(pool, page_size):
     return _Builder
 
 
+def store_first(forward_fn, *, windowed):
+    """A wrapper of a bound forward method deciding on a verdict it was made with."""
+
+    def wrapper(q, k, v, layer, forward_batch, save_kv_cache=True):
+        loc = forward_batch.out_cache_loc
+        return forward_fn(q, k, v, layer, loc if windowed else None)
+
+    return wrapper
+
+
 def _publish(pool):
     _LAUNCH_POOL.set(pool)  # expect: KVP001
 
@@ -135,3 +145,16 @@ class MadeObjectsBackend(AttentionBackend):
         if pick_table.windowed:  # expect: KVP003
             return pick_table(layer, self.forward_metadata)
         return self._locator.send(forward_batch.out_cache_loc)
+
+
+class WrappedForwardBackend(AttentionBackend):
+    """Its forward methods replaced at init by wrappers closing over a verdict made then."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        windowed = isinstance(self.token_to_kv_pool, SWAKVPool)
+        self.forward_decode = store_first(self.forward_decode, windowed=windowed)  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return q

@@ -15,6 +15,15 @@ def _translate(pool):
     return pool.translate_loc_from_full_to_swa if isinstance(pool, SWAKVPool) else None
 
 
+def paged_first(forward_fn, *, page_size):
+    """A wrapper of a bound forward method over geometry; the pool is read when it runs."""
+
+    def wrapper(q, k, v, layer, forward_batch, save_kv_cache=True):
+        return forward_fn(q, k, v, layer, forward_batch.out_cache_loc // page_size)
+
+    return wrapper
+
+
 def pages_locator(page_size):
     """A coroutine over geometry: the pool is sent with each request."""
     result = None
@@ -118,3 +127,15 @@ class WrappedGeometryBackend(AttentionBackend):
         if self.window > 0:
             return self._key_buffer(layer.layer_id)
         return next(self._sizes)
+
+
+class WrappedGeometryForwardBackend(AttentionBackend):
+    """Its forward method wrapped at init with geometry only."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.forward_decode = paged_first(self.forward_decode, page_size=model_runner.page_size)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return q
