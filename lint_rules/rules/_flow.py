@@ -1341,8 +1341,8 @@ class MethodFlow(ast.NodeVisitor):
         if base & POOL and "pool" in attr.lower() and not is_geometry(attr) and not base & INNER:
             return POOL | stale  # state.kv_pool off a record built around the pool (an inner
             # backend's pool is its token_to_kv_pool alone: a *_pool flag of it is no pool)
-        if base & OBJECT and reads_pool_state(attr):
-            return base  # helper.update: a method bound to the object (and what it holds)
+        if base & OBJECT and (reads_pool_state(attr) or attr in ("send", "__next__")):
+            return base  # helper.update, gen.send: a method bound to the object (what it holds)
         if base & RECORD and attr in PARTIAL_PARTS:
             return base  # partial(f, pool).args: what the partial was built around
         if base & RECORD and not base & (OBJECT | INNER) and is_flag_like(attr) \
@@ -1714,8 +1714,10 @@ class MethodFlow(ast.NodeVisitor):
                 return CLEAN  # a closure's call runs when it is called, on what is live then
             handed_state = union(values) & (STATE | STALE)
             if handed_state and self.owner.makes_generator(func):  # bound as it is made (not
-                self.frames[id(node)] = container(handed_state)  # consumed: dict(gen(pool))),
-            return returned  # the generator's frame keeps what it was handed (``bind``)
+                self.frames[id(node)] = container(handed_state) | OBJECT  # consumed at once:
+                # dict(gen(pool))), the generator's frame keeps what it was handed, and its
+                # methods (send, __next__) are bound to that frame (``bind``)
+            return returned
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
                                follow)  # cls(pool) in a factory of a plain class: Klass(pool)

@@ -139,6 +139,9 @@ class MadeObjectsBackend(AttentionBackend):
         pick_table.windowed = isinstance(pool, SWAKVPool)  # expect: KVP002
         self._locator = window_locator(pool)  # expect: KVP001
         next(self._locator)
+        reader = window_locator(pool)
+        next(reader)
+        self._send = reader.send  # expect: KVP001
         self._builder_cls = make_builder(pool, model_runner.page_size)  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):

@@ -54,6 +54,7 @@ class MadeGeometryBackend(AttentionBackend):
         pick_pages.paged = model_runner.page_size > 1
         self._locator = pages_locator(model_runner.page_size)
         next(self._locator)
+        self._send = self._locator.send
         self._builder_cls = make_geometry_builder(model_runner.page_size)
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
