@@ -3024,12 +3024,9 @@ class MethodFlow(ast.NodeVisitor):
         held = CLEAN
         for statement in node.body:
             if type(statement) in (ast.FunctionDef, ast.AsyncFunctionDef):
-                params = params_of(statement)
-                held |= union(self.env[n.id] for n in nodes_under(statement) if type(
-                    n) is ast.Name and n.id in self.env and n.id not in params)
+                held |= self.captured(statement, params_of(statement))
             elif type(statement) in (ast.Assign, ast.AnnAssign) and statement.value is not None:
-                held |= self.visit(statement.value)
-        held &= STATE | STALE | PICKERS
+                held |= self.visit(statement.value) & (STATE | STALE | PICKERS)
         if held:
             self.env[node.name] = container(held)
 
@@ -3707,7 +3704,7 @@ def picked(value: Taint, decided: Taint) -> Taint:
 _VISITORS: Dict[type, object] = {}  # node type -> MethodFlow's visitor of it
 # a call of a name bound to a function -> {what it is bound to: the call of that}: one node per
 # call and binding, so what the flow keys by node is the same at every visit (``rebound_call``)
-_REBOUND: "weakref.WeakKeyDictionary[ast.Call, tuple]" = weakref.WeakKeyDictionary()
+_REBOUND: "weakref.WeakKeyDictionary[ast.Call, dict]" = weakref.WeakKeyDictionary()
 
 # the operator module's functions that are a test spelled as a call: what each spells
 OPERATORS = {"not_": ast.Not, "truth": None, "is_": ast.Is, "is_not": ast.IsNot, "eq": ast.Eq,

@@ -9,6 +9,7 @@ from typing import Iterator
 from lint_rules.options import Options
 from lint_rules.rules._base import Invalid, Report, Rule, Valid
 from lint_rules.rules._facts import (
+    _builds_backend,
     _by_lineage,
     is_chosen_verdict,
     is_flag_table,
@@ -40,7 +41,7 @@ from lint_rules.rules._flow import (
     self_attr,
     swap_check_sides,
 )
-from lint_rules.rules._vocab import ACTIVE_POOL, BACKEND_SUFFIX
+from lint_rules.rules._vocab import ACTIVE_POOL
 
 
 # class node -> its anchors: the file's own analysis and the codemod's same-file one (and the
@@ -111,13 +112,6 @@ def _compared_through_locals(function: ast.AST, compared: set) -> None:
                 compared.add(id(value))
 
 
-def _builds_backend(value) -> bool:
-    """``value`` (a stored expression) builds an attention backend: ``...Backend(...)``."""
-    return value is not None and any(
-        type(node) is ast.Call and last_name(node.func).endswith(BACKEND_SUFFIX)
-        for node in nodes_under(value))
-
-
 def _variant(store) -> tuple:
     """``(template, subject)`` for what the store keeps: pool state, or a value chosen by a
     stale decision (a runner flag, a non-SWA type test, a stored stale flag, a branch of a
@@ -129,8 +123,9 @@ def _variant(store) -> tuple:
         return RUNNER_BUILT, shown
     if bits & SIZE and not bits & (STATE & ~SWA):
         return (SIZED if bits & SWA else CAPACITY), shown
-    if bits & RECORD and bits & TYPE and not bits & (POOL | INNER) and _builds_backend(
-            store.value):  # a backend built and handed a verdict made here
+    if bits & RECORD and bits & TYPE and not bits & (POOL | INNER) and store.value is not None \
+            and any(map(_builds_backend, nodes_under(store.value))):  # a backend built here
+        # (anywhere in what is stored: [Step(..., window_kv=v) for ...]) handed a verdict
         return HANDED_DECISION, shown
     if bits & STATE:
         return None, f"{shown} caches pool state in {store.method}()"
