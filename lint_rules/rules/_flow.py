@@ -1481,7 +1481,9 @@ class MethodFlow(ast.NodeVisitor):
         spelled = _comprehended(node) if last_name(func) in FUNCTIONAL else None
         if spelled is not None:  # map(lambda n: getattr(pool, n), NAMES): a comprehension
             comprehended, reduce, start = spelled
-            return self.comprehension(comprehended, [comprehended.elt], reduce) | (
+            made = self.comprehension(comprehended, [comprehended.elt], "" if (
+                reduce == "element") else reduce)
+            return (element(made) if reduce == "element" else made) | (
                 self.visit(start) if start is not None else CLEAN)
         ran = _submitted(func, args, node) if type(func) is ast.Attribute and (
             func.attr in SUBMITTING) else None
@@ -1634,6 +1636,8 @@ class MethodFlow(ast.NodeVisitor):
         if called in ("repeat", "cycle") and args and (type(func) is ast.Name or last_name(
                 func.value) == "itertools"):  # an iterator drawing what it is given, again
             return container(union(values))
+        if name == "next" and args and name not in self.env:  # next(iter(pools), default):
+            return element(values[0]) | (values[1] if len(args) > 1 else CLEAN)  # an element
         if args and (called in CACHED_DECORATORS or type(func) is ast.Call and last_name(
                 func.func) in CACHED_DECORATORS):  # lru_cache(maxsize=8)(pool.get_key_buffer):
             kept = union(self.owner.method_returns(a.attr, ()) for a in args  # (of a method of
@@ -3838,20 +3842,28 @@ FUNCTIONAL = frozenset({"map", "filter", "reduce"})
 
 
 def _comprehended(call: ast.Call) -> Optional[tuple]:
-    """``(comprehension, reduce, start)`` that ``map``/``filter``/``reduce`` of a lambda (or
-    ``filter(None, ...)``) over one iterable computes: ``map(f, xs)`` is ``[f's body for x in
-    xs]``, ``filter(f, xs)`` is ``[x for x in xs if f's body]``, ``reduce(f, xs, start)`` the
-    reduction of ``[f's body for x in xs]`` (its accumulator is what earlier elements made)
-    with ``start``; None for any other call."""
+    """``(comprehension, reduce, start)`` that ``map``/``filter``/``reduce`` of a lambda, a
+    named function (or ``filter(None, ...)``) over one iterable computes: ``map(f, xs)`` is
+    ``[f's body for x in xs]``, ``filter(f, xs)`` is ``[x for x in xs if f's body]``,
+    ``reduce(f, xs, start)`` the reduction of ``[f's body for x in xs]`` (a lambda's
+    accumulator is what earlier elements made; a function's first step is taken on
+    ``start``) with ``start``; None for any other call."""
     name, args = last_name(call.func), call.args
     if call.keywords or len(args) != (3 if name == "reduce" and len(args) == 3 else 2):
         return None
     function, iterable = args[0], args[1]
+    start = args[2] if len(args) == 3 else None
     if name == "filter" and type(function) is ast.Constant and function.value is None:
         param, body = "_element", None
     elif type(function) is ast.Lambda and not function.args.vararg and len(
             function.args.args) == (2 if name == "reduce" else 1):
         param, body = function.args.args[-1].arg, function.body
+    elif type(function) in (ast.Name, ast.Attribute):  # map(probe, pools), reduce(getattr,
+        param = "_element"  # names, pool): the function called on each element (reduce's
+        element = ast.copy_location(ast.Name(id=param, ctx=ast.Load()), call)  # first step:
+        # on the start, else on the first element)
+        body = ast.copy_location(ast.Call(func=function, args=[
+            start or element, element] if name == "reduce" else [element], keywords=[]), call)
     else:
         return None
     kept = ast.Name(id=param, ctx=ast.Load())
@@ -3860,7 +3872,10 @@ def _comprehended(call: ast.Call) -> Optional[tuple]:
         target=ast.Name(id=param, ctx=ast.Store()), iter=iterable, ifs=ifs, is_async=0)])
     for node in (kept, made, made.generators[0].target):
         ast.copy_location(node, call)
-    return made, "all" if name == "reduce" else "", args[2] if len(args) == 3 else None
+    # (a reduction by a lambda is the decision it folds; by a function, what its last step
+    # returned: reduce(getattr, names, pool) is the attribute walked to)
+    reduced = "" if name != "reduce" else "all" if type(function) is ast.Lambda else "element"
+    return made, reduced, start
 
 
 def _submitted(func: ast.AST, args: list, at: ast.AST) -> Optional[ast.Call]:

@@ -22,6 +22,28 @@ class ProbeChainBackend(AttentionBackend):
         return q
 
 
+def _window_part(pool):
+    return getattr(pool, "swa_kv_pool", None)
+
+
+class FirstFoundBackend(AttentionBackend):
+    """An element drawn from an iterator (``next``), and map/reduce of named functions."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pool = self.token_to_kv_pool
+        found = filter(None, (getattr(pool, n, None) for n in _WINDOW_PARTS))
+        self.window = next(iter(found), None)  # expect: KVP001
+        self.walked = reduce(getattr, ("swa_kv_pool",), pool)  # expect: KVP001
+        self.parts = next(map(_window_part, [pool]))  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        if self.window is not None:  # expect: KVP003
+            return q
+        return k
+
+
 class PushdownWrapper(AttentionBackend):
     """A wrapper pushing a verdict it made once into each inner backend it holds."""
 

@@ -27,6 +27,32 @@ class GeometryChainBackend(AttentionBackend):
         return q
 
 
+def _page_size(pool):
+    return pool.page_size
+
+
+class FirstFoundGeometryBackend(AttentionBackend):
+    """``next`` and map/reduce of named functions over geometry; the element drawn per forward."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        pool = self.token_to_kv_pool
+        self.page = next(map(_page_size, [pool]))
+        self.dims = reduce(max, map(lambda n: getattr(pool, n), _GEOMETRY[1:]), 0)
+        self.first = next(iter(_GEOMETRY), None)
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        window = next(filter(None, (getattr(pool, "swa_kv_pool", None),)), None)
+        self.loc = forward_batch.out_cache_loc
+        if window is not None:
+            self.loc = pool.translate_loc_from_full_to_swa(self.loc)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        return q
+
+
 class PushdownGeometryWrapper(AttentionBackend):
     def __init__(self, model_runner, make_inner):
         super().__init__()
