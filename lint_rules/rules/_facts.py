@@ -2862,7 +2862,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                     scope.class_of, statement.decorator_list))), None)
                 if kept is not None:
                     facts.properties[statement.name] = kept
-            facts.wrappers[statement.name] = wrapper_bodies(statement, scope.functions)
+            facts.wrappers[statement.name] = wrapper_bodies(statement, functools.partial(
+                scope.placed_def, kind=ast.FunctionDef))
     facts.methods.update(dispatched(  # a singledispatchmethod: a type test calling a variant
         node.body, lambda f: _decorator_names(f, scope.imports), method=True))
     for attr, method, memoises in descriptor_methods(node, scope.classes):

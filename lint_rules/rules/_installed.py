@@ -3,8 +3,9 @@
 - A function of the module a method hands ``self`` to (``helper(self)``): its body reads the
   backend (``handed_helpers``); one of another module of the package (``helpers.mark(self)``)
   too, placed at the call (``placed_at``): its findings are this file's, at that call.
-- A method wrapped by a decorator defined in the module: the wrapper the decorator returns
-  runs in its place (``wrapper_bodies``: its body is analysed as that method).
+- A method wrapped by a decorator of the module or the package: the wrapper the decorator
+  returns runs in its place (``wrapper_bodies``: its body is analysed as that method; what it
+  keeps in its decorator's cells is module state).
 - A class decorator of the module that installs one of its nested functions on the class
   (``cls.__init__ = wrapper``): that function runs as the method (``decorated_methods``).
 - A class made with ``type(name, bases, namespace)`` from functions of the module
@@ -83,15 +84,56 @@ def _returned_defs(decorator: ast.AST) -> List[ast.AST]:
     return [nested[name] for name in returned if name in nested]
 
 
-def wrapper_bodies(method: ast.AST, functions: Dict[str, ast.AST]) -> List[ast.AST]:
+def wrapper_bodies(method: ast.AST, function_of: Callable) -> List[ast.AST]:
     """The wrappers that run in place of ``method``: those returned by each decorator of it
-    that is a function of the module (the instance is their first parameter)."""
+    (``function_of``: the function a decorator names, of the module or the package; a call of
+    one, the decorator it returns), the instance their first parameter. What a wrapper keeps
+    in a cell of its decorator (``memo = {}`` there, ``memo[k] = ...`` in it) lives as long as
+    the class: the wrapper declares those names ``global``, as module state is kept."""
     found = []
     for decorator in method.decorator_list:
-        if isinstance(decorator, ast.Name) and decorator.id in functions:
-            for wrapper in _returned_defs(functions[decorator.id]):
-                found.append(_renamed(wrapper, _first_param(wrapper), method.name))
+        made = type(decorator) is ast.Call  # @window_aware(strict=True): what the factory makes
+        function = function_of(decorator.func if made else decorator)
+        enclosing = [function] if function is not None else []
+        if function is not None and made:
+            function = next(iter(_returned_defs(function)), None)
+            enclosing.append(function)
+        if function is None:
+            continue
+        cells = set().union(*map(_cell_names, filter(None, enclosing)))
+        for wrapper in _returned_defs(function):
+            renamed = _renamed(wrapper, _first_param(wrapper), method.name)
+            kept = sorted(cells & _free_names(renamed))
+            if kept and renamed.body:
+                renamed = _as_method(renamed, method.name)  # (its own body list)
+                renamed.body = [ast.copy_location(ast.Global(names=kept), renamed.body[0]),
+                                *renamed.body]
+            found.append(renamed)
     return found
+
+
+def _cell_names(function: ast.AST) -> set:
+    """The names ``function`` binds in its own body (not in functions nested in it), but for
+    its parameters: the cells the functions it makes close over."""
+    bound, stack = set(), list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            continue
+        if type(node) is ast.Name and type(node.ctx) is ast.Store:
+            bound.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _free_names(function: ast.AST) -> set:
+    """The names ``function`` reads without binding them (its parameters and locals aside), and
+    those it declares ``nonlocal``."""
+    params = {a.arg for a in ast.walk(function.args) if type(a) is ast.arg}
+    nodes = nodes_under(function)
+    declared = {name for n in nodes if type(n) is ast.Nonlocal for name in n.names}
+    local = {n.id for n in nodes if type(n) is ast.Name and type(n.ctx) is ast.Store}
+    return {n.id for n in nodes if type(n) is ast.Name} - params - (local - declared)
 
 
 def _first_param(function: ast.AST) -> Optional[str]:
