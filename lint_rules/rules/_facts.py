@@ -2866,7 +2866,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                 scope.placed_def, kind=ast.FunctionDef))
     facts.methods.update(dispatched(  # a singledispatchmethod: a type test calling a variant
         node.body, lambda f: _decorator_names(f, scope.imports), method=True))
-    for attr, method, memoises in descriptor_methods(node, scope.classes):
+    for attr, method, memoises in descriptor_methods(node, functools.partial(
+            scope.placed_def, kind=ast.ClassDef)):
         if attr not in facts.methods:  # its __get__ runs on each read of self.<attr>
             facts.methods[attr] = method
             if not memoises:  # (one that keeps its answer stores it: a sink of its own)

@@ -157,7 +157,7 @@ def _renamed(function: ast.AST, instance: Optional[str], name: str,
 
 
 class _Renamer(ast.NodeTransformer):
-    def __init__(self, renames: Dict[str, str], names: Dict[str, str]) -> None:
+    def __init__(self, renames: Dict[str, str], names: Dict[str, object]) -> None:
         self.renames, self.names = renames, names
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
@@ -174,7 +174,9 @@ class _Renamer(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.value, ast.Name) and node.value.id == DESCRIPTOR and \
                 node.attr in self.names:
-            return ast.copy_location(ast.Constant(self.names[node.attr]), node)
+            held = self.names[node.attr]  # a constant, or the function it was handed
+            return ast.copy_location(ast.Constant(held), node) if type(held) is str else (
+                copy_tree(held))
         return node
 
 
@@ -325,16 +327,16 @@ def decorated_methods(node: ast.ClassDef, function_of: Callable) -> list:
     return found
 
 
-def descriptor_methods(node: ast.ClassDef, classes: Dict[str, ast.ClassDef]) -> list:
+def descriptor_methods(node: ast.ClassDef, class_of: Callable) -> list:
     """``(attr, method, memoises)`` for each ``attr = Descriptor(...)`` of the class body whose
-    class (of the module) defines ``__get__``: that ``__get__`` as a method named ``attr``, and
-    whether it writes into the instance (``obj.__dict__[...] = value``: its first answer is
-    kept)."""
+    class (``class_of``: the class a name names, of the module or the package) defines
+    ``__get__``: that ``__get__`` as a method named ``attr``, and whether it writes into the
+    instance (``obj.__dict__[...] = value``: its first answer is kept)."""
     found = []
     for statement in node.body:
         if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
             continue
-        descriptor = classes.get(last_name(statement.value.func))
+        descriptor = class_of(statement.value.func)
         getter = _method(descriptor, "__get__") if descriptor is not None else None
         params = [a.arg for a in getter.args.args] if getter is not None else []
         if len(params) < 2:
@@ -409,20 +411,29 @@ def _method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
     return next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == name), None)
 
 
-def _built_with(descriptor: ast.ClassDef, call: ast.Call) -> Dict[str, str]:
+def _built_with(descriptor: ast.ClassDef, call: ast.Call) -> Dict[str, object]:
     """The descriptor's attributes its ``__init__`` sets from a parameter this construction
-    gives a constant string (``_PoolAttr("full_to_swa_index_mapping")``: ``self.attr``)."""
+    gives a constant string (``_PoolAttr("full_to_swa_index_mapping")``: ``self.attr``) or a
+    function (``Derived(lambda pool: ...)``, ``Derived(probe)``: what ``self.derive(...)``
+    calls)."""
     init = _method(descriptor, "__init__")
     if init is None or not init.args.args:
         return {}
     params = [a.arg for a in init.args.args]
-    given = {params[i + 1]: const_str(a) for i, a in enumerate(call.args[:len(params) - 1])}
-    given.update((k.arg, const_str(k.value)) for k in call.keywords if k.arg)
+    given = {params[i + 1]: _given(a) for i, a in enumerate(call.args[:len(params) - 1])}
+    given.update((k.arg, _given(k.value)) for k in call.keywords if k.arg)
     return {
         t.attr: given[v.id] for node in ast.walk(init) if isinstance(node, ast.Assign)
         for v in [node.value] if isinstance(v, ast.Name) and given.get(v.id)
         for t in node.targets if isinstance(t, ast.Attribute)
         and isinstance(t.value, ast.Name) and t.value.id == params[0]}
+
+
+def _given(value: ast.AST):
+    """What a descriptor's constructor is given, as its ``__get__`` may use it: a constant
+    string, or a callable spelled by a lambda or a name; None for anything else."""
+    return const_str(value) or (value if type(value) in (ast.Lambda, ast.Name, ast.Attribute)
+                                else None)
 
 
 def _set_name_attrs(descriptor: ast.ClassDef) -> Tuple[str, ...]:

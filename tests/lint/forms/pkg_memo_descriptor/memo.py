@@ -20,3 +20,22 @@ class live:
 
     def __get__(self, obj, owner=None):
         return self if obj is None else self.fn(obj)
+
+
+class Derived:
+    """A class-attribute descriptor handed the function that derives its value from the pool;
+    it learns its own name from ``__set_name__`` and keeps the first answer there."""
+
+    def __init__(self, derive):
+        self.derive = derive
+        self.slot = None
+
+    def __set_name__(self, owner, name):
+        self.slot = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = self.derive(obj.token_to_kv_pool)
+        obj.__dict__[self.slot] = value
+        return value
