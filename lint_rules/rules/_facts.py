@@ -219,9 +219,9 @@ class ClassFacts:
     heirs: tuple = ()  # summaries of backends of other modules inheriting this mixin
     cached_methods: frozenset = frozenset()
     resolvers: frozenset = frozenset()
-    # methods (__init__ too) storing into the pool attribute what they read off the allocator:
-    # every store of that attribute there is the resolver's, inline (``_tests_swa_type``)
-    in_place: frozenset = frozenset()
+    # method (__init__ too) -> the attributes it stores what it read off the allocator into,
+    # testing a pool's type: the resolver's, inline (``_resolved_in_place``)
+    in_place: Dict[str, frozenset] = field(default_factory=dict)
     calls: Dict[str, set] = field(default_factory=dict)  # method -> self.<m>() it calls
     # how its methods bind token_to_kv_pool: "own" (self.token_to_kv_pool = ..., the swap
     # point), "handed" (other.token_to_kv_pool = ...: the pool handed on to what it holds),
@@ -1728,7 +1728,8 @@ class _Pass:
         pool_attr = event.attr == self.flow.options.pool_attr
         resolved = flow.resolver and (pool_attr or not (
             taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL)
-        ) or pool_attr and flow.name in self.flow.in_place
+        ) or event.attr in self.flow.in_place.get(flow.name, ()) and (pool_attr or not (
+            taint & (TYPE | CHOICE | KIND | RUNNER | GATED) or taint & SWA and not taint & POOL))
         return Store(event.attr, event.node, event.statement, event.value, taint,
                      flow.name, sink, event.alone, resolved, event.scope, event.under)
 
@@ -2597,6 +2598,21 @@ def _returns_value(function: ast.AST) -> bool:
         node.value is None or _is_none(node.value)) for node in nodes_under(function))
 
 
+def _resolved_in_place(facts: ClassFacts, stored: Dict[str, frozenset]) -> Dict[str, frozenset]:
+    """Method -> the attributes it (or a wrapper running as it) keeps the allocator's pool in,
+    where it also tests a pool's type against an SWA class: #27491's resolution written inline
+    (``pool = self.token_to_kv_pool; if not isinstance(pool, SWAKVPool): ...get_kvcache()``)."""
+    found = {}
+    for name, method in facts.methods.items():
+        attrs = stored.get(name, frozenset()) if _tests_swa_type(method) else frozenset()
+        for wrapper in facts.wrappers.get(name, ()):
+            if _asks(wrapper) and _tests_swa_type(wrapper):
+                attrs |= _allocator_pool_stores(wrapper)
+        if attrs:
+            found[name] = attrs
+    return found
+
+
 def _tests_swa_type(function: ast.AST) -> bool:
     """The function tests a pool's type against an SWA class: with the allocator's pool
     stored (``_stores_allocator_pool``), #27491's resolution written inline. The allocator's
@@ -2605,9 +2621,9 @@ def _tests_swa_type(function: ast.AST) -> bool:
                and is_swa_word(last_name(n.args[1])) for n in nodes_under(function))
 
 
-def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
-    """The function stores into ``self.<pool_attr>`` what it read off the allocator, directly
-    or through a local bound to it (``kvcache = allocator.get_kvcache()``)."""
+def _allocator_pool_stores(function: ast.AST) -> frozenset:
+    """The ``self`` attributes the function stores what it read off the allocator into,
+    directly or through a local bound to it (``kvcache = allocator.get_kvcache()``)."""
     nodes = nodes_under(function)
     bound = [(target.id, node.value) for node in nodes if type(node) is ast.Assign
              for target in node.targets if type(target) is ast.Name]
@@ -2618,10 +2634,10 @@ def _stores_allocator_pool(function: ast.AST, pool_attr: str) -> bool:
         if not grown:
             break
         asking |= grown
-    return any(type(node) is ast.Assign and any(self_path(t) == pool_attr for t in node.targets)
-               and (_asks(node.value) or any(type(n) is ast.Name and n.id in asking
-                                             for n in ast.walk(node.value)))
-               for node in nodes)
+    return frozenset(path for node in nodes if type(node) is ast.Assign and (
+        _asks(node.value) or any(type(n) is ast.Name and n.id in asking
+                                 for n in ast.walk(node.value)))
+        for path in map(self_path, node.targets) if path)
 
 
 def _asks(node: ast.AST) -> bool:
@@ -2876,7 +2892,8 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
             scope.placed_def, kind=ast.ClassDef)):  # Meta.__call__: once-only
         facts.methods.setdefault(name, method)
     for method in [*scope.patched.get(node.name, ()), *decorated_methods(
-            node, functools.partial(scope.placed_def, kind=ast.FunctionDef))]:
+            node, functools.partial(scope.placed_def, kind=ast.FunctionDef),
+            functools.partial(scope.placed_def, kind=ast.ClassDef))]:
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)
         else:
@@ -2889,8 +2906,9 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
     scans = {name: _scan(fn) for name, fn in facts.methods.items()}
     facts.calls = {name: set(calls) for name, (calls, _, _, _) in scans.items()}  # (own: grown)
     asking = [name for name, (_, asks, _, _) in scans.items() if asks]
-    storing = {name for name in asking if _stores_allocator_pool(facts.methods[name], pool_attr)}
-    facts.in_place = frozenset(name for name in storing if _tests_swa_type(facts.methods[name]))
+    stored = {name: _allocator_pool_stores(facts.methods[name]) for name in asking}
+    storing = {name for name in asking if pool_attr in stored[name]}
+    facts.in_place = _resolved_in_place(facts, stored)
     facts.resolvers = frozenset(  # methods that ask the allocator for what they hand back:
         # the fix itself (a construction hook that only stores is no resolver of what it keeps)
         name for name in asking if name != "__init__" and name not in facts.builders
@@ -3326,7 +3344,7 @@ class FileFacts:
                     self.scope.calls_resolver(s.value.func) or attr == self.options.pool_attr
                     and not s.bits and self.scope.unseen_callee(s.value.func)))
             or attr == self.options.pool_attr and (_copies_resolved(s.value, attr) or any(
-                s.method in c.in_place for c in self.relatives(cls)))
+                attr in c.in_place.get(s.method, ()) for c in self.relatives(cls)))
             for s in stores)
 
     def _class_resolver(self, func: ast.AST) -> bool:

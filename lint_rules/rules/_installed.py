@@ -302,29 +302,37 @@ def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST
     return found
 
 
-def decorated_methods(node: ast.ClassDef, function_of: Callable) -> list:
+def decorated_methods(node: ast.ClassDef, function_of: Callable, class_of: Callable) -> list:
     """The methods a class decorator (``function_of``: the function a decorator names, of the
     module or the package; a call of one, the decorator it returns) installs on the class it is
-    given: ``cls.<name> = fn`` there,
-    ``fn`` one of its nested functions (a wrapper of ``__init__`` that calls the original,
-    then keeps more state, runs as ``__init__`` does)."""
+    given: ``cls.<name> = fn`` there, ``fn`` one of its nested functions (a wrapper of
+    ``__init__`` that calls the original, then keeps more state, runs as ``__init__`` does).
+    A base's ``__init_subclass__`` (``class_of``: the class a base names) is such a decorator
+    of every class that inherits it."""
     found = []
     for decorator in node.decorator_list:
         made = type(decorator) is ast.Call  # @register("name"): the decorator the factory makes
         function = function_of(decorator.func if made else decorator)
         if function is not None and made:
             function = next(iter(_returned_defs(function)), None)
-        if function is None or not function.args.args:
-            continue
-        klass = function.args.args[0].arg
-        nested = {s.name: s for s in function.body if isinstance(s, FUNCTIONS)}
-        for statement in function.body:
-            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) \
-                    and statement.value.id in nested:
-                found.extend(_as_method(nested[statement.value.id], target.attr)
-                             for target in statement.targets if isinstance(target, ast.Attribute)
-                             and isinstance(target.value, ast.Name) and target.value.id == klass)
+        found.extend(_installed_by(function))
+    for base in node.bases:
+        klass = class_of(base)
+        found.extend(_installed_by(_method(klass, "__init_subclass__") if klass else None))
     return found
+
+
+def _installed_by(function: Optional[ast.AST]) -> list:
+    """The nested functions ``function`` (given a class first) installs on that class."""
+    if function is None or not function.args.args:
+        return []
+    klass = function.args.args[0].arg
+    nested = {s.name: s for s in function.body if isinstance(s, FUNCTIONS)}
+    return [_as_method(nested[statement.value.id], target.attr)
+            for statement in function.body if isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Name) and statement.value.id in nested
+            for target in statement.targets if isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name) and target.value.id == klass]
 
 
 def descriptor_methods(node: ast.ClassDef, class_of: Callable) -> list:

@@ -31,3 +31,21 @@ class PickedPoolAttnBackend(AttentionBackend):
     def init_forward_metadata(self, forward_batch):
         swa = self._swa_kv_pool
         forward_batch.swa = swa is not None and forward_batch.window > 0  # expect: KVP003
+
+
+class InlinePickAttnBackend(AttentionBackend):
+    """The inline pick of the active pool alone (the allocator asked for something else): the
+    pool of that moment, whatever the attribute is called."""
+
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self.backing = model_runner.token_to_kv_pool_allocator.get_kvcache()
+        window = self.token_to_kv_pool
+        if not isinstance(window, SWAKVPool):
+            window = None
+        self._window = window  # expect: KVP001
+
+    def forward_decode(self, q, k, v, layer, forward_batch):
+        if self._window is not None:  # expect: KVP003
+            return self._window.get_key_buffer(layer.layer_id)
+        return q
