@@ -2344,8 +2344,8 @@ class _Pass:
                 self.facts.name.startswith("<"))):  # the class's own method runs its own turn
             return []  # with what it is handed; so does the built class's, in a builder's view
         base = next((c for c in self.facts.family[1:] if method in c.methods), None)
-        function = base.methods[method] if base is not None else (  # (a mixin of another
-            self._inherited_def(method) if method != "__init__" else None)  # module's too)
+        function = base.methods[method] if base is not None else (  # (a mixin's or a base's
+            self._inherited_def(method))  # of another module too: super().__init__(**kw))
         if function is None or self.depth >= MAX_DEPTH:
             return []
         # (an inner backend handed on is the base's own business: its flow says what the swap

@@ -1868,6 +1868,8 @@ class MethodFlow(ast.NodeVisitor):
             elif type(spread) is ast.Dict:
                 found.extend((const_str(k), self.visit(v))
                              for k, v in zip(spread.keys, spread.values) if const_str(k))
+            elif id(spread) in self.fields:  # **self._kwargs(runner): the dict it returns
+                found.extend(self.fields[id(spread)].items())
         return found
 
     def note_fields(self, node: ast.Call, values: Tuple[Taint, ...]) -> None:
@@ -1968,8 +1970,8 @@ class MethodFlow(ast.NodeVisitor):
             return CLEAN if self.deferred else POOL  # (asked per call in a closure: live)
         if func.attr == "__init__" and _is_super(owner):  # the base's constructor keeps what
             if self.record and not self.deferred and any(values):  # it is handed
-                keywords = tuple((k.arg, v) for k, v in zip(
-                    node.keywords, values[len(node.args):]) if k.arg and v)
+                keywords = tuple((k, v) for k, v in self.keyword_values(
+                    node, values[len(node.args):]) if v)  # (**kwargs spelled out too)
                 for attr, held in self.owner.base_keeps(values[: len(node.args)], keywords):
                     self.store(attr, node, None, node, held)
             return CLEAN
@@ -2907,6 +2909,12 @@ class MethodFlow(ast.NodeVisitor):
             _merge(self.returned_fields, self.fields_of(node.value))
             if positions:
                 _merge(self.returned_fields, positions)
+            entries = self.entries.get(id(node.value)) or (self.keyed.get(
+                node.value.id) if type(node.value) is ast.Name else None)
+            if entries:  # return {"window_kv": sub_pool, ...}: what each key holds, for a
+                _merge(self.returned_fields, {  # caller spreading it (``**self._kwargs()``)
+                    k: v[1] if type(v) is tuple else v for k, v in entries.items()
+                    if type(k) is str})
 
     def returned_tuple(self, value_node: ast.AST) -> Tuple[Taint, Dict[str, Taint]]:
         """What a returned value holds, and for a tuple display what each position holds
