@@ -111,6 +111,9 @@ class Layout(NamedTuple):
     # (attribute, steps, path, negated): bools inside what it holds that the code of their
     # holder proves SWA verdicts (a helper object's class, a function's defaults and cells)
     nested_flags: tuple = ()
+    # (attribute, steps, path, proven): tensors class attributes hold (``_maps[cls]``), judged
+    # as the instance's are (``tensors``)
+    class_tensors: tuple = ()
 
 
 _POOL, _METHOD, _PARTIAL, _FUNCTION, _WEAKREF, _TENSOR, _BACKEND, _OTHER, _CACHED = range(9)
@@ -127,7 +130,10 @@ _FRAMES = {types.GeneratorType: ("gi_frame", "gi_code"),
 # ``__wrapped__`` is the function or bound method it caches.
 _LRU_WRAPPER = type(functools.lru_cache(maxsize=1)(len))
 _kinds: dict = {}  # type -> one of the kinds above
-_layouts: dict = {}  # (class, len(__dict__)) -> Layout
+# id(backend) -> (backend, len(__dict__), Layout): read off each instance, since two of one
+# class may hold different things (a target's filled table, a draft's empty one)
+_layouts: dict = {}
+_MAX_LAYOUTS = 256  # instances remembered at once (a server has a handful; tests make many)
 _generic: dict = {}  # class -> whether the generic check applies (not described by the table)
 _members: dict = {}  # id(active pool) -> Active
 _tensors: dict = {}  # id(active pool) -> (pool, PoolTensors)
@@ -235,15 +241,22 @@ def is_generic(cls: type) -> bool:
 
 
 def layout_of(backend: Any, active: Any = None) -> Layout:
-    """The cached layout of ``backend``'s class (re-read when its ``__dict__`` changed size);
+    """The cached layout of ``backend`` (re-read when its ``__dict__`` changed size);
     ``active``: the pool the discovering launch reads (see ``discover``)."""
     state = backend.__dict__
-    key = (type(backend), len(state))
-    layout = _layouts.get(key)
+    layout = _cached_layout(backend, state)
     if layout is None:
-        layout = _layouts[key] = discover(state, type(backend), _own_slots(backend), active,
-                                          backend)
+        layout = discover(state, type(backend), _own_slots(backend), active, backend)
+        if len(_layouts) >= _MAX_LAYOUTS:
+            _layouts.clear()
+        _layouts[id(backend)] = (backend, len(state), layout)
     return layout
+
+
+def _cached_layout(backend: Any, state: dict) -> Optional[Layout]:
+    found = _layouts.get(id(backend))
+    return found[2] if found is not None and found[0] is backend and found[1] == len(
+        state) else None
 
 
 def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict] = None,
@@ -270,8 +283,9 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
         **{flag: flag.startswith(_NEGATED) for flag in code.flags}, **dict(code.truths)}
     direct, flags, verdicts = [], [], []
     found = _found()
+    validated = code.validated if code is not None else frozenset()
     for name, value in state.items():
-        if name.startswith(_OURS):
+        if name.startswith(_OURS) or name in validated:  # (a memo refilled for each pool)
             continue
         if name in kept_flags and name not in kept_values and type(value) is not bool and (
                 _truth(value) is not None):
@@ -303,20 +317,23 @@ def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict]
                         if root in swa_state)
     slots = tuple((name, _swa_slot_name(name)) for name, value in (slot_state or {}).items()
                   if (_may_hold_pool(name) if value is None else pool_of(value) is not None))
-    class_nested, class_flags = _class_slots(cls, state, code.flags if code else frozenset())
+    class_nested, class_flags, class_tensors = _class_slots(
+        cls, state, code.flags if code else frozenset(), swa_state)
     tensors = _judged_tensors(found.tensors, code, active)
+    class_tensors = _judged_tensors(class_tensors, code, active)
     choices = tuple(choice for choice in (code.choices if code is not None else ())
                     if _kind(state.get(choice[0])) == _METHOD)
     registries = _registry_entries(cls, state, backend)
     outside = (_outside_state(cls) if cls is not None else ()) + _slot_records(slot_state)
     rest = bool(slots or found.nested or flags or found.soft or class_nested or class_flags
-                or tensors or choices or verdicts or registries or outside or found.flags)
+                or tensors or choices or verdicts or registries or outside or found.flags
+                or class_tensors)
     inner = _distinct_inner(state, found.inner)
     trivial = not rest and not inner and set(direct) <= {ACTIVE_POOL}
     return Layout(tuple(direct), swa_named, tuple(found.nested), tuple(flags),
                   tuple(found.soft), class_nested, class_flags, tensors, inner, slots,
                   choices, tuple(verdicts), registries, rest, trivial, outside,
-                  tuple(found.flags))
+                  tuple(found.flags), class_tensors)
 
 
 def _verdict_values(code, cls: Optional[type] = None) -> dict:
@@ -343,7 +360,15 @@ def _verdict_values(code, cls: Optional[type] = None) -> dict:
         if (constants or len(values) == 2 and _functions_picked(values)) and (
                 values[0] != values[1]):
             found[attr] = tuple(values)
+        elif len(values) == 2 and values[0] is not values[1] and all(map(_singleton, values)):
+            found[attr] = tuple(values)  # two objects the module names: a strategy picked once
     return found
+
+
+def _singleton(value: Any) -> bool:
+    """An object a module names that is no constant, flag or pool: a strategy, a class."""
+    return value is not None and not isinstance(value, (bool, str, int, float, enum.Enum)) and (
+        pool_of(value) is None and _kind(value) not in (_TENSOR, _BACKEND))
 
 
 def _functions_picked(values: list) -> bool:
@@ -550,10 +575,13 @@ def _judged_tensors(candidates: list, code, active: Any = None) -> tuple:
     than ``__init__`` (``self.x.copy_(...)`` per forward) is kept current by it: not judged."""
     swa_state = code.swa_state if code is not None else frozenset()
     refreshed = code.refreshed if code is not None else frozenset()
+    clean = dict(code.fields) if code is not None else {}
     held = pool_tensors(active) if active is not None else None
     judged = []
     for root, steps, path, tensor in candidates:
-        proven = root in swa_state
+        # (but a field of it the analysis knows holds nothing derived: ``meta.seqlens``)
+        proven = root in swa_state and not any(
+            path == f or path.startswith((f + ".", f + "[")) for f in clean.get(root, ()))
         if root in refreshed:
             continue
         if proven or _swa_slot_name(path) or (
@@ -774,8 +802,10 @@ def _items(value: Any) -> list:
     if isinstance(value, _SEQUENCES):
         pairs = (((f"[{k}]", operator.itemgetter(k)), v) for k, v in enumerate(value))
     elif isinstance(value, collections.abc.Mapping):  # a dict, a MappingProxyType, ...
-        pairs = (((f"[{k!r}]", operator.itemgetter(k)), v) for k, v in list(value.items())
-                 if isinstance(k, (str, int)) and not _memo_entry(k, v))
+        pairs = (((f"[{k.__qualname__ if isinstance(k, type) else repr(k)}]",
+                   operator.itemgetter(k)), v) for k, v in list(value.items())
+                 if isinstance(k, (str, int, type)) and not _memo_entry(k, v))  # (a class:
+        # one entry per backend kind, ``_maps[type(self)]``)
         keys = _key_pools(value)  # pools as keys: what iterating the mapping reads
         if keys:
             pairs = itertools.chain([((".keys()", _key_pools), keys)], pairs)
@@ -965,12 +995,14 @@ def _is_config(value: Any) -> bool:
     return type(value).__module__.startswith(_CONFIG_MODULES)
 
 
-def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> tuple:
-    """(pools, flags): class attributes (below SGLang's base) the instance does not shadow,
-    holding a pool, a pool method or a closure over one (a method or a property's getter of a
-    class a factory made per pool too), an object or container holding one (a descriptor
-    keeping what was assigned through it), or a bool the class's code decides as an SWA flag:
-    state one constructor stored for every instance."""
+def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset,
+                 proven_state: frozenset = frozenset()) -> tuple:
+    """(pools, flags, tensors): class attributes (below SGLang's base) the instance does not
+    shadow, holding a pool, a pool method or a closure over one (a method or a property's
+    getter of a class a factory made per pool too; a decorator's wrapper keeping one in its
+    cells), an object or container holding one (a descriptor keeping what was assigned through
+    it) or a tensor (``_judged_tensors`` says which to judge), or a bool the class's code
+    decides as an SWA flag: state one constructor stored for every instance."""
     found, flags, inside, seen = [], [], _found(), set()
     where = f" (a class attribute of {cls.__name__ if cls else None})"
     for klass in (cls.__mro__ if cls is not None else ()):
@@ -982,9 +1014,11 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
             seen.add(name)  # the first class of the MRO defining it is the one read
             if isinstance(value, (property, types.FunctionType)):
                 getter = value.fget if isinstance(value, property) else value
+                steps = (_FGET,) if isinstance(value, property) else ()
                 if getter is not None and pool_of(getter) is not None:
-                    steps = (_FGET,) if isinstance(value, property) else ()
                     found.append((name, steps, name + where, False))
+                elif getattr(getter, "__closure__", None):  # a decorator's wrapper: what its
+                    _search(name, getter, steps, name, 1, inside)  # cells hold, every call
             elif type(value) is bool:
                 if name in proven_flags:
                     flags.append((name, name.startswith(_NEGATED)))
@@ -994,7 +1028,13 @@ def _class_slots(cls: Optional[type], state: dict, proven_flags: frozenset) -> t
             elif _kind(value) in (_OTHER, _CONTEXT, _FRAME):  # an object, container, ContextVar
                 _search(name, value, (), name, 1, inside)
     found += [(name, steps, path + where, swa) for name, steps, path, swa in inside.nested]
-    return tuple(found), tuple(flags)
+    # (a slot left None when the class was first seen, named for SWA: what it holds later is
+    # judged then, a decorator's cell filled from another pool by a later construction)
+    found += [(name, steps, path + where, _swa_slot_name(path) or name in proven_state)
+              for name, steps, path in inside.nones if _soft_name(path) or name in proven_state]
+    tensors = [(name, steps, path + where, tensor) for name, steps, path, tensor
+               in inside.tensors]
+    return tuple(found), tuple(flags), tensors
 
 
 _FGET = operator.attrgetter("fget")
@@ -1116,7 +1156,7 @@ def find_generic_problem(backend: Any, layer_id: Optional[int] = None,
 
 def _problem(outer, backend, prefix, active, layer_id, depth) -> Optional[Problem]:
     state = backend.__dict__
-    layout = _layouts.get((type(backend), len(state))) or layout_of(backend, active)
+    layout = _cached_layout(backend, state) or layout_of(backend, active)
     for name in layout.direct:  # inline: the one loop every generic launch runs
         value = state.get(name)
         if value is not active and (value is not None or name in layout.swa_named):
@@ -1143,10 +1183,19 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
         if problem is not None:
             return problem
     for name, steps, path, swa in layout.class_nested:
-        problem = _slot_problem(outer, _follow(cls, (operator.attrgetter(name), *steps)), swa,
-                                prefix + path, active, layer_id)
+        value = _follow(cls, (operator.attrgetter(name), *steps))
+        if _kind(value) == _TENSOR:  # (a slot None when the class was first seen, filled by a
+            if _foreign_tensor(value, active, swa):  # later construction: a mapping tensor)
+                return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path,
+                                                       value))
+            continue
+        problem = _slot_problem(outer, value, swa, prefix + path, active, layer_id)
         if problem is not None:
             return problem
+    for name, steps, path, proven in layout.class_tensors:
+        value = _follow(cls, (operator.attrgetter(name), *steps))
+        if _kind(value) == _TENSOR and _foreign_tensor(value, active, proven):
+            return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
     for name, steps, path, swa in layout.nested:
         problem = _slot_problem(outer, _follow(state.get(name), steps), swa, prefix + path,
                                 active, layer_id)
@@ -1223,8 +1272,8 @@ def _tensor_problem(outer, state, tensors, prefix, active, layer_id) -> Optional
 
 
 def _verdict_problem(outer, state, layout, prefix, active, layer_id) -> Optional[Problem]:
-    """A method chosen, or a string or enum verdict kept, by a pool type test on another pool
-    than the one the launch reads."""
+    """A method chosen, or a string, enum or object verdict kept, by a pool type test on
+    another pool than the one the launch reads."""
     facts = active_facts(active)
     for name, if_swa, if_not in layout.choices:
         method = getattr(state.get(name), "__func__", None)
@@ -1233,11 +1282,10 @@ def _verdict_problem(outer, state, layout, prefix, active, layer_id) -> Optional
             return Problem("flag", _choice_message(outer, layer_id, active, prefix + name, chosen))
     for name, if_swa, if_not in layout.verdicts:
         value = state.get(name)
-        kept = type(if_not if if_swa is None else if_swa)  # one branch of a function pick: None
-        if type(value) is kept and (value == if_not and facts.expects_swa or (
-                value == if_swa and not facts.is_swa)):
-            shown = (repr(value) if isinstance(value, str) else value.__name__
-                     if kept is types.FunctionType else str(value))
+        if value is not None and _picks_other(value, if_swa, if_not, active):
+            shown = (repr(value) if isinstance(value, str) else str(value) if isinstance(
+                value, (int, float, enum.Enum)) else getattr(value, "__name__", None) or (
+                    f"a {type(value).__name__}"))
             return Problem("flag", _flag_message(outer, layer_id, active, prefix + name, shown))
     return None
 
@@ -1347,7 +1395,7 @@ def _inner_problem(outer, backend, state, inner, prefix, active, layer_id, depth
             if _kind(child) != _BACKEND or child is backend:
                 continue
             inside = child.__dict__
-            layout = _layouts.get((type(child), len(inside)))
+            layout = _cached_layout(child, inside)
             if layout is not None and layout.trivial and inside.get(ACTIVE_POOL, active) is active:
                 continue  # the common inner backend (a live one): no call needed
             # No path text on the happy path: a child with a problem is checked again with it.

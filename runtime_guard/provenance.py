@@ -56,6 +56,13 @@ class Proven(NamedTuple):
     choices: tuple = ()  # (attr, method if SWA, method if not): a verdict kept as a choice
     verdicts: tuple = ()  # (attr, module, value if SWA, value if not): a flag kept as a value
     truths: tuple = ()  # (attr, negated): a flag kept as the truth of a number or tensor
+    # (attr, its clean fields): the fields of an object the analysis knows hold nothing
+    # derived from a pool (``self.meta = Meta(n, sub_pool)``: ``meta.seqlens``)
+    fields: tuple = ()
+    # attributes whose object the code re-validates by identity against the live pool before
+    # use (``if self._plan is None or self._plan.source is not pool: rebuild``): a memo
+    # keyed by the pool, whatever pool it holds now is refilled before a launch reads it
+    validated: frozenset = frozenset()
 
 
 class _Parsed(NamedTuple):
@@ -103,12 +110,17 @@ def _read(cls: type, stop: type) -> Optional[Proven]:
     if not any(map(_vouched, local.stores.values())):
         return Proven(frozenset(local.flags), frozenset(local.state - local.flags), refreshed,
                       _choices(classes, local.flags), _verdicts(classes, local.flags | local.state),
-                      _truths(classes))
+                      _truths(classes), _fields(local.fields), _validated(classes))
     wide = _collect(_facts_of(classes, options, packaged=True)) or local
     flags = local.flags | {a for a in wide.flags - local.flags if _vouched(wide.stores[a])}
     state = local.state | {a for a in wide.state - local.state if _vouched(wide.stores[a])}
     return Proven(frozenset(flags), frozenset(state - flags), refreshed,
-                  _choices(classes, flags), _verdicts(classes, flags | state), _truths(classes))
+                  _choices(classes, flags), _verdicts(classes, flags | state), _truths(classes),
+                  _fields(local.fields), _validated(classes))
+
+
+def _fields(described: dict) -> tuple:
+    return tuple((attr, frozenset(clean)) for attr, clean in sorted(described.items()))
 
 
 def _verdicts(classes: list, flags: set) -> tuple:
@@ -572,6 +584,35 @@ def _refreshed(classes: list) -> frozenset:
     return frozenset(found)
 
 
+def _validated(classes: list) -> frozenset:
+    """Attributes a method compares by identity (``is`` / ``is not``) with the live pool,
+    ``self.token_to_kv_pool`` or a local bound to it: ``self._plan.source is not pool``."""
+    from lint_rules.rules._flow import self_path
+    from lint_rules.rules._vocab import ACTIVE_POOL
+
+    found = set()
+    for klass in classes:
+        node = _class_node(klass)
+        for method in node.body if node is not None else ():
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            nodes = list(ast.walk(method))
+            live = {target.id for n in nodes if isinstance(n, ast.Assign)
+                    and self_path(n.value) == ACTIVE_POOL
+                    for target in n.targets if isinstance(target, ast.Name)}
+            for compare in nodes:
+                if not isinstance(compare, ast.Compare) or not all(
+                        isinstance(op, (ast.Is, ast.IsNot)) for op in compare.ops):
+                    continue
+                sides = (compare.left, *compare.comparators)
+                if not any(self_path(side) == ACTIVE_POOL or isinstance(side, ast.Name)
+                           and side.id in live for side in sides):
+                    continue
+                found.update(path.partition(".")[0] for path in map(self_path, sides)
+                             if path and path != ACTIVE_POOL)
+    return frozenset(found)
+
+
 def _written_in_place(method: ast.AST):
     for node in ast.walk(method):
         if isinstance(node, ast.Call):
@@ -613,6 +654,7 @@ class _Collected(NamedTuple):
     flags: set
     state: set
     stores: dict  # attr -> [(Store, the ModuleScope it was analysed in)]
+    fields: dict  # attr -> the paths of its fields derived from no pool (``Proven.fields``)
 
 
 def _collect(pairs: list) -> Optional[_Collected]:
@@ -621,16 +663,21 @@ def _collect(pairs: list) -> Optional[_Collected]:
 
     if not pairs:
         return None
-    found = _Collected(set(), set(), {})
+    found = _Collected(set(), set(), {}, {})
     for facts, node, scope in pairs:
+        for relative in facts.relatives(node):
+            for path, taint in relative.fields.items():
+                if not taint:  # (a field the code fills with nothing derived from a pool)
+                    found.fields.setdefault(path.partition(".")[0], set()).add(path)
         stores = [store for relative in facts.relatives(node) for store in relative.stores]
         for store in stores:
             found.stores.setdefault(store.attr, []).append((store, scope))
         attrs = {store.attr for store in stores}
         attrs |= {name for relative in facts.relatives(node) for name in relative.properties}
         found.flags.update(attr for attr in attrs if _says_swa(facts.flag(node, attr)))
-        found.state.update(store.attr for store in stores if store.sink
-                           and store.scope == "self" and store.bits & Taint.SWA)
+        found.state.update(store.attr for store in stores if store.sink  # (a class
+                           and store.scope in ("self", "class") and store.bits & Taint.SWA)
+        # attribute too: ``type(self)._maps[type(self)] = mapping``)
     return found
 
 

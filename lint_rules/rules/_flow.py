@@ -1863,8 +1863,9 @@ class MethodFlow(ast.NodeVisitor):
                 found.append((keyword.arg, value))
                 continue
             spread = keyword.value
-            if type(spread) is ast.Name:
-                found.extend(self.keyed.get(spread.id, {}).items())
+            if type(spread) is ast.Name:  # (bound to a dict display, or to dict(k=v, ...))
+                found.extend((self.keyed.get(spread.id) or self.record_locals.get(
+                    spread.id, {})).items())
             elif type(spread) is ast.Dict:
                 found.extend((const_str(k), self.visit(v))
                              for k, v in zip(spread.keys, spread.values) if const_str(k))
@@ -3130,8 +3131,11 @@ class MethodFlow(ast.NodeVisitor):
             return None
         attr, key, refills = found
         block = node.body if refills else node.orelse
-        if not _stores_into(block, attr, self.memo_holder) and (
-                refills or not _terminates(node.body)):
+        stored = stored_names(block, self.memo_holder)
+        # (the memo's own field holding its key, ``self._plan.source is not pool``: the block
+        # rebuilding ``self._plan`` refills it whole)
+        attr = next((a for a in _prefixes(attr) if a in stored), attr)
+        if attr not in stored and (refills or not _terminates(node.body)):
             return None  # (a test of an attribute against a value, not a memo)
         return attr, self.is_pool_key(key), refills
 
@@ -3558,6 +3562,12 @@ def _parts(node: ast.AST, limit: Optional[int] = MAX_PARTS) -> Optional[list]:
         return [b if _same_leaf(b, o) else ast.copy_location(
             ast.IfExp(test=node.test, body=b, orelse=o), node) for b, o in zip(body, orelse)]
     return None
+
+
+def _prefixes(attr: str) -> List[str]:
+    """``a.b.c``, then ``a.b``, then ``a``: the path and each object holding it."""
+    parts = attr.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
 def _stores_into(block: list, attr: str, held: Callable[[ast.AST], str]) -> bool:

@@ -42,6 +42,11 @@ launch naming its state, each correct one launches, with the helpers of
   keyword-only default, a pool as a dict key, a page table derived from the own mapping, a
   multi-step wrapper's own verdict, decode two composites deep, an inner backend built lazily,
   a module-level kernel table), with correct twins (one a window pool left ``None`` on purpose).
+- ``guard_forms14``: written blind by rt19 from the bug class (a decorator's cell, an
+  ``__init_subclass__`` hook, a class-level cache keyed by the class, a metaclass, a frozen
+  launch config, a strategy object picked once, a kernel-argument builder, a per-layer dispatch
+  list, a lazy plan, reused metadata, a compiled closure, a verdict in a dtype), with correct
+  twins (reused metadata refreshed per forward, a lazy plan validated by identity).
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -68,7 +73,7 @@ from installed_sglang import package_dir  # noqa: E402
 
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
            "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5,
-           "guard_forms11": 6, "guard_forms12": 6, "guard_forms13": 6}
+           "guard_forms11": 6, "guard_forms12": 6, "guard_forms13": 6, "guard_forms14": 8}
 # guard_forms12 drives SGLang 0.5.23's launch paths (out-of-graph metadata, KVWriteLoc): an
 # older release has neither, and the set is left out there (read off the installed sources, as
 # test_guard_launch_paths does, before anything imports SGLang)
@@ -80,6 +85,22 @@ SETS = {name: importlib.import_module(name) for name in MINIMUM
 MISSED: dict = {name: {} for name in SETS}  # set -> class name -> why it is not refused
 FALSE_ALARM: dict = {name: {} for name in SETS}  # set -> (class name, config) -> why refused
 # guard_forms13, blind (rt18 at ad2571c): 4 of 10 refused; after rt18's guard changes 9 of 10
+# guard_forms14, blind (rt19 at 323bce3): 5 of 12 stale classes refused (in 6 of 18 cases), 2 of
+# 8 correct ones refused; after: 11 of 18 cases, none refused. What is left is a verdict kept as
+# the absence of something (no translator, an empty table, a zero bitmask, dense kernels
+# picked per layer) or in a dtype: nothing held names another pool, and no test says what the
+# held value would be for an SWA pool.
+_ABSENT = ("built from the draft's own full pool, the state holds no pool, mapping or method "
+           "to compare with the active SWA pool: ")
+MISSED.get("guard_forms14", {}).update({
+    ("DecoratorCellAttnBackend", "FROZEN_KV draft"): _ABSENT + "a None translator in a "
+    "decorator's cell dict, under a name ('swa_ids') that says no pool or mapping",
+    "DataclassLaunchConfigAttnBackend": _ABSENT + "a per-layer bitmask of window layers (0)",
+    ("KernelArgBuilderAttnBackend", "FROZEN_KV draft"): _ABSENT + "an empty tuple of transforms",
+    "PerLayerDispatchAttnBackend": _ABSENT + "the dense kernel method picked for every layer",
+    "IndexDtypeVerdictAttnBackend": "an EAGLE draft's verdict kept as an index buffer's dtype "
+    "(int32 vs int64): a dtype is not a verdict the check reads",
+})
 MISSED.get("guard_forms13", {}).update({
     "DerivedPageMapAttnBackend": (
         "a page table computed at init from the own pool's mapping (torch.div of a strided "
