@@ -3,6 +3,8 @@ fills the memo, keyed by something the pool swap does not change (the backend, a
 name), so the first pool's state is what later forwards read."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import torch
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -54,3 +56,20 @@ class ReadyGatedSlotAttnBackend(AttentionBackend):
             self._mapped_for = pool  # expect: KVP001
             self._mapping = pool.full_to_swa_index_mapping  # expect: KVP001
         forward_batch.swa_loc = self._mapping[forward_batch.out_cache_loc]
+
+
+class PlanKeyedByLayerAttnBackend(AttentionBackend):
+    """A plan whose own field holds what it was built for, checked on each use, but the key is
+    a layer count, not the pool: a swapped-in pool of the same shape keeps the old plan."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._plan = None
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        if self._plan is None or self._plan.layers != pool.layer_num:
+            self._plan = SimpleNamespace(layers=pool.layer_num,  # expect: KVP001
+                                         window=getattr(pool, "swa_kv_pool", None))
+        forward_batch.window = self._plan.window

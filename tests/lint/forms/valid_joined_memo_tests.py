@@ -2,6 +2,8 @@
 this very call (the batch's, or the backend's read now), so each pool refills it."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import torch
 
 from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
@@ -48,3 +50,26 @@ class IdentitySlotAttnBackend(AttentionBackend):
             self._sub_for = pool
             self._sub = sub = getattr(pool, "swa_kv_pool", None)
         return torch.empty_like(q), pool if sub is None else sub
+
+
+class PlanKeyedByItsSourceAttnBackend(AttentionBackend):
+    """A plan whose own field holds the pool it was built from, checked by identity on every
+    use (also the first, in ``__init__``): a swapped-in pool rebuilds it whole."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._plan = None
+        self.workspace = torch.empty(8, self.plan.head_dim)
+
+    @property
+    def plan(self):
+        pool = self.token_to_kv_pool
+        if self._plan is None or self._plan.source is not pool:
+            self._plan = SimpleNamespace(source=pool, head_dim=pool.head_dim,
+                                         window=getattr(pool, "swa_kv_pool", None))
+        return self._plan
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        window = self.plan.window
+        return torch.empty_like(q), self.token_to_kv_pool if window is None else window
