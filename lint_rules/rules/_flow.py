@@ -1028,6 +1028,7 @@ class MethodFlow(ast.NodeVisitor):
         # enclosing blocks that refill a memo when the live pool changes (its stores are
         # fresh) / when a key the swap does not change does (every store there is kept)
         self.refreshing, self.filling = 0, []  # (filling: the memos' attributes)
+        self.class_keys: set = set()  # locals bound to a class of something (``type(pool)``)
         self.pool_ids: set = set()  # locals bound to id() of the live pool (or the pool of the
         # batch itself): a memo key
         self.uses: Dict[int, str] = {}  # node id -> how a decision tests it (``GateEvent.use``)
@@ -2688,6 +2689,10 @@ class MethodFlow(ast.NodeVisitor):
         if type(value_node) is ast.Dict and value:  # kw = {"pool": pool}; make(**kw)
             self.keyed[name] = {const_str(k): self.visit(v) for k, v in zip(
                 value_node.keys, value_node.values) if const_str(k)}
+        if _class_of(value_node):
+            self.class_keys.add(name)
+        else:
+            self.class_keys.discard(name)
         _keep(self.copies, name, self.copy_of(value_node))
         _keep(self.aliases, name, self.alias_reads(value_node) or None)
         _keep(self.elements, name, self.element_reads(value_node) or None)
@@ -3137,7 +3142,7 @@ class MethodFlow(ast.NodeVisitor):
         attr = next((a for a in _prefixes(attr) if a in stored), attr)
         if attr not in stored and (refills or not _terminates(node.body)):
             return None  # (a test of an attribute against a value, not a memo)
-        return attr, self.is_pool_key(key), refills
+        return attr, self.is_pool_key(key) or self.by_class_only(key, block), refills
 
     def unaliased(self, test: ast.AST) -> ast.AST:
         """``test`` with a local holding a memo's lookup spelled as that lookup (``view is
@@ -3161,6 +3166,8 @@ class MethodFlow(ast.NodeVisitor):
         refilled for each pool."""
         if type(node) is ast.Tuple:  # (id(pool), layer_id): one entry per pool and layer
             return any(map(self.is_pool_key, node.elts))
+        if _class_of(node) or type(node) is ast.Name and node.id in self.class_keys:
+            return False  # (keyed by the pool's class: every pool of it finds the first's)
         if isinstance(node, ast.NamedExpr):  # (pool := self.token_to_kv_pool) is not self._for
             node = node.value
         if isinstance(node, ast.Call) and last_name(node.func) == "id" and len(node.args) == 1:
@@ -3415,7 +3422,7 @@ class MethodFlow(ast.NodeVisitor):
             if handler.name:
                 self.env[handler.name] = self.caught(handler, opened[0] | opened[1])
         filled = self.filled_on_miss(node)
-        with self._refilling((filled, False, True)) if filled else _AS_IT_IS:
+        with self._refilling((*filled, True)) if filled else _AS_IT_IS:
             self.blocks(blocks, extra=body_env)
         self.control.pop()
         if any(_terminates(h.body) for h in node.handlers):  # reached only when nothing raised
@@ -3424,18 +3431,41 @@ class MethodFlow(ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
-    def filled_on_miss(self, node) -> str:
-        """``x`` for ``try: ... self.x ... except AttributeError: self.x = ...`` (one handler,
-        no else): a one-time fill of what the body failed to read, kept as any lazy fill."""
+    def filled_on_miss(self, node) -> Optional[Tuple[str, bool]]:
+        """``(x, live)`` for ``try: ... self.x ... except AttributeError: self.x = ...``, or
+        ``try: return self.m[key] except KeyError: self.m[key] = ...`` (one handler, no else):
+        a one-time fill of what the body failed to read, kept as any lazy fill; ``live`` when
+        the key is the live pool (``memo_of``)."""
         if len(node.handlers) != 1 or node.orelse:
-            return ""
+            return None
         handler = node.handlers[0]
         kind = handler.type
-        if not any(last_name(k) == "AttributeError" for k in (
-                kind.elts if type(kind) is ast.Tuple else (kind,))):
-            return ""
-        read = {self_path(n) for s in node.body for n in nodes_under(s) if type(n) is ast.Attribute}
-        return next(iter(sorted(read & stored_names(handler.body, self.memo_holder))), "")
+        caught = {last_name(k) for k in (kind.elts if type(kind) is ast.Tuple else (kind,))}
+        stored = stored_names(handler.body, self.memo_holder)
+        nodes = [n for s in node.body for n in nodes_under(s)]
+        if "AttributeError" in caught:
+            read = {self_path(n) for n in nodes if type(n) is ast.Attribute}
+            found = next(iter(sorted(read & stored)), "")
+            return (found, False) if found else None
+        if caught & {"KeyError", "LookupError"}:
+            return next(((self.memo_holder(n.value), self.is_pool_key(n.slice) or (
+                self.by_class_only(n.slice, handler.body))) for n in nodes
+                if type(n) is ast.Subscript and self.memo_holder(n.value) in stored), None)
+        return None
+
+    def by_class_only(self, key: ast.AST, block: list) -> bool:
+        """A memo keyed by a pool's class (``type(pool)``) whose fill reads nothing but that
+        class (``cls.translate_loc_from_full_to_swa if issubclass(cls, ...)``): what it keeps
+        holds for every pool of the class, so it is live; a fill reading the pool itself (its
+        bound method, its buffers) keeps the first pool's."""
+        if not (_class_of(key) or type(key) is ast.Name and key.id in self.class_keys):
+            return False
+        nodes = [n for s in block for n in nodes_under(s)]
+        assigned = {n.id for n in nodes if type(n) is ast.Name and type(n.ctx) is ast.Store}
+        return not any(
+            type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in self.env and (
+                n.id not in assigned and n.id not in self.class_keys) or self_path(n) == ACTIVE_POOL
+            for n in nodes)
 
     def caught(self, handler: ast.ExceptHandler, read: Taint) -> Taint:
         """``except Found as found``: an exception class of the module may carry out of the
@@ -3562,6 +3592,13 @@ def _parts(node: ast.AST, limit: Optional[int] = MAX_PARTS) -> Optional[list]:
         return [b if _same_leaf(b, o) else ast.copy_location(
             ast.IfExp(test=node.test, body=b, orelse=o), node) for b, o in zip(body, orelse)]
     return None
+
+
+def _class_of(node: Optional[ast.AST]) -> bool:
+    """``type(x)`` or ``x.__class__``: the class of something, shared by all its objects."""
+    kind = type(node)
+    return kind is ast.Call and type(node.func) is ast.Name and node.func.id == "type" and len(
+        node.args) == 1 or kind is ast.Attribute and node.attr == "__class__"
 
 
 def _prefixes(attr: str) -> List[str]:

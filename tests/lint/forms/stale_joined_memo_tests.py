@@ -73,3 +73,27 @@ class PlanKeyedByLayerAttnBackend(AttentionBackend):
             self._plan = SimpleNamespace(layers=pool.layer_num,  # expect: KVP001
                                          window=getattr(pool, "swa_kv_pool", None))
         forward_batch.window = self._plan.window
+
+
+class ClassKeyedTranslateAttnBackend(AttentionBackend):
+    """A memo keyed by the pool's class (filled on a KeyError) keeping the first pool's bound
+    translate: a swapped-in pool of the same class is handed the old pool's method."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._by_class = {}
+
+    def _translate_for(self, pool):
+        cls = type(pool)
+        try:
+            return self._by_class[cls]
+        except KeyError:
+            fn = pool.translate_loc_from_full_to_swa if hasattr(cls, "swa_kv_pool") else None
+            self._by_class[cls] = fn  # expect: KVP001
+            return fn
+
+    def init_forward_metadata(self, forward_batch):
+        translate = self._translate_for(self.token_to_kv_pool)
+        if translate is not None:  # expect: KVP003
+            forward_batch.swa_loc = translate(forward_batch.out_cache_loc)

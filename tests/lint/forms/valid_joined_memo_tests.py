@@ -73,3 +73,28 @@ class PlanKeyedByItsSourceAttnBackend(AttentionBackend):
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         window = self.plan.window
         return torch.empty_like(q), self.token_to_kv_pool if window is None else window
+
+
+class ClassKeyedUnboundAttnBackend(AttentionBackend):
+    """A memo keyed by the pool's class keeping the class's own (unbound) translate, applied to
+    the pool of each call: what it keeps holds for every pool of that class."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        self._by_class = {}
+
+    def _translate_for(self, pool):
+        cls = type(pool)
+        try:
+            return self._by_class[cls]
+        except KeyError:
+            fn = cls.translate_loc_from_full_to_swa if hasattr(cls, "swa_kv_pool") else None
+            self._by_class[cls] = fn
+            return fn
+
+    def init_forward_metadata(self, forward_batch):
+        pool = self.token_to_kv_pool
+        translate = self._translate_for(pool)
+        if translate is not None:
+            forward_batch.swa_loc = translate(pool, forward_batch.out_cache_loc)
