@@ -40,9 +40,10 @@ the forward batch's on releases whose backends hold none):
 A class outside SGLang's packages whose ``forward`` bypasses that dispatch gets the same hook
 on its own ``forward`` (``dispatch_overrides``).
 
-Which attributes to read is discovered once per class (and per ``__dict__`` size, so an instance
-that grew attributes is re-read) from the instance, not from a list of names: a new backend is
-covered the day it is installed. Classes the table describes are skipped here (their own hooks
+Which attributes to read is discovered once per instance (two backends of one class may hold
+different things: a target's filled table, a draft's empty one; and again when its ``__dict__``
+grew) from what it holds, not from a list of names: a new backend is covered the day it is
+installed. What the class's code proves is read once per class (``provenance``). Classes the table describes are skipped here (their own hooks
 check them against their row). The generic check cannot tell which attributes a launch reads,
 so what it finds is reported as live (see the README's operators section).
 """
@@ -261,7 +262,7 @@ def _cached_layout(backend: Any, state: dict) -> Optional[Layout]:
 
 def discover(state: dict, cls: Optional[type] = None, slot_state: Optional[dict] = None,
              active: Any = None, backend: Any = None) -> Layout:
-    """Read which attributes of one instance hold pool state (the slow part, once per class).
+    """Read which attributes of one instance hold pool state (the slow part, once per instance).
     Pools are found by value (what an attribute holds), flags by how ``cls``'s code computes
     them (``runtime_guard.provenance``), other SWA- or window-named bools by name. With
     ``active`` (the pool the first launch reads), a K/V-buffer-like tensor the code does not
