@@ -43,9 +43,10 @@ on its own ``forward`` (``dispatch_overrides``).
 Which attributes to read is discovered once per instance (two backends of one class may hold
 different things: a target's filled table, a draft's empty one; and again when its ``__dict__``
 grew) from what it holds, not from a list of names: a new backend is covered the day it is
-installed. What the class's code proves is read once per class (``provenance``). Classes the table describes are skipped here (their own hooks
-check them against their row). The generic check cannot tell which attributes a launch reads,
-so what it finds is reported as live (see the README's operators section).
+installed. What the class's code proves is read once per class (``provenance``). Classes the
+table describes are skipped here (their own hooks check them against their row). The generic
+check cannot tell which attributes a launch reads, so what it finds is reported as live (see
+the README's operators section).
 """
 
 from __future__ import annotations
