@@ -1741,8 +1741,16 @@ class MethodFlow(ast.NodeVisitor):
             return self.remade(node, default, args, values, follow or any(map(is_self, (
                 *args, *(k.value for k in node.keywords)))))
         self.visit(func)
-        return sized(union(values)) | encoded(union(values))  # tensor(is_swa): an unseen
-        # function of a pool decision (or of a capacity) is that decision spelled as a value
+        return self.unseen_call(args, values)
+
+    def unseen_call(self, args: list, values: Tuple[Taint, ...]) -> Taint:
+        """What a function the analysis does not see returns: of a pool decision or a capacity,
+        that decision or capacity as a value (``torch.tensor(is_swa)``, ``np.int64(pool.size)``);
+        handed a function of ours (a lambda, a nested def), a wrapper keeping it and what it
+        closes over (``torch.compile(gather)``)."""
+        wrapped = union(v for a, v in zip(args, values) if type(a) is ast.Lambda or type(
+            a) is ast.Name and a.id in self.local_defs)
+        return sized(union(values)) | encoded(union(values)) | wrapped
 
     def called_object(self, klass: str, node: ast.Call, values: Tuple[Taint, ...],
                       attr: str = "__call__", held: Taint = CLEAN) -> Optional[Taint]:
@@ -2030,9 +2038,8 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)
-        if base is CLEAN:  # nothing read off it; a library's function of a pool decision
-            return sized(union(values)) | encoded(union(values))  # (torch.tensor(is_swa),
-            # np.int64(pool.size)) spells that decision, or that capacity
+        if base is CLEAN:  # nothing read off it: a library's function (``unseen_call``)
+            return self.unseen_call(node.args, values)
         if func.attr in ACCESSORS and base & (STATE | RUNNER):  # pools.get("swa"), .values()
             return element(base)
         if base & SWA and not base & RECORD:  # mapping.items(), mapping.long(): still SWA state

@@ -56,3 +56,19 @@ class CapturedWriterAttnBackend(AttentionBackend):
         if self.remap is None:  # expect: KVP003
             return torch.empty_like(q)
         return self.remap(forward_batch.out_cache_loc)
+
+
+class CompiledGatherAttnBackend(AttentionBackend):
+    """A compiled closure (``torch.compile`` keeps the function it wraps) over the window
+    sub-pool read at init."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        window = getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+
+        def gather(layer_id, loc):
+            return window.get_key_buffer(layer_id)[loc]
+
+        self._gather = torch.compile(gather, dynamic=False)  # expect: KVP001
+        self._first = torch.compile(lambda loc: window.get_key_buffer(0)[loc])  # expect: KVP001

@@ -49,3 +49,21 @@ class LiveWriterAttnBackend(AttentionBackend):
         if self.remap is not None:
             return self.remap(forward_batch.out_cache_loc)
         return self.pages(forward_batch.out_cache_loc)
+
+
+class CompiledGeometryAttnBackend(AttentionBackend):
+    """A compiled closure over geometry only, handed the live pool's buffer on each call."""
+
+    def __init__(self, model_runner):
+        super().__init__()
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+        head_dim = self.token_to_kv_pool.head_dim
+
+        def gather(buffer, loc):
+            return buffer[loc].view(-1, head_dim)
+
+        self._gather = torch.compile(gather, dynamic=False)
+
+    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
+        pool = self.token_to_kv_pool
+        return self._gather(pool.get_key_buffer(layer.layer_id), forward_batch.out_cache_loc)
