@@ -3730,13 +3730,19 @@ LITERAL_MAKERS = frozenset(("frozenset", "set", "tuple", "list", "dict", "range"
 
 
 def _literal_made(node: ast.AST) -> bool:
-    """``frozenset(range(4))``, ``(0, 2)``, ``[]``: a value made of literals alone (no name nor
-    attribute read): what it is, only the decision returning it says."""
+    """``frozenset(range(4))``, ``(0, 2)``, ``[]``, ``FlatSpace()``: a value made of literals
+    alone (no name nor attribute read but a class made of them): what it is, only the decision
+    returning it says (a strategy object a factory returns for one kind of pool)."""
+    classes = {id(part.func) for part in nodes_under(node) if type(part) is ast.Call and type(
+        part.func) is ast.Name and _is_class_name(part.func)}
     for part in nodes_under(node):
         kind = type(part)
         if kind is ast.Call:
-            if type(part.func) is not ast.Name or part.func.id not in LITERAL_MAKERS:
+            if type(part.func) is not ast.Name or part.func.id not in LITERAL_MAKERS and (
+                    id(part.func) not in classes):
                 return False
+        elif kind is ast.Name and id(part) in classes:
+            continue
         elif kind is ast.Name:
             if part.id not in LITERAL_MAKERS:
                 return False
@@ -4144,6 +4150,7 @@ def _choice_kind(node: Optional[ast.AST], owner: FlowOwner) -> Taint:
             CLEAN)
     if isinstance(node, ast.Name) and (_is_class_name(node) or owner.is_module_global(node.id)):
         return CHOICE
+
     if isinstance(node, ast.Attribute) and (_names_class(node.value) or is_self(
             node.value) and node.attr.isupper()):
         return CHOICE  # an enum member or class constant: KVMode.SWA, cls.SWA, type(self).SWA,
