@@ -878,6 +878,33 @@ class ModuleScope:
             self.package.class_home))(qualified)
         return placed_at(found[0], node, found[1]) if found is not None else None
 
+    def subclass_hook(self, base: ast.AST) -> Optional[ast.AST]:
+        """The ``__init_subclass__`` of the class ``base`` names, of this module or (placed at
+        ``base``, as ``placed_def`` places) of the package; None when it defines none. Only
+        that method is copied: a base class is often the largest class of its module."""
+        found = self._class_defining(base, "__init_subclass__")
+        hook = _own_method(found[0], "__init_subclass__") if found is not None else None
+        return hook if found is None or found[1] is None else placed_at(hook, base, found[1])
+
+    def descriptor_class(self, func: ast.AST) -> Optional[ast.ClassDef]:
+        """The class ``func`` names when it defines ``__get__`` (``placed_def``'s, copied only
+        then: ``x = Helper(...)`` in a class body is seldom a descriptor)."""
+        found = self._class_defining(func, "__get__")
+        if found is None:
+            return None
+        return found[0] if found[1] is None else placed_at(found[0], func, found[1])
+
+    def _class_defining(self, node: ast.AST, method: str) -> Optional[tuple]:
+        """``(class, its module's scope or None for this module)`` for the class ``node``
+        names when it defines ``method``; None otherwise."""
+        if type(node) is ast.Name and node.id in self.classes:
+            klass = self.classes[node.id]
+            return (klass, None) if _own_method(klass, method) is not None else None
+        qualified = self.qualified(node) if type(node) in (ast.Name, ast.Attribute) and (
+            self.package is not None) else None
+        found = self.package.class_home(qualified) if qualified else None
+        return found if found is not None and _own_method(found[0], method) else None
+
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
         the package (a name of another module's helper placed here says its own: ``placed_at``)."""
@@ -2613,6 +2640,10 @@ def _resolved_in_place(facts: ClassFacts, stored: Dict[str, frozenset]) -> Dict[
     return found
 
 
+def _own_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    return next((s for s in node.body if type(s) in FUNCTIONS and s.name == name), None)
+
+
 def _tests_swa_type(function: ast.AST) -> bool:
     """The function tests a pool's type against an SWA class: with the allocator's pool
     stored (``_stores_allocator_pool``), #27491's resolution written inline. The allocator's
@@ -2882,8 +2913,7 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                 scope.placed_def, kind=ast.FunctionDef))
     facts.methods.update(dispatched(  # a singledispatchmethod: a type test calling a variant
         node.body, lambda f: _decorator_names(f, scope.imports), method=True))
-    for attr, method, memoises in descriptor_methods(node, functools.partial(
-            scope.placed_def, kind=ast.ClassDef)):
+    for attr, method, memoises in descriptor_methods(node, scope.descriptor_class):
         if attr not in facts.methods:  # its __get__ runs on each read of self.<attr>
             facts.methods[attr] = method
             if not memoises:  # (one that keeps its answer stores it: a sink of its own)
@@ -2893,7 +2923,7 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
         facts.methods.setdefault(name, method)
     for method in [*scope.patched.get(node.name, ()), *decorated_methods(
             node, functools.partial(scope.placed_def, kind=ast.FunctionDef),
-            functools.partial(scope.placed_def, kind=ast.ClassDef))]:
+            scope.subclass_hook)]:
         if method.name in facts.methods:
             facts.wrappers.setdefault(method.name, []).append(method)
         else:

@@ -302,13 +302,13 @@ def patched_methods(statements: Iterable[ast.stmt], functions: Dict[str, ast.AST
     return found
 
 
-def decorated_methods(node: ast.ClassDef, function_of: Callable, class_of: Callable) -> list:
+def decorated_methods(node: ast.ClassDef, function_of: Callable, hook_of: Callable) -> list:
     """The methods a class decorator (``function_of``: the function a decorator names, of the
     module or the package; a call of one, the decorator it returns) installs on the class it is
     given: ``cls.<name> = fn`` there, ``fn`` one of its nested functions (a wrapper of
     ``__init__`` that calls the original, then keeps more state, runs as ``__init__`` does).
-    A base's ``__init_subclass__`` (``class_of``: the class a base names) is such a decorator
-    of every class that inherits it."""
+    A base's ``__init_subclass__`` (``hook_of``: that of the class a base names) is such a
+    decorator of every class that inherits it."""
     found = []
     for decorator in node.decorator_list:
         made = type(decorator) is ast.Call  # @register("name"): the decorator the factory makes
@@ -317,8 +317,7 @@ def decorated_methods(node: ast.ClassDef, function_of: Callable, class_of: Calla
             function = next(iter(_returned_defs(function)), None)
         found.extend(_installed_by(function))
     for base in node.bases:
-        klass = class_of(base)
-        found.extend(_installed_by(_method(klass, "__init_subclass__") if klass else None))
+        found.extend(_installed_by(hook_of(base)))
     return found
 
 
