@@ -9,8 +9,9 @@ from lint_rules.fixes import UNSAFE
 from lint_rules.output import LINE_BREAKERS
 
 # What may not stand raw in a message, or in any line the CLI writes: C0 and C1 controls (a
-# newline, ESC, CSI) and the line and paragraph separators, which ``str.splitlines`` breaks at.
-UNSHOWN = re.compile(f"[\x00-\x1f\x7f{LINE_BREAKERS}]")
+# newline, ESC, CSI), the line and paragraph separators, which ``str.splitlines`` breaks at,
+# and lone surrogates (``setattr(self, "pool\ud800", ...)``), which no UTF-8 stream can take.
+UNSHOWN = re.compile(f"[\x00-\x1f\x7f{LINE_BREAKERS}\ud800-\udfff]")
 
 
 def on_one_line(text: str) -> str:

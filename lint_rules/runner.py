@@ -813,7 +813,12 @@ def _analyse_all(state: "_TreeRun", jobs: Iterable[_Job], workers: int, mode: st
                 orphans.append(job)
                 continue
             state.complete(job, *result)
-    except BaseException:  # Ctrl-C (once or many times) or a bug: stop now, never wait
+    except BaseException as exc:  # Ctrl-C (once or many times) or a bug: stop now, never wait
+        if isinstance(exc, KeyboardInterrupt) and (
+                threading.current_thread() is threading.main_thread()):
+            # a second Ctrl-C (a terminal sends one per key press, to the whole group) must not
+            # cut the abandoning short: workers left alive keep the exit waiting on them
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         for pool in pools:
             _abandon(pool)
         raise

@@ -244,3 +244,18 @@ def test_remedies_keep_a_flags_other_conditions_and_name_the_helper():
     assert found[(22, "KVP003")].startswith("self._swa_on() returns SWA flag self.swa,"), found
     assert found[(22, "KVP003")].endswith(kept), found  # (the flag's own test is the fix)
     assert all(len(message) <= 130 for message in found.values()), found
+
+
+def test_a_lone_surrogate_in_a_quoted_name_is_escaped_in_the_message():
+    """``setattr(self, "pool\\ud800", ...)`` names an attribute no UTF-8 stream can write:
+    the message shows Python's escape of it, so every format (and flake8) can print it."""
+    source = dedent(
+        """\
+        class SurrogateBackend(AttentionBackend):
+            def __init__(self, model_runner):
+                setattr(self, 'pool\\ud800', model_runner.token_to_kv_pool)
+        """
+    )
+    (finding,) = lint_source(source)
+    assert "pool\\ud800" in finding.message
+    finding.message.encode("utf-8")  # strict: no surrogate left
