@@ -437,11 +437,12 @@ class PackageIndex:
         found = []
         heirs = self.subclassed_in.get(name, ())
         self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
+        home = os.path.abspath(getattr(scope, "path", "") or "")
         for path in heirs:
-            if path == os.path.abspath(getattr(scope, "path", "") or ""):
+            if path == home:
                 continue
             for sub, bases in self.headers.get(path, ()):
-                if name in bases:
+                if name in bases and self._inherits_from(path, sub, name, home):
                     view = self.heir_view(f"{self.names.get(path, '')}.{sub}")
                     if view is not None:  # (the mixin's own state is its own flow's)
                         own, bases = view
@@ -450,6 +451,26 @@ class PackageIndex:
                         found.append(merged([own, *(b for b in bases if b.name != name)],
                                             own.name, own.backend))
         return tuple(found)
+
+    def _inherits_from(self, path: str, heir: str, name: str, home: str) -> bool:
+        """Whether class ``heir`` of ``path`` inherits the class ``name`` of the file ``home``
+        (the class graph pairs them by name: a copy of the package, or any other module with a
+        class of that name, holds heirs of its own; taking those too made every copy's summary
+        ask every other's, exponentially). A base that does not resolve counts, as before."""
+        module = self.module_at(path)
+        node = module.scope.classes.get(heir) if module is not None else None
+        if node is None:
+            return True
+        for base in node.bases:
+            if last_name(base) != name:
+                continue
+            if type(base) is ast.Name and name in module.scope.classes:
+                continue  # (its own module's class of that name)
+            qualified = module.scope.qualified(base)
+            found = self._class_module(qualified) if qualified else None
+            if found is None or found[0].path == home:
+                return True
+        return False
 
     def _siblings_seen(self, path: str, heir: str, bases: tuple, mixin: str) -> tuple:
         """``bases`` of class ``heir`` of ``path`` (its heir view's: each package mixin bare)
