@@ -104,3 +104,47 @@ def test_a_baseline_through_a_symlink_is_written_to_its_target(tmp_path):
     assert (tmp_path / "link.json").is_symlink()
     assert '"KVP001"' in (tmp_path / "real.json").read_text()
     poolguard("lint", "--isolated", "--baseline", "../link.json", cwd=tree, expect=0)
+
+
+_SHARED_MIXINS = '''\
+from sglang.srt.layers.attention.base_attn_backend import AttentionBackend
+from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+class _LiveProbeMixin:
+    @property
+    def paged_swa(self) -> bool:
+        return isinstance(self.token_to_kv_pool, SWAKVPool)
+
+
+class _PagedPlanMixin:
+    def _plan(self, forward_batch):
+        if self.paged_swa:
+            forward_batch.translate = True
+
+
+class LivePagedAttnBackend(_PagedPlanMixin, _LiveProbeMixin, AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+
+class RefreshedProbeMixin:
+    def init_forward_metadata(self, forward_batch):
+        self.paged_swa = isinstance(self.token_to_kv_pool, SWAKVPool)
+        self._plan(forward_batch)
+
+
+class RefreshedPagedAttnBackend(RefreshedProbeMixin, _PagedPlanMixin, AttentionBackend):
+    def __init__(self, model_runner):
+        self.token_to_kv_pool = model_runner.token_to_kv_pool
+'''
+
+
+def test_copies_of_one_module_with_shared_mixins_end(tmp_path):
+    """Mixins are paired with their heirs by the class each heir inherits, not by its name:
+    four copies of one module (its mixins' names in every copy) each asked every other's
+    heirs, and four copies did not end in ten minutes (the attack18 report)."""
+    write(tmp_path, {f"c{copy}/m.py": _SHARED_MIXINS for copy in range(6)})
+    done = poolguard("lint", "--isolated", "--no-cache", ".", cwd=tmp_path, expect=0,
+                     timeout=120)
+    assert "KVP900" not in done.stdout
