@@ -1188,18 +1188,17 @@ def _rest_problem(outer, backend, state, layout, prefix, active, layer_id) -> Op
             return problem
     for name, steps, path, swa in layout.class_nested:
         value = _follow(cls, (operator.attrgetter(name), *steps))
-        if _kind(value) == _TENSOR:  # (a slot None when the class was first seen, filled by a
-            if _foreign_tensor(value, active, swa):  # later construction: a mapping tensor)
-                return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path,
-                                                       value))
-            continue
-        problem = _slot_problem(outer, value, swa, prefix + path, active, layer_id)
+        # (a slot None when the class was first seen, filled by a later construction: a tensor)
+        problem = _held_tensor_problem(outer, value, swa, prefix + path, active, layer_id) if (
+            _kind(value) == _TENSOR) else _slot_problem(outer, value, swa, prefix + path,
+                                                        active, layer_id)
         if problem is not None:
             return problem
     for name, steps, path, proven in layout.class_tensors:
         value = _follow(cls, (operator.attrgetter(name), *steps))
-        if _kind(value) == _TENSOR and _foreign_tensor(value, active, proven):
-            return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
+        problem = _held_tensor_problem(outer, value, proven, prefix + path, active, layer_id)
+        if problem is not None:
+            return problem
     for name, steps, path, swa in layout.nested:
         problem = _slot_problem(outer, _follow(state.get(name), steps), swa, prefix + path,
                                 active, layer_id)
@@ -1272,6 +1271,13 @@ def _tensor_problem(outer, state, tensors, prefix, active, layer_id) -> Optional
         if id(value) not in held.ids and _kind(value) == _TENSOR and _foreign_tensor(
                 value, active, proven, held):
             return Problem("pool", _tensor_message(outer, layer_id, active, prefix + path, value))
+    return None
+
+
+def _held_tensor_problem(outer, value, proven, path, active, layer_id) -> Optional[Problem]:
+    """A tensor a class attribute holds that is like the active pool's but not one of them."""
+    if _kind(value) == _TENSOR and _foreign_tensor(value, active, proven):
+        return Problem("pool", _tensor_message(outer, layer_id, active, path, value))
     return None
 
 
