@@ -48,6 +48,7 @@ from lint_rules.rules._installed import (
     handed_helpers,
     made_classes,
     metaclass_methods,
+    own_method,
     placed_at,
     patched_methods,
     wrapper_bodies,
@@ -883,7 +884,7 @@ class ModuleScope:
         ``base``, as ``placed_def`` places) of the package; None when it defines none. Only
         that method is copied: a base class is often the largest class of its module."""
         found = self._class_defining(base, "__init_subclass__")
-        hook = _own_method(found[0], "__init_subclass__") if found is not None else None
+        hook = own_method(found[0], "__init_subclass__") if found is not None else None
         return hook if found is None or found[1] is None else placed_at(hook, base, found[1])
 
     def descriptor_class(self, func: ast.AST) -> Optional[ast.ClassDef]:
@@ -899,11 +900,11 @@ class ModuleScope:
         names when it defines ``method``; None otherwise."""
         if type(node) is ast.Name and node.id in self.classes:
             klass = self.classes[node.id]
-            return (klass, None) if _own_method(klass, method) is not None else None
+            return (klass, None) if own_method(klass, method) is not None else None
         qualified = self.qualified(node) if type(node) in (ast.Name, ast.Attribute) and (
             self.package is not None) else None
         found = self.package.class_home(qualified) if qualified else None
-        return found if found is not None and _own_method(found[0], method) else None
+        return found if found is not None and own_method(found[0], method) else None
 
     def qualified(self, func: ast.AST) -> Optional[str]:
         """``pkg.mod.helper`` for ``helper`` / ``alias.helper`` / ``alias.C.of`` imported from
@@ -2638,10 +2639,6 @@ def _resolved_in_place(facts: ClassFacts, stored: Dict[str, frozenset]) -> Dict[
         if attrs:
             found[name] = attrs
     return found
-
-
-def _own_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
-    return next((s for s in node.body if type(s) in FUNCTIONS and s.name == name), None)
 
 
 def _tests_swa_type(function: ast.AST) -> bool:

@@ -92,12 +92,8 @@ def wrapper_bodies(method: ast.AST, function_of: Callable) -> List[ast.AST]:
     the class: the wrapper declares those names ``global``, as module state is kept."""
     found = []
     for decorator in method.decorator_list:
-        made = type(decorator) is ast.Call  # @window_aware(strict=True): what the factory makes
-        function = function_of(decorator.func if made else decorator)
-        enclosing = [function] if function is not None else []
-        if function is not None and made:
-            function = next(iter(_returned_defs(function)), None)
-            enclosing.append(function)
+        enclosing = _decorator_defs(decorator, function_of)
+        function = enclosing[-1] if enclosing else None
         if function is None:
             continue
         cells = set().union(*map(_cell_names, filter(None, enclosing)))
@@ -110,6 +106,18 @@ def wrapper_bodies(method: ast.AST, function_of: Callable) -> List[ast.AST]:
                                 *renamed.body]
             found.append(renamed)
     return found
+
+
+def _decorator_defs(decorator: ast.AST, function_of: Callable) -> list:
+    """The defs a decorator runs, outermost first, the decorator itself last: the function it
+    names (``function_of``), or for a call of one (``@register("name")``, a decorator factory)
+    the factory and the decorator it returns (None where it returns none we see); ``[]`` for
+    a decorator of no function we see."""
+    made = type(decorator) is ast.Call
+    function = function_of(decorator.func if made else decorator)
+    if function is None:
+        return []
+    return [function, next(iter(_returned_defs(function)), None)] if made else [function]
 
 
 def _cell_names(function: ast.AST) -> set:
@@ -311,11 +319,7 @@ def decorated_methods(node: ast.ClassDef, function_of: Callable, hook_of: Callab
     decorator of every class that inherits it."""
     found = []
     for decorator in node.decorator_list:
-        made = type(decorator) is ast.Call  # @register("name"): the decorator the factory makes
-        function = function_of(decorator.func if made else decorator)
-        if function is not None and made:
-            function = next(iter(_returned_defs(function)), None)
-        found.extend(_installed_by(function))
+        found.extend(_installed_by((_decorator_defs(decorator, function_of) or [None])[-1]))
     for base in node.bases:
         found.extend(_installed_by(hook_of(base)))
     return found
@@ -344,7 +348,7 @@ def descriptor_methods(node: ast.ClassDef, class_of: Callable) -> list:
         if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
             continue
         descriptor = class_of(statement.value.func)
-        getter = _method(descriptor, "__get__") if descriptor is not None else None
+        getter = own_method(descriptor, "__get__") if descriptor is not None else None
         params = [a.arg for a in getter.args.args] if getter is not None else []
         if len(params) < 2:
             continue
@@ -365,7 +369,7 @@ def decorator_descriptor(descriptor: Optional[ast.ClassDef]) -> Optional[bool]:
     ``__get__``): each read of the attribute runs the method, so it is a property; True when
     that ``__get__`` writes its answer into the instance (its first answer is kept, as a
     ``cached_property``'s), False when not; None for a class with no ``__get__``."""
-    getter = _method(descriptor, "__get__") if descriptor is not None else None
+    getter = own_method(descriptor, "__get__") if descriptor is not None else None
     params = [a.arg for a in getter.args.args] if getter is not None else []
     if len(params) < 2:
         return None
@@ -402,7 +406,7 @@ def metaclass_methods(node: ast.ClassDef, class_of: Callable) -> list:
     super().__call__(...)`` (or ``type.__call__``, ``cls.__new__``), so its body is a method
     whose ``inst`` is ``self`` (named ``Meta.__call__``)."""
     meta = next((class_of(k.value) for k in node.keywords if k.arg == "metaclass"), None)
-    call = _method(meta, "__call__") if meta is not None else None
+    call = own_method(meta, "__call__") if meta is not None else None
     built = next((s for s in call.body if isinstance(s, ast.Assign) and len(s.targets) == 1
                   and isinstance(s.targets[0], ast.Name) and isinstance(s.value, ast.Call)
                   and last_name(s.value.func) in ("__call__", "__new__")), None) if call else None
@@ -414,7 +418,8 @@ def metaclass_methods(node: ast.ClassDef, class_of: Callable) -> list:
     return [(method.name, method)]
 
 
-def _method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+def own_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    """The method ``name`` a class statement defines itself (None: it defines none)."""
     return next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == name), None)
 
 
@@ -423,7 +428,7 @@ def _built_with(descriptor: ast.ClassDef, call: ast.Call) -> Dict[str, object]:
     gives a constant string (``_PoolAttr("full_to_swa_index_mapping")``: ``self.attr``) or a
     function (``Derived(lambda pool: ...)``, ``Derived(probe)``: what ``self.derive(...)``
     calls)."""
-    init = _method(descriptor, "__init__")
+    init = own_method(descriptor, "__init__")
     if init is None or not init.args.args:
         return {}
     params = [a.arg for a in init.args.args]
@@ -445,7 +450,7 @@ def _given(value: ast.AST):
 
 def _set_name_attrs(descriptor: ast.ClassDef) -> Tuple[str, ...]:
     """The descriptor's attributes ``__set_name__(self, owner, name)`` sets to ``name``."""
-    hook = _method(descriptor, "__set_name__")
+    hook = own_method(descriptor, "__set_name__")
     if hook is None or len(hook.args.args) < 3:
         return ()
     own, name = hook.args.args[0].arg, hook.args.args[2].arg
