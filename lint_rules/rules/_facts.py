@@ -2962,7 +2962,64 @@ def _class_facts(node: ast.ClassDef, scope: ModuleScope, options: Options) -> Cl
                       and type(n.ctx) is ast.Store and is_self(n.value)}
             facts.calls.setdefault(caller, set()).update(
                 setter_of(name) for name in setters if name in stored)
+    kept = {name for name, kind in facts.properties.items() if kind} | facts.cached_methods
+    if kept:  # a cache every forward empties keeps its answer one forward: a live property
+        emptied = _emptied_caches(facts, kept)
+        facts.properties.update((name, False) for name in emptied if name in facts.properties)
+        facts.cached_methods = facts.cached_methods - emptied
     return facts
+
+
+def _emptied_caches(facts: ClassFacts, kept: set) -> frozenset:
+    """Which of the class's caches ``kept`` (cached_property, functools-cached methods) a
+    per-forward method empties: ``self.__dict__.pop("x", None)``, ``vars(self).pop("x")``,
+    ``del self.x``, ``delattr(self, "x")``, ``self.x.cache_clear()`` (``type(self).x``,
+    ``Cls.x`` too), or every one at once (``self.__dict__.clear()``)."""
+    found = set()
+    for name in _per_forward(facts.methods, facts.calls, facts.properties):
+        for node in nodes_under(facts.methods[name]):
+            kind = type(node)
+            if kind is ast.Delete:
+                found.update(filter(None, map(_instance_key, node.targets)))
+            elif kind is ast.Call and type(node.func) is ast.Attribute:
+                method, held = node.func.attr, node.func.value
+                if method in ("pop", "clear") and _instance_dict(held):
+                    found.update(kept if method == "clear" else [const_str(node.args[0])]
+                                 if node.args else [])
+                elif method == "cache_clear" and type(held) is ast.Attribute and (
+                        is_self(held.value) or _names_class(held.value, facts.name)):
+                    found.add(held.attr)
+            elif kind is ast.Call and type(node.func) is ast.Name and (
+                    node.func.id == "delattr" and len(node.args) == 2 and is_self(node.args[0])):
+                found.add(const_str(node.args[1]))
+    return frozenset(found & kept)
+
+
+def _instance_dict(node: ast.AST) -> bool:
+    """``self.__dict__`` or ``vars(self)``: where a cached_property keeps its answer."""
+    if type(node) is ast.Attribute:
+        return node.attr == "__dict__" and is_self(node.value)
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "vars" \
+        and len(node.args) == 1 and is_self(node.args[0])
+
+
+def _instance_key(target: ast.AST) -> Optional[str]:
+    """The cache ``del`` empties: ``del self.x``, ``del self.__dict__["x"]``."""
+    if type(target) is ast.Attribute and is_self(target.value):
+        return target.attr
+    if type(target) is ast.Subscript and _instance_dict(target.value):
+        return const_str(target.slice)
+    return None
+
+
+def _names_class(node: ast.AST, name: str) -> bool:
+    """``type(self)``, ``self.__class__`` or the class's own name."""
+    if type(node) is ast.Name:
+        return node.id == name
+    if type(node) is ast.Attribute:
+        return node.attr == "__class__" and is_self(node.value)
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "type" \
+        and len(node.args) == 1 and is_self(node.args[0])
 
 
 def setter_of(name: str) -> str:

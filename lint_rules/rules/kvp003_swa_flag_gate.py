@@ -459,6 +459,44 @@ class SwaFlagGate(Rule):
                 """
             )
         ),
+        Valid(
+            # a cache every forward empties (its __dict__ entry popped or deleted, a functools
+            # cache cleared) answers for the pool of that forward: a live property
+            dedent(
+                """\
+                class EmptiedCacheBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    @functools.cached_property
+                    def window_pool(self):
+                        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+
+                    @functools.cached_property
+                    def is_swa(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)
+
+                    @functools.lru_cache(maxsize=None)
+                    def _swa_buffer(self, layer_id):
+                        return getattr(self.token_to_kv_pool, "swa_kv_pool", None)
+
+                    def init_forward_metadata(self, forward_batch):
+                        self.__dict__.pop("window_pool", None)
+                        try:
+                            del self.is_swa
+                        except AttributeError:
+                            pass
+                        type(self)._swa_buffer.cache_clear()
+
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        if self.window_pool is not None and self.is_swa:
+                            return q
+                        if self._swa_buffer(layer.layer_id) is not None:
+                            return k
+                        return v
+                """
+            )
+        ),
     )
     INVALID = (
         Invalid(
@@ -1030,6 +1068,30 @@ class SwaFlagGate(Rule):
                 """
             ),
             expected=((6, "KVP001"), (10, "KVP001"), (14, "KVP003"), (16, "KVP003")),
+        ),
+        Invalid(
+            # a cache emptied only where no forward runs (a reset hook nothing calls per
+            # forward) or another cache emptied per forward keeps its first answer
+            dedent(
+                """\
+                class HalfEmptiedBackend(AttentionBackend):
+                    def __init__(self, model_runner):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+
+                    @functools.cached_property
+                    def is_swa(self):
+                        return isinstance(self.token_to_kv_pool, SWAKVPool)
+
+                    def reset_state(self):
+                        self.__dict__.pop("is_swa", None)
+
+                    def init_forward_metadata(self, forward_batch):
+                        vars(self).pop("plan", None)
+                        if self.is_swa:
+                            forward_batch.swa = True
+                """
+            ),
+            expected=((6, "KVP002"), (14, "KVP003")),
         ),
         Invalid(
             # a decision on the SWA flag of an inner backend the wrapper holds (handed in or
