@@ -1582,6 +1582,7 @@ class _Pass:
         self.delegations: Dict[str, Taint] = _Memo(self, "delegations")  # names __getattr__
         # answered -> what it gave
         self.depth = 0
+        self.below = 0  # the family index of the base whose __init__ runs (its super() is next)
         self.seen: Dict[tuple, object] = {}  # (table, key) -> what this pass read of ``env``
         self.unsettled = False  # one key read with two different values
         self.kept = kept or _Kept()
@@ -1995,12 +1996,13 @@ class _Pass:
             self.memo[key] = self._evaluate(key, function, name)
         return self.memo[key]
 
-    def _inherited_def(self, name: str) -> Optional[ast.AST]:
-        """Method ``name`` of a base, in another module, of this class's family (None: none,
-        or no package index)."""
+    def _inherited_def(self, name: str, family: Optional[list] = None) -> Optional[ast.AST]:
+        """Method ``name`` of a base, in another module, of this class's family (or of its
+        members ``family``; None: none, or no package index)."""
         package = self.scope.package
         return None if package is None else next((
-            found for cls in self.facts.family for base in cls.node.bases
+            found for cls in (self.facts.family if family is None else family)
+            for base in cls.node.bases
             for found in [self._base_method(package, base, name)] if found is not None), None)
 
     def _base_method(self, package, base: ast.AST, name: str) -> Optional[ast.AST]:
@@ -2371,10 +2373,14 @@ class _Pass:
         if method != "__init__" and (method in self.facts.methods or (
                 self.facts.name.startswith("<"))):  # the class's own method runs its own turn
             return []  # with what it is handed; so does the built class's, in a builder's view
-        base = next((c for c in self.facts.family[1:] if method in c.methods), None)
-        function = base.methods[method] if base is not None else (  # (a mixin's or a base's
-            self._inherited_def(method))  # of another module too: super().__init__(**kw))
-        if function is None or self.depth >= MAX_DEPTH:
+        family = self.facts.family
+        # super().__init__ inside a base's __init__ runs the next base's (a chain of them)
+        start = self.below + 1 if method == "__init__" else 1
+        index = next((i for i in range(start, len(family)) if method in family[i].methods),
+                     None)
+        function = family[index].methods[method] if index is not None else (  # (a mixin's or
+            self._inherited_def(method, family[start - 1:]))  # a base's of another module
+        if function is None or self.depth >= MAX_DEPTH:  # too: super().__init__(**kw))
             return []
         # (an inner backend handed on is the base's own business: its flow says what the swap
         # reaches, as it does for every class that hands the base its inners)
@@ -2383,11 +2389,17 @@ class _Pass:
         if not any(arguments) and not keywords:
             return []
         self.depth += 1  # (a base's own super().__init__ is its base's business here too)
+        below, self.below = self.below, (len(family) if index is None else index) if (
+            method == "__init__") else self.below
         try:
-            flow = MethodFlow(self, function, method, env=_bound(
-                function, arguments, keywords)).run(function.body)
+            flow = MethodFlow(self, function, method, env=_bound(function, arguments, keywords))
+            spread = _spread_keywords(function, keywords)
+            if spread:  # **kwargs: which keyword holds what (handed on, read by name)
+                flow.keyed[function.args.kwarg.arg] = spread
+            flow.run(function.body)
         finally:
             self.depth -= 1
+            self.below = below
         return [(e.attr, e.taint) for e in flow.stores if e.scope == "self" and e.taint and
                 e.attr != ACTIVE_POOL]  # (the pool itself handed on: the swap point)
 
@@ -4272,6 +4284,19 @@ def _returns_self(method: ast.AST) -> bool:
     return bool(positional) and any(
         type(n) is ast.Return and type(n.value) is ast.Name and n.value.id == positional[0].arg
         for n in nodes_under(method))
+
+
+def _spread_keywords(function: ast.AST, keywords: tuple) -> Dict[str, Taint]:
+    """The keyword arguments ``function``'s ``**kwargs`` collects, by name."""
+    args = function.args
+    if args.kwarg is None:
+        return {}
+    named = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    found: Dict[str, Taint] = {}
+    for key, value in keywords:
+        if key not in named:
+            found[key] = found.get(key, CLEAN) | value
+    return found
 
 
 def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Taint]:

@@ -555,6 +555,14 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
 
 
 _THROUGH = (ast.Attribute, ast.Subscript)
+KWARG_READS = ("get", "pop", "setdefault")  # a keyword argument read out of ``**kwargs``
+
+
+def _reached_runner(node: ast.AST) -> bool:
+    """``get_forward_context().attn_backend.model_runner``: a runner reached through other
+    objects (not a name of the method), whose pool is the runner's, not the swapped one."""
+    return type(node) is ast.Attribute and node.attr.endswith("runner") and (
+        type(node.value) is not ast.Name)
 
 
 def _presence(node: ast.AST) -> Optional[ast.AST]:
@@ -956,6 +964,8 @@ class MethodFlow(ast.NodeVisitor):
             p for p in params if p.endswith("runner") or not self.per_forward
         }
         self.params = tuple(params)  # (their positions: what a store on one hands the caller)
+        kwarg = getattr(getattr(function, "args", None), "kwarg", None)
+        self.kwarg = kwarg.arg if kwarg is not None else None  # **kwargs: what callers named
         self.class_params = _class_defaults(function)  # parameter -> the class it defaults to
         # but a flag of one its annotation says is something else is no runner flag
         # (``inner: "FlashInferAttnBackend"``: ``inner.has_sliding_window`` is its own)
@@ -1144,8 +1154,8 @@ class MethodFlow(ast.NodeVisitor):
         if name == ACTIVE_POOL and self.is_runner(holder):
             self.visit(holder)
             if self.per_forward and self.record and not self.deferred and not self.resolver:
-                if self_path(holder) is not None:  # self.model_runner.token_to_kv_pool
-                    self.runner_reads.append(node)
+                if self_path(holder) is not None or _reached_runner(holder):
+                    self.runner_reads.append(node)  # self.model_runner.token_to_kv_pool
             return self.source(POOL | STALE)
         if name == ACTIVE_POOL and _current_backend(holder):  # get_attn_backend().token_...
             self.visit(holder)
@@ -1279,6 +1289,8 @@ class MethodFlow(ast.NodeVisitor):
 
     def is_runner(self, node: ast.AST) -> bool:
         while type(node) in _THROUGH and not is_self(node.value):
+            if type(node) is ast.Attribute and node.attr.endswith("runner"):
+                return True  # get_forward_context().attn_backend.model_runner: a runner's
             node = node.value  # model_runner.model_config.is_hybrid_swa: rooted at the runner
             # (or at a list of them: backends[0].token_to_kv_pool)
         if isinstance(node, ast.Name):
@@ -2035,6 +2047,11 @@ class MethodFlow(ast.NodeVisitor):
         if self.deciding and func.attr in ACCESSORS:
             self.uses[id(owner)] = "element"  # pools.values(), pools.get(key)
         base = self.visit(owner)
+        if type(owner) is ast.Name and owner.id == self.kwarg and func.attr in KWARG_READS:
+            keyed = self.keyed.get(owner.id)  # kwargs.get("use_swa", False): what was handed
+            key = const_str(node.args[0]) if node.args else None
+            held = keyed.get(key, CLEAN) if keyed is not None and key is not None else base
+            return held | union(values[1:2])
         if func.attr in ("startswith", "endswith") and is_type_probe(owner):
             swa = any(is_swa_word(const_str(a) or "") for a in node.args)
             return self.type_test(owner, base, swa)

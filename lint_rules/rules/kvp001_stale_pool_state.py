@@ -1681,6 +1681,19 @@ class StalePoolState(Rule):
             ),
             expected=((4, "KVP001"),),
         ),
+        Invalid(
+            # the runner reached through other objects per forward (a forward context, the
+            # backend it names): its pool is still the runner's, not the swapped one
+            dedent(
+                """\
+                class ContextReadBackend(AttentionBackend):
+                    def forward_decode(self, q, k, v, layer, forward_batch):
+                        pool = get_forward_context().attn_backend.model_runner.token_to_kv_pool
+                        return pool.get_key_buffer(layer.layer_id)
+                """
+            ),
+            expected=((3, "KVP001"),),
+        ),
     )
     CODE = "KVP001"
     NAME = "stale-pool-state"

@@ -660,6 +660,32 @@ class SwaTypeFlag(Rule):
             ),
             expected=((3, "KVP001"), (4, "KVP002")),
         ),
+        Invalid(
+            # a flag handed up a chain of constructors through **kwargs (each base's
+            # super().__init__ runs the next base's), kept by the last one that names it
+            dedent(
+                """\
+                class KwargsRoot(AttentionBackend):
+                    def __init__(self, model_runner, **kwargs):
+                        self.token_to_kv_pool = model_runner.token_to_kv_pool
+                        self.use_swa = kwargs.get("use_swa", False)
+                        self.window = kwargs.get("window", 0)
+
+
+                class KwargsMiddle(KwargsRoot):
+                    def __init__(self, model_runner, **kwargs):
+                        super().__init__(model_runner, **kwargs)
+
+
+                class KwargsLeaf(KwargsMiddle):
+                    def __init__(self, model_runner):
+                        pool = model_runner.token_to_kv_pool
+                        super().__init__(model_runner, use_swa=isinstance(pool, SWAKVPool),
+                                         window=8)
+                """
+            ),
+            expected=((16, "KVP002"),),
+        ),
     )
     CODE = "KVP002"
     NAME = "swa-type-flag"
