@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Dict, List, Optional
 
-from lint_rules.fixes import Fix
+from lint_rules.fixes import LINE_BREAK_RE, Fix
 
 
 def sarif_fix(source: str, fix: Fix, options) -> Optional[dict]:
@@ -31,13 +31,25 @@ def sarif_fix(source: str, fix: Fix, options) -> Optional[dict]:
 
 def replacements(old: str, new: str) -> List[dict]:
     """Whole-line SARIF replacements turning ``old`` into ``new``."""
-    before, after = old.splitlines(True), new.splitlines(True)
+    before, after = _lines(old), _lines(new)
     found = []
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
             found.append({"deletedRegion": _region(before, i1, i2),
                           "insertedContent": {"text": "".join(after[j1:j2])}})
+    return found
+
+
+def _lines(text: str) -> List[str]:
+    """``text``'s physical lines with their ends, as Python and SARIF viewers count them (a
+    form feed or U+2028 inside a line ends no line here, as ``str.splitlines`` would)."""
+    found, start = [], 0
+    for match in LINE_BREAK_RE.finditer(text):
+        found.append(text[start:match.end()])
+        start = match.end()
+    if start < len(text):
+        found.append(text[start:])
     return found
 
 

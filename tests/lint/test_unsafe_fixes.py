@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 from textwrap import dedent
@@ -117,8 +118,9 @@ def test_unsafe_diff_applies_with_git_to_the_fix_result(tree, tmp_path):
 
 
 def _apply_sarif(text: str, fix: dict) -> str:
-    """A SARIF fix's whole-line replacements applied to ``text`` (last first)."""
-    lines = text.splitlines(True)
+    """A SARIF fix's whole-line replacements applied to ``text`` (last first), on its lines
+    as Python counts them (CR, LF, CRLF)."""
+    lines = [line for line in re.split(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)", text) if line]
     (change,) = fix["artifactChanges"]
     for replacement in reversed(change["replacements"]):
         region = replacement["deletedRegion"]
@@ -149,6 +151,20 @@ def test_sarif_fixes_are_the_replacements_fix_writes(tree, tmp_path):
         "startLine"] == 16 and r["locations"][0]["physicalLocation"]["artifactLocation"][
         "uri"] == "mixed.py"]
     assert quiet and "fixes" not in quiet[0]  # a class with a noqa offers nothing
+
+
+def test_sarif_fix_regions_count_lines_as_python_does(tmp_path):
+    """A form feed and U+2028 inside lines end no line for Python, so none for the regions:
+    ``str.splitlines`` would break there and shift every region below them."""
+    original = "# \u2028 a comment\n\x0c\n" + IMPORT + FLAGGED
+    tree = write(tmp_path / "tree", {"odd.py": original})
+    log = json.loads(poolguard("lint", "--isolated", "--no-cache", "--format", "sarif", ".",
+                               cwd=tree, expect=1).stdout)
+    (fix,) = {json.dumps(f, sort_keys=True): f for r in log["runs"][0]["results"]
+              for f in r.get("fixes", ())}.values()
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "--unsafe-fixes", "odd.py", cwd=tree,
+              expect=0)
+    assert _apply_sarif(original, fix) == (tree / "odd.py").read_text(encoding="utf-8")
 
 
 def test_a_class_the_codemod_refuses_advertises_no_fix(tree):
