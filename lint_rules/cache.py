@@ -188,8 +188,14 @@ def rule_codes(use_cache: bool) -> tuple:
 
 
 def _code_lists(known, default) -> bool:
+    """Two lists of distinct codes as the registry spells them (the prefix, three digits),
+    the defaults among the known: an edited file naming codes no rule has is not ours."""
+    from lint_rules.config import CODE_PREFIX
+
+    spelled = re.compile(re.escape(CODE_PREFIX) + r"[0-9]{3}")
     return (isinstance(known, list) and isinstance(default, list) and bool(known)
-            and all(isinstance(code, str) and code for code in known + default)
+            and all(isinstance(code, str) and spelled.fullmatch(code) for code in known + default)
+            and len(set(known)) == len(known) and len(set(default)) == len(default)
             and set(default) <= set(known))
 
 

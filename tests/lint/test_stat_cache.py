@@ -220,7 +220,9 @@ def test_a_warm_run_imports_neither_the_analysis_nor_the_pool(aged, tmp_path):
 
 
 @pytest.mark.parametrize("garbage", ["{not json", "[]", '[["KVP001"], ["KVP009"]]',
-                                     '[[], []]', '[[1, 2], [1]]', '{"a": 1}', "[" * 100_000])
+                                     '[[], []]', '[[1, 2], [1]]', '{"a": 1}', "[" * 100_000,
+                                     '[["KVP001", "XYZ1"], ["KVP001"]]',
+                                     '[["KVP001", "KVP001"], ["KVP001"]]'])
 def test_a_damaged_codes_file_is_derived_afresh(aged, tmp_path, garbage):
     tree, cache = aged["no_read"], tmp_path / "cache"
     cold = json_rows(poolguard(*LINT, cwd=tree, cache_dir=cache, expect=1).stdout)
