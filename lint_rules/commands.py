@@ -114,9 +114,10 @@ def one_line(message: str) -> str:
     brought in (a newline, a CR, ESC; a C1 control, U+2028 or U+2029, which ``str.splitlines``
     breaks at) becomes its C escape, as git writes it in a quoted name (octal, byte by byte of
     its UTF-8), so one message is one line and nothing reaches a terminal as a control
-    sequence; a value quoted whole is cut short (``short``)."""
+    sequence; a byte a file name holds that is no UTF-8 (a lone surrogate here) becomes that
+    byte's octal escape too; a value quoted whole is cut short (``short``)."""
     return short(UNSHOWN.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(
-        "\\%03o" % byte for byte in m[0].encode("utf-8")), message))
+        "\\%03o" % byte for byte in m[0].encode("utf-8", "surrogateescape")), message))
 
 
 LONG_WORD, LONG_LINE = 400, 900  # the longest word (a deep path) and message shown whole

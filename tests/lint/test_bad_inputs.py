@@ -97,3 +97,15 @@ def test_a_file_name_that_is_not_utf8_in_every_format(tmp_path, fmt):
         assert uris == ["bad%FF.py", "ok.py"]  # RFC 3986: the exact bytes, percent-encoded
     else:
         assert text.count("::error file=") == 2 and "file=bad\ufffd.py" in text
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
+@pytest.mark.parametrize("flag", ["--config", "--baseline", "--write-baseline"])
+def test_a_name_that_is_not_utf8_in_an_error_is_its_octal_bytes(tmp_path, flag):
+    """A config or baseline named with a byte that is no UTF-8 (it reaches Python as a lone
+    surrogate) is named in the error as git quotes it, byte by byte in octal."""
+    tree = write(tmp_path / "tree", {"m.py": STALE})
+    missing = os.fsdecode(os.fsencode(str(tmp_path / "gone")) + b"/b\xff.json")
+    done = poolguard("lint", "--isolated" if flag != "--config" else "--no-cache", flag,
+                     missing, ".", cwd=tree, expect=2, text=False)
+    assert b"b\\377.json" in done.stderr, done.stderr
