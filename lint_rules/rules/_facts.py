@@ -2233,6 +2233,10 @@ class _Pass:
     def is_module_global(self, name: str) -> bool:
         return name in self.scope.globals
 
+    def placed_global(self, qualified: str) -> Optional[str]:
+        package = self.scope.package
+        return None if package is None else package.global_name(qualified, self.scope.path)
+
     def getter(self, func: ast.AST) -> Optional[str]:
         if isinstance(func, ast.Name):  # fetch = attrgetter(...) of the module
             return self.scope.getters.get(func.id)

@@ -555,6 +555,7 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
 
 
 _THROUGH = (ast.Attribute, ast.Subscript)
+PLACED_NAME = "poolguard_qualified"  # on a name of a placed def: what its own module calls it
 KWARG_READS = ("get", "pop", "setdefault")  # a keyword argument read out of ``**kwargs``
 
 
@@ -880,6 +881,8 @@ class FlowOwner(Protocol):
 
     def is_module_global(self, name: str) -> bool: ...
 
+    def placed_global(self, qualified: str) -> Optional[str]: ...
+
     def getter(self, func: ast.AST) -> Optional[str]: ...
 
     def caller(self, func: ast.AST) -> Optional[ast.Call]: ...
@@ -1107,7 +1110,13 @@ class MethodFlow(ast.NodeVisitor):
                           at=self.gate_at or node)  # kept container
         if node.id in self.env:
             return self.env[node.id]
-        return self.global_read(node, node.id)
+        return self.global_read(node, self.placed_global(node) or node.id)
+
+    def placed_global(self, node: ast.Name) -> Optional[str]:
+        """A global of another module's helper placed here (``placed_at``), as the index names
+        it: the table it fills is that module's, whoever reads it."""
+        named = getattr(node, PLACED_NAME, None)
+        return self.owner.placed_global(named) if named is not None else None
 
     def global_read(self, node: ast.AST, name: str, shown: str = "") -> Taint:
         """A module global the class stored (``global NAME``, ``_FLAGS[...]``, ``globals()``):
@@ -2642,6 +2651,9 @@ class MethodFlow(ast.NodeVisitor):
             # (registry.POOLS[lid] = ...; state.TABLE[lid], state of no module of the run)
         if type(node) is not ast.Name or node.id in self.env:
             return ""
+        placed = self.placed_global(node)
+        if placed:
+            return placed
         return node.id if node.id in self.globals or self.owner.is_module_global(node.id) else ""
 
     def memo_holder(self, node: ast.AST) -> str:

@@ -26,7 +26,7 @@ import ast
 import copy
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.rules._flow import const_str, handed_name, last_name, nodes_under
+from lint_rules.rules._flow import PLACED_NAME, const_str, handed_name, last_name, nodes_under
 from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BACKEND_SUFFIX,
                                      HANDED, POOL_ACCESSORS, RUNNER_SUFFIX, is_swa_word)
 
@@ -233,7 +233,6 @@ def foreign_helpers(handed: Dict[str, int], function: ast.AST, methods: Dict[str
     return found
 
 
-PLACED_NAME = "poolguard_qualified"  # on a name of a placed def: what its own module calls it
 
 
 def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
@@ -248,8 +247,9 @@ def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
             node.lineno, node.col_offset = call.lineno, call.col_offset
             node.end_lineno, node.end_col_offset = call.end_lineno, call.end_col_offset
         if type(node) is ast.Name and node.id not in params and scope is not None:
-            named = scope.qualified(node) or (
-                f"{scope.module}.{node.id}" if node.id in scope.functions else None)
+            named = scope.qualified(node) or (  # (a global of its module too: its table)
+                f"{scope.module}.{node.id}" if node.id in scope.functions or (
+                    node.id in scope.globals) else None)
             if named is not None:
                 setattr(node, PLACED_NAME, named)
     return copied

@@ -1714,8 +1714,13 @@ class StalePoolState(Rule):
             seen = {}  # place -> what made it (_made_from_runner_object)
             anchors = _identity_anchors(cls.node)
             kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
+            said = set()  # one store made by two turns (a helper's, and its caller's) is one
             for store in cls.stores:
                 if not store.sink or store.resolver or is_swap_point(store) or store in kept:
+                    continue
+                place = (getattr(store.node, "lineno", None),
+                         getattr(store.node, "col_offset", None), store.attr, store.scope)
+                if place in said:
                     continue
                 bits = store.bits
                 if bits & TYPE and not bits & RECORD or is_runner_copy(bits) or \
@@ -1735,6 +1740,7 @@ class StalePoolState(Rule):
                         template, subject = KEPT_OBJECT_MADE, shown_sink(store)
                     # the class rewrite never swaps a runner-built object: it offers nothing here
                     scope = None if template is RUNNER_BUILT else cls.node
+                    said.add(place)
                     yield self.report(store.node, None, scope, template, subject=subject,
                                       root=f"self.{root}")
             swap_points = {_where(s.value) for s in cls.stores if is_swap_point(s)}
