@@ -233,8 +233,6 @@ def foreign_helpers(handed: Dict[str, int], function: ast.AST, methods: Dict[str
     return found
 
 
-
-
 def placed_at(function: ast.AST, call: ast.AST, scope) -> ast.AST:
     """A copy of ``function`` (a def or class of another file, of module ``scope``) whose every node
     stands at ``call``: what the analysis finds in it is reported where this file hands it the
