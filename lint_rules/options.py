@@ -64,8 +64,8 @@ class Options:
                       for name in cls.parse_list(backend_bases))
         flags = tuple(_checked_name(name, flags_option, dotted=True)
                       for name in cls.parse_list(swa_flags))
-        attr = _checked_name((pool_attr or "").strip() or cls.pool_attr, attr_option,
-                             dotted=False)
+        attr = _checked_name(cls.pool_attr if pool_attr is None else pool_attr.strip(),
+                             attr_option, dotted=False)  # (given empty: no identifier)
         if attr.startswith("__") and not attr.endswith("__"):
             # the fixes read it as getattr(self, "__x"), which never sees the mangled _Cls__x
             raise OptionError(f"{attr_option} must not be a private name (Python mangles "

@@ -3127,6 +3127,14 @@ class FileFacts:
         """The class or a same-file base assigns ``self.<pool_attr>``."""
         return any(c in cls.family for c, _ in self._stored(self.options.pool_attr))
 
+    def pool_set_once(self, cls: ClassFacts) -> bool:
+        """The class's family (same-file bases and heirs) assigns ``self.<pool_attr>`` in one
+        statement only: a second one (``if not enable: self._swa_kv_pool = None``, a
+        ``disable()`` method) can leave the pool None where a flag said SWA."""
+        family = self.relatives(cls)
+        return len({id(store.statement or store.node)
+                    for c, store in self._stored(self.options.pool_attr) if c in family}) == 1
+
     def pool_attr_clash(self, cls: ClassFacts, attr: str, flags: Iterable[str] = ()) -> str:
         """Why ``self.<attr>`` cannot be the resolved SWA pool the fixes test against None
         (``kvp-pool-attr`` names it; the class holds it for something else: the test would be

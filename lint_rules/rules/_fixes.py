@@ -86,7 +86,7 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
                  is_none: bool = False) -> Optional[Fix]:
     """Drop ``self.<flag> = ...`` and add a read-only ``<flag>`` property over the pool."""
     statement, pool_attr = store.statement, facts.options.pool_attr
-    if not _removable(store) or not facts.provides_pool(cls) or not _in_class(cls, store.node):
+    if not _removable(store) or not facts.pool_set_once(cls) or not _in_class(cls, store.node):
         return None
     if facts.pool_attr_clash(cls, pool_attr, (store.attr,)):
         return None
