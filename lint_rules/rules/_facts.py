@@ -4253,7 +4253,8 @@ def instance_summary(scope: ModuleScope, name: str, arguments: tuple, keywords: 
     if backend:  # handed pool state: what it keeps of it (its other state is its own finding)
         return Instance({k: v for k, v in fields.items() if v & kept}, True,
                         _own_pool(target), False)
-    loose = init is None or _hands_on(init.methods[method])
+    loose = init is None or _hands_on(init.methods[method], {
+        name for c in target.family for name in c.methods})
     enters = [c.returns.get(m, CLEAN) for c in target.family for m in ENTERS if m in c.methods]
     # (made from its arguments: kept only where they were; one returning itself is the object)
     entered = union(enters) & ~STALE | union(arguments) & STALE if enters and not any(
@@ -4354,14 +4355,22 @@ def _record_bound(node: ast.ClassDef, arguments: tuple,
     return attrs, {p: v for p, v in passed if v}
 
 
-def _hands_on(function: ast.AST) -> bool:
+def _hands_on(function: ast.AST, own: Iterable[str] = ()) -> bool:
     """``super().__init__(x)`` / ``Base.__init__(self, x)``: arguments go to a constructor
-    this summary does not follow."""
-    return any(
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "__init__"
-        and (node.keywords or len(node.args) > (0 if _is_super_call(node.func.value) else 1))
-        for node in ast.walk(function))
+    this summary does not follow; so do a parameter handed to a method the class inherits
+    from a library base (``self.register_buffer("map", mapping)``: ``nn.Module`` keeps it)."""
+    params = set(params_of(function))
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr == "__init__" and (
+                node.keywords or len(node.args) > (0 if _is_super_call(node.func.value) else 1)):
+            return True
+        if is_self(node.func.value) and node.func.attr not in own and any(
+                type(a) is ast.Name and a.id in params
+                for a in (*node.args, *(k.value for k in node.keywords))):
+            return True
+    return False
 
 
 def _is_super_call(node: ast.AST) -> bool:

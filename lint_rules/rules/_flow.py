@@ -1732,6 +1732,9 @@ class MethodFlow(ast.NodeVisitor):
         if handed and self.record and not self.deferred:  # helper(self, pool): its turn as a
             self.owner.note_call(handed_name(func), tuple(  # method runs with what it is given
                 v for i, v in enumerate(values[: len(args)]) if i not in handed), dict(keywords))
+        if handed and not union(values) & (STATE | STALE) and self.owner.makes_generator(func):
+            return CLEAN  # gen(self): its frame holds the backend, whose live pool each resume
+            # reads (what it yields is read then, not now)
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
                                                handed)
         if returned is not None:  # a function of this module or of the package
@@ -1880,6 +1883,10 @@ class MethodFlow(ast.NodeVisitor):
             if now is not None:  # is_swa_pool(pool) in __init__: the decision itself
                 decided = self.owner.function_returns(
                     func, now, True, keywords, handed) or CLEAN
+            if decided & STALE and any(v & STALE for v in passed):  # stale only by what it is
+                decided = self.owner.function_returns(  # handed (a parameter some caller fed
+                    func, tuple(v & ~STALE for v in passed), True, keywords, handed) or CLEAN
+                # the init-time pool): a test of that argument, as inline (judged where it is)
             if decided & STALE:
                 self.gate(node, node, False, "global", decided, name=f"{last_name(func)}()")
         return returned
