@@ -114,6 +114,9 @@ def fix_source(
 
 
 FIX_PASSES = 4  # a fix waiting on another is rare; two passes have been enough for every form
+# The largest file libcst is asked to fix: its tree takes ~2 KB per character (a 1 Mi-character
+# file, 2 GB), where ``ast`` takes 70-90 bytes; SGLang's largest module has a quarter of that.
+MAX_FIX_CHARS = 1 << 20
 
 
 def _fix_pass(source: str, codes, options: Options, honor_noqa: bool, unsafe: bool, package,
@@ -333,12 +336,13 @@ class _FileAnalysis:
     def _offered(self) -> Dict[int, list]:
         """Per unsuppressed report (by id), the fixes it offers that touch no protected line:
         its own safe fixes, then the unsafe rewrite of its class."""
-        rewrites = self._class_rewrites()
+        fixable = len(self.source) <= MAX_FIX_CHARS  # (libcst could not hold a larger one)
+        rewrites = self._class_rewrites() if fixable else {}
         offered = {}
         for report in self.reports:
             if self._suppressed(report):
                 continue
-            own = [fix for fix in report.fixes if not self._protected(fix)]
+            own = [fix for fix in report.fixes if fixable and not self._protected(fix)]
             rewrite = rewrites.get(id(report.scope))
             if rewrite is not None and report.code in fix_model.RESOLVED_CODES:
                 own.append(rewrite)

@@ -949,7 +949,30 @@ def _isolated_child(connection, mode: str, options, job: _Job) -> None:
 
 
 def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEOUT_S) -> tuple:
-    """``analyse`` in a process of its own: a crash or a hang costs this file a KVP900 only."""
+    """``analyse`` in a process of its own: a crash or a hang costs this file a KVP900 only.
+    A fix or diff that crashes or outlasts the limit (libcst's native parser, on a file
+    CPython parses) leaves the file unfixed and keeps what a lint of it finds, each fix
+    marked not applied: the findings a person must act on never vanish into a KVP900."""
+    result, answered, exitcode = _run_isolated(mode, options, job, timeout)
+    if result is not None:
+        return result
+    how = f"{timeout:g} s were not enough" if not answered else _how_it_ended(exitcode)
+    if mode != "lint":
+        found = _run_isolated("lint", options, job, timeout)[0]
+        if found is not None and not found[2]:
+            why = f"fix not applied: libcst on this file: {how}"
+            rows = [Finding(f.line, f.col, f.code, f.message, False, ((why, DECLINED),))
+                    if f.fixes else f for f in found[0]]  # (no fix of libcst's applies here)
+            return rows, None, None, found[3], False
+    if not answered:  # the limit or the machine's load, not the bytes: never cached
+        return (*_crash_findings(job, f"the file was still being parsed after {timeout:g} s",
+                                 f"if the machine was busy, set {TIMEOUT_ENV} to more "
+                                 f"seconds"), None, False)
+    return _crash_findings(job, f"the file {how}")
+
+
+def _run_isolated(mode: str, options, job: _Job, timeout: float) -> tuple:
+    """``(analyse's result or None, whether the child answered, its exit code)``."""
     context = _mp_context()
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_isolated_child, args=(sender, mode, options, job),
@@ -969,13 +992,7 @@ def analyse_isolated(mode: str, options, job: _Job, timeout: float = PARSE_TIMEO
         if child.is_alive():
             child.kill()
             child.join()
-    if result is not None:
-        return result
-    if not answered:  # the limit or the machine's load, not the bytes: never cached
-        return (*_crash_findings(job, f"the file was still being parsed after {timeout:g} s",
-                                 f"if the machine was busy, set {TIMEOUT_ENV} to more "
-                                 f"seconds"), None, False)
-    return _crash_findings(job, f"the file {_how_it_ended(child.exitcode)}")
+    return result, answered, child.exitcode
 
 
 def _how_it_ended(exitcode: Optional[int]) -> str:

@@ -1710,11 +1710,12 @@ class StalePoolState(Rule):
     )
 
     def check(self) -> Iterator[Report]:
+        said = set()  # one store made by two turns (a helper's and its caller's, the module
+        # state's and a class's calling it) is one finding
         for cls in self.facts.classes:
             seen = {}  # place -> what made it (_made_from_runner_object)
             anchors = _identity_anchors(cls.node)
             kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
-            said = set()  # one store made by two turns (a helper's, and its caller's) is one
             for store in cls.stores:
                 if not store.sink or store.resolver or is_swap_point(store) or store in kept:
                     continue

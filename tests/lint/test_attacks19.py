@@ -4,6 +4,7 @@ that are no Python identifiers."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -65,3 +66,42 @@ def test_an_empty_pool_attribute_is_refused_not_read_as_the_default(tmp_path, ho
                                         "" if how == "flag" else "  "]
     done = poolguard("lint", "--no-cache", *flags, "t.py", cwd=tree, expect=2)
     assert "kvp-pool-attr must be a Python identifier" in done.stderr
+
+
+EXAMPLE = (Path(__file__).resolve().parents[2] / "lint_rules" / "examples"
+           / "trtllm_backend_prefix.py").read_text()
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+def test_a_file_libcst_crashes_on_keeps_its_findings_unfixed(tmp_path, mode):
+    """CPython parses a 10,000-term ``and`` chain; libcst's native parser dies on it. The fix
+    is not applied, said so, and the file keeps every finding a lint of it has (not one
+    KVP900 in their place): the ones a person must act on never vanish."""
+    source = EXAMPLE + "\nx = " + " and ".join(["a"] * 10_000) + "\n"
+    tree = write(tmp_path / "t", {"a.py": source})
+    linted = poolguard("lint", "--isolated", "--no-cache", "a.py", cwd=tree, expect=1).stdout
+    done = poolguard("lint", "--isolated", "--no-cache", mode, "a.py", cwd=tree, expect=1)
+    codes = [line.split()[1] for line in linted.splitlines()]
+    assert codes == ["KVP001", "KVP002", "KVP003", "KVP003"], linted
+    if mode == "--fix":  # what is left, each without its [*]
+        assert [line.split()[1] for line in done.stdout.splitlines()] == codes, done.stdout
+        assert "[*]" not in done.stdout
+    assert "KVP900" not in done.stdout + done.stderr
+    assert "a.py: fix not applied: libcst on this file" in done.stderr, done.stderr
+    assert "4 findings would remain" in done.stderr or mode == "--fix"
+    assert (tree / "a.py").read_text() == source
+
+
+def test_a_file_too_large_for_libcst_offers_no_fix(tmp_path):
+    """Over ``MAX_FIX_CHARS`` libcst would need gigabytes (15 GB for 8 Mi characters): the
+    file is linted, its findings shown without ``[*]``, and ``--fix`` leaves it as it is."""
+    from lint_rules.engine import MAX_FIX_CHARS
+
+    filler = "x = [" + "1, " * 30 + "]\n"
+    source = EXAMPLE + filler * (MAX_FIX_CHARS // len(filler) + 1)
+    tree = write(tmp_path / "t", {"a.py": source})
+    linted = poolguard("lint", "--isolated", "--no-cache", "a.py", cwd=tree, expect=1).stdout
+    assert [line.split()[1] for line in linted.splitlines()] == [
+        "KVP001", "KVP002", "KVP003", "KVP003"] and "[*]" not in linted, linted
+    poolguard("lint", "--isolated", "--no-cache", "--fix", "a.py", cwd=tree, expect=1)
+    assert (tree / "a.py").read_text() == source
