@@ -819,24 +819,82 @@ def _items(value: Any) -> list:
     else:
         if hasattr(value, ALLOCATOR_POOL) or isinstance(value, (type, types.ModuleType)):
             return []
-        inside = getattr(value, "__dict__", None)
+        try:  # its own __dict__, never what a __getattr__ hands out for the name (a proxy's)
+            inside = object.__getattribute__(value, "__dict__")
+        except AttributeError:
+            inside = None
         if isinstance(inside, dict):
             if ALLOCATOR in inside:
                 return []
-            names = list(inside)
+            names = [*_module_members(inside), *inside, *_class_members(type(value), inside)]
         else:
             names = [name for klass in type(value).__mro__ for name in _slot_names(klass)]
+            names += _class_members(type(value), names)
             if not names:  # an object only C code reads (an itertools iterator): what it holds
                 return [(f"<held {i}>", item, _Referent(i))
                         for i, item in enumerate(gc.get_referents(value)[:_RECORD_ITEMS])]
-        pairs = (((f".{k}", operator.attrgetter(k)), getattr(value, k, None)) for k in names
-                 if k.isidentifier() and not k.startswith("__"))
+        pairs = (((f".{k}", operator.attrgetter(k)), _own_read(value, k)) for k in names
+                 if k.isidentifier() and not k.startswith("__") and k not in _MODULE_TABLES)
     found = []
     for (suffix, getter), item in pairs:
         if len(found) == _RECORD_ITEMS:
             break
         found.append((suffix, item, getter))
     return found
+
+
+# Where ``torch.nn.Module`` keeps what ``self.x = ...`` or ``register_buffer`` gives it: read
+# as the module's own attributes (``reader.window.kv_pool``, not ``reader._modules['window']``).
+_MODULE_TABLES = ("_modules", "_buffers", "_parameters")
+
+
+def _module_members(inside: dict) -> list:
+    """The names an ``nn.Module`` answers from its tables (submodules, buffers, parameters)."""
+    return [name for table in _MODULE_TABLES if isinstance(inside.get(table), dict)
+            for name in inside[table] if isinstance(name, str)]
+
+
+def _own_read(value: Any, name: str) -> Any:
+    """``value.<name>`` as its class answers it (a slot, ``__dict__``, a module's table, a
+    class attribute), never through a ``__getattr__`` forwarding to something else."""
+    try:
+        return object.__getattribute__(value, name)
+    except AttributeError:
+        inside = getattr(type(value), "__getattr__", None) and _instance_dict(value)
+        for table in _MODULE_TABLES:  # (nn.Module answers these from __getattr__)
+            held = inside.get(table) if isinstance(inside, dict) else None
+            if isinstance(held, dict) and name in held:
+                return held[name]
+        return None
+    except Exception:  # noqa: BLE001 - a property that raises: nothing read
+        return None
+
+
+def _instance_dict(value: Any) -> Optional[dict]:
+    try:
+        return object.__getattribute__(value, "__dict__")
+    except AttributeError:
+        return None
+
+
+def _class_members(klass: type, own) -> list:
+    """Data attributes a helper's own class (not a library's: the package's code) keeps and
+    its instances read (``Builder.kv_pool = pool``; ``builder.kv_pool``): a pool there is every
+    instance's. Names the instance binds itself shadow them."""
+    found = []
+    for base in klass.__mro__:
+        if base.__module__.partition(".")[0] in _LIBRARY_ROOTS:
+            continue
+        for name, item in vars(base).items():
+            if name.startswith("__") or name in own or name in found:
+                continue
+            if pool_of(item) is not None and not callable(getattr(item, "__get__", None)):
+                found.append(name)
+    return found
+
+
+_LIBRARY_ROOTS = frozenset({"builtins", "torch", "sglang", "collections", "typing", "enum",
+                           "abc", "types", "functools", "dataclasses"})
 
 
 def _default_items(function) -> list:
