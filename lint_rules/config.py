@@ -149,7 +149,9 @@ def find_config_file(start: Path) -> Optional[Path]:
 
 
 def _searched(start: Path):
-    """The folders the search looks in, ``start`` first, up to the home folder or the root."""
+    """The folders the search looks in, as flake8 walks them: ``start`` first, then its
+    parents up to the root, stopping before the home folder (a ``~/.flake8`` is no project's
+    config; flake8 stopped reading it in 4.0) unless the search starts there."""
     try:
         home = Path.home().resolve()
     except RuntimeError:  # no $HOME, no passwd entry (a container's uid): up to the root
@@ -157,7 +159,7 @@ def _searched(start: Path):
     directory = start.resolve()
     while True:
         yield directory
-        if directory.parent == directory or directory == home:
+        if directory.parent == directory or directory.parent == home:
             return
         directory = directory.parent
 
@@ -198,7 +200,11 @@ def _has_section(path: Path) -> bool:
         _read_ini(parser, data, path)
     except (configparser.Error, UnicodeDecodeError):
         return _OUR_HEADER.search(data) is not None
-    return any(parser.has_section(name) for name in SECTIONS)
+    return any(parser.has_section(name) for name in (*SECTIONS, LOCAL_PLUGINS))
+
+
+# flake8 takes a file with only this section as the project's config too (it stops looking)
+LOCAL_PLUGINS = "flake8:local-plugins"
 
 
 def _read_ini(parser: configparser.RawConfigParser, data: bytes, path: Path) -> None:
@@ -233,10 +239,12 @@ def read_config_file(path: Optional[Path]) -> FileConfig:
             number, line = exc.errors[0]  # configparser keeps the line as its repr
             first_line = f"line {number} is no 'key = value' pair: {_unrepr(line).strip()!r}"
         raise ConfigError(f"cannot parse config file {path}: {first_line}") from None
-    if not any(parser.has_section(section) for section in SECTIONS):  # only --config gets here
+    if not any(parser.has_section(section) for section in SECTIONS):
+        if parser.has_section(LOCAL_PLUGINS):  # the project's config, with nothing for us
+            return FileConfig(path=path.resolve(), values={})
         raise ConfigError(f"config file {path} has no [flake8] or [poolguard] section (the "
                           "INI syntax of setup.cfg, tox.ini or .flake8; pyproject.toml is not "
-                          "read)")
+                          "read)")  # (only --config gets here)
     values: dict = {}
     for section in SECTIONS:
         if parser.has_section(section):

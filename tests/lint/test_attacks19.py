@@ -105,3 +105,36 @@ def test_a_file_too_large_for_libcst_offers_no_fix(tmp_path):
         "KVP001", "KVP002", "KVP003", "KVP003"] and "[*]" not in linted, linted
     poolguard("lint", "--isolated", "--no-cache", "--fix", "a.py", cwd=tree, expect=1)
     assert (tree / "a.py").read_text() == source
+
+
+def _flake8_codes(cwd, env) -> list:
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "flake8", "--select", "KVP", "t.py"], cwd=cwd,
+                          env={**os.environ, **env}, capture_output=True, text=True)
+    return sorted(line.split()[1] for line in done.stdout.splitlines())
+
+
+@pytest.mark.parametrize("layout", ["home config", "local plugins"])
+def test_config_discovery_stops_where_flake8_stops(tmp_path, layout):
+    """flake8 (since 4.0) never reads a config in the home folder for a project below it, and a
+    file holding only ``[flake8:local-plugins]`` is the project's config (the search ends
+    there): poolguard picks the same file, so the two never lint one tree differently."""
+    home = tmp_path / "home"
+    files = {"setup.cfg": "[flake8]\nextend-ignore = KVP001,KVP003\n",
+             "proj/sub/t.py": EXAMPLE}
+    if layout == "local plugins":
+        home = tmp_path / "elsewhere"
+        files["proj/setup.cfg"] = "[flake8:local-plugins]\npaths = .\n"
+    tree = write(tmp_path, {f"home/{k}" if layout == "home config" else k: v
+                            for k, v in files.items()})
+    root = tree / "home" if layout == "home config" else tree
+    cwd = root / "proj" / "sub"
+    env = {"HOME": str(home)}
+    done = poolguard("lint", "--no-cache", "--format", "json", "t.py", cwd=cwd, env=env,
+                     expect=1)
+    ours = sorted(row["code"] for row in json.loads(done.stdout))
+    assert ours == ["KVP001", "KVP002", "KVP003", "KVP003"]
+    assert ours == _flake8_codes(cwd, env)
