@@ -819,10 +819,7 @@ def _items(value: Any) -> list:
     else:
         if hasattr(value, ALLOCATOR_POOL) or isinstance(value, (type, types.ModuleType)):
             return []
-        try:  # its own __dict__, never what a __getattr__ hands out for the name (a proxy's)
-            inside = object.__getattribute__(value, "__dict__")
-        except AttributeError:
-            inside = None
+        inside = _instance_dict(value)
         if isinstance(inside, dict):
             if ALLOCATOR in inside:
                 return []
@@ -871,6 +868,7 @@ def _own_read(value: Any, name: str) -> Any:
 
 
 def _instance_dict(value: Any) -> Optional[dict]:
+    """Its own ``__dict__``, never what a ``__getattr__`` hands out for the name (a proxy's)."""
     try:
         return object.__getattribute__(value, "__dict__")
     except AttributeError:
