@@ -725,6 +725,8 @@ def guarded_attr(test: ast.AST, held: Callable[[ast.AST], str]) -> Optional[str]
             return const_str(test.args[1]) if is_self(test.args[0]) else None
     if isinstance(test, ast.Compare) and len(test.comparators) == 1:
         test = test.left
+    if isinstance(test, ast.NamedExpr):  # (x := self.x) is None: the walrus tests self.x
+        test = test.value
     return held(test) or None
 
 
@@ -3189,7 +3191,10 @@ class MethodFlow(ast.NodeVisitor):
 
     def unaliased(self, test: ast.AST) -> ast.AST:
         """``test`` with a local holding a memo's lookup spelled as that lookup (``view is
-        None``: ``self.views.get(key) is None``)."""
+        None``: ``self.views.get(key) is None``), and a walrus as what it binds (``(split :=
+        getattr(self, "_split", None)) is None``: the memo's own test)."""
+        if type(test) is ast.Compare and type(test.left) is ast.NamedExpr:
+            test = ast.Compare(test.left.value, test.ops, test.comparators)
         if type(test) is ast.Compare and type(test.left) is ast.Name and (
                 test.left.id in self.looked_up):
             return ast.Compare(self.looked_up[test.left.id], test.ops, test.comparators)
