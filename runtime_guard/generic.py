@@ -699,6 +699,9 @@ def _search(root, value, steps, path, depth, found: _Found, nest: int = 0) -> No
                 found.nested.append((root, where, label, True))
             else:
                 nones.append((root, where, label))
+        elif kind == _FUNCTION and depth < _RECORD_DEPTH and pool_of(item) is not None:
+            _search(root, item, where, label, depth + 1, found, nest)  # the cell holding it:
+            # ``callbacks['kv_ids'].pool``, a lambda's captured pool, is named as such
         elif type(item) is _AnyOf or pool_of(item) is not None:
             found.nested.append((root, where, label, _swa_slot_name(label)))
         elif kind == _BACKEND:
@@ -1184,8 +1187,9 @@ def _foreign_tensor(tensor: Any, active: Any, proven: bool, held=None) -> bool:
     neither one of them nor a view of one: another pool's, or a copy that the pool's in-place
     updates no longer reach. Like: of its shape and dtype; of its element count and dtype (2-D
     or more: a paged view of a K buffer); of its shape in any dtype where the class's code
-    derives the tensor from a pool's SWA state (``proven``: ``mapping.to(torch.int32)``).
-    Anything else is derived (a layer mask, a workspace of another size) and is not judged."""
+    derives the tensor from a pool's SWA state (``proven``: ``mapping.to(torch.int32)``), and
+    there a view of such a tensor too (``mapping[:-1]``: its base's shape and dtype). Anything
+    else is derived (a layer mask, a workspace of another size) and is not judged."""
     held = held or pool_tensors(active)
     if id(tensor) in held.ids:
         return False
@@ -1195,6 +1199,8 @@ def _foreign_tensor(tensor: Any, active: Any, proven: bool, held=None) -> bool:
         shape = tuple(tensor.shape)
         like = ((shape, tensor.dtype) in held.shapes or (proven and shape in held.bare_shapes)
                 or (tensor.dim() >= 2 and (tensor.numel(), tensor.dtype) in held.sizes))
+        base = tensor._base if proven and not like else None  # (mapping[:-1]: a view of one)
+        like = like or base is not None and (tuple(base.shape), base.dtype) in held.shapes
         stale = like and tensor.untyped_storage().data_ptr() not in held.storages
         if len(_verdicts) > 256:
             _verdicts.clear()

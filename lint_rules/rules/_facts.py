@@ -4348,7 +4348,7 @@ def _record_bound(node: ast.ClassDef, arguments: tuple,
     given.update((key, value) for key, value in keywords if key)
     post = next((s for s in node.body if isinstance(s, FUNCTIONS) and s.name == "__post_init__"),
                 None)  # (None: a second class of that name defines it)
-    params = params_of(post)[1:] if post is not None else []
+    params = params_of(post) if post is not None else []  # (no self)
     for (field_name, _), param in zip((f for f in fields if f[1]), params):
         passed.append((param, given.pop(field_name, CLEAN)))
     attrs = {f: given[f] for f, initvar in fields if not initvar and given.get(f)}

@@ -1767,7 +1767,10 @@ class MethodFlow(ast.NodeVisitor):
             return self.remade(node, default, args, values, follow or any(map(is_self, (
                 *args, *(k.value for k in node.keywords)))))
         self.visit(func)
-        return self.unseen_call(args, values)
+        if args and is_flag_name(last_name(func).lstrip("_")) and values[0] & POOL and not (
+                values[0] & BUILT):  # is_swa(pool) of a module the analysis does not see (a
+            return self.type_test(args[0], values[0], True)  # file alone: flake8): its name
+        return self.unseen_call(args, values)  # says what it tests
 
     def unseen_call(self, args: list, values: Tuple[Taint, ...]) -> Taint:
         """What a function the analysis does not see returns: of a pool decision or a capacity,

@@ -167,7 +167,8 @@ def test_syntax_error_is_flake8_e999_and_the_engine_reports_kvp900(run_flake8):
 
 
 def test_checker_directly_yields_zero_based_columns_and_prefixed_messages():
-    parsed = argparse.Namespace(kvp_backend_bases=[], kvp_swa_flags=[], kvp_pool_attr="",
+    parsed = argparse.Namespace(kvp_backend_bases=[], kvp_swa_flags=[],
+                                kvp_pool_attr=Options.pool_attr,  # (flake8's default for it)
                                 select=None, extend_select=["KVP004"])
     PoolGuardChecker.parse_options(parsed)
     assert PoolGuardChecker.options == Options()

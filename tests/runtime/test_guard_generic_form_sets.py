@@ -55,6 +55,14 @@ launch naming its state, each correct one launches, with the helpers of
   twins; its material is checked by ``test_guard_forms15_material``. The honest first measure
   (before any change for it): 10 of 12 stale classes refused (17 of 20 cases; 12 naming the state a
   person would look for), no correct twin refused; after: every case refused, naming it.
+- ``guard_forms16``: written blind by guard16 from the bug class (a list of stage objects, a
+  ``slots=True`` dataclass, a dict of lambdas, a ``WeakValueDictionary``, an ``array`` of
+  window flags from the allocator's pool, a helper's ``cached_property`` filled at init, an
+  attribute forced onto a frozen dataclass, a state machine carrying the pool, a subclass
+  made by ``type()`` in ``__new__``, a view of the mapping, a layer count, per-layer (flag,
+  translate) pairs), with correct twins; its material is checked by
+  ``test_guard_forms16_material``. First measure (before any change for it): 17 of 21 stale
+  cases refused (15 naming their state), no correct twin refused; after: 20, all named.
 
 What the check still misses or wrongly refuses is listed as strict xfails with the reason."""
 
@@ -82,7 +90,7 @@ from installed_sglang import package_dir  # noqa: E402
 MINIMUM = {"guard_forms3": 10, "guard_forms4": 6, "guard_forms7": 10, "guard_forms8": 6,
            "guard_forms_indexed": 5, "guard_forms10": 7, "guard_forms_bound": 5,
            "guard_forms11": 6, "guard_forms12": 6, "guard_forms13": 6, "guard_forms14": 8,
-           "guard_forms15": 8}
+           "guard_forms15": 8, "guard_forms16": 8}
 # guard_forms12 drives SGLang 0.5.23's launch paths (out-of-graph metadata, KVWriteLoc): an
 # older release has neither, and the set is left out there (read off the installed sources, as
 # test_guard_launch_paths does, before anything imports SGLang)
@@ -109,6 +117,12 @@ MISSED.get("guard_forms14", {}).update({
     "PerLayerDispatchAttnBackend": _ABSENT + "the dense kernel method picked for every layer",
     "IndexDtypeVerdictAttnBackend": "an EAGLE draft's verdict kept as an index buffer's dtype "
     "(int32 vs int64): a dtype is not a verdict the check reads",
+})
+MISSED.get("guard_forms16", {}).update({
+    "AllocatorLayerArrayAttnBackend": "an EAGLE draft's per-layer window flags (an array of "
+    "ints) copied from the shared allocator's pool: the flags say 'window' while the launch "
+    "reads the draft's own full pool, but the allocator read is what a resolver does, so the "
+    "analysis proves no SWA verdict and an int table is not one the check reads",
 })
 MISSED.get("guard_forms13", {}).update({
     "DerivedPageMapAttnBackend": (
