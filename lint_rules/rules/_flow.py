@@ -557,6 +557,7 @@ def class_target(node: ast.AST, class_names: Iterable[str]) -> Optional[str]:
 _THROUGH = (ast.Attribute, ast.Subscript)
 PLACED_NAME = "poolguard_qualified"  # on a name of a placed def: what its own module calls it
 KWARG_READS = ("get", "pop", "setdefault")  # a keyword argument read out of ``**kwargs``
+CONVERTING = ("int", "bool", "float")  # a value of the pool's data, spelled as a number
 
 
 def _reached_runner(node: ast.AST) -> bool:
@@ -1685,7 +1686,10 @@ class MethodFlow(ast.NodeVisitor):
         if called in ALLOCATING and union(values) & SIZE:
             return self.source(SWA | SIZE | (union(values) & STALE))  # sized for that pool
         if called in COUNTING and name not in self.env:  # int(size), max(size, 64), cdiv(size,
-            return sized(union(values)) | encoded(union(values))  # 8), int(isinstance(...))
+            held = union(values)  # 8), int(isinstance(...)); int(layers_mapping[i][1]): what
+            kept = held & (SWA | STALE) if called in CONVERTING and held & SWA and not (
+                held & (SIZE | RECORD | POOL)) else CLEAN  # the pool says of a layer, as a number
+            return sized(held) | encoded(held) | kept
         if called in AWAITING and args and type(func) is ast.Attribute and (
                 called != "run" or last_name(func.value) == "asyncio"):
             if id(args[0]) in self.fields:  # (the fields of what it returns too)

@@ -91,7 +91,7 @@ TALLIES = COUNTING | {"sum", "fsum"}
 CONTAINERS = frozenset({"dict", "list", "tuple", "set", "frozenset", "SimpleNamespace",
                         "partial", "OrderedDict", "MappingProxyType", "deque", "defaultdict",
                         "ChainMap", "namedtuple", "map", "filter", "zip", "sorted", "reversed",
-                        "enumerate", "iter", "chain"})
+                        "enumerate", "iter", "chain", "array"})
 # Decorators and bases that make a class a record of its fields (dataclasses, attrs, pydantic).
 RECORD_MARKS = frozenset({"dataclass", "NamedTuple", "TypedDict", "define", "frozen", "mutable",
                           "attrs", "BaseModel"})
