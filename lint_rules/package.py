@@ -494,7 +494,7 @@ class PackageIndex:
         safe fix turns the flag into, or re-resolve the pool it reads, so no fix that depends
         on it is proven. A file that defines a class of the same name inherits its own."""
         here, binds = os.path.abspath(path), _binding(attrs)
-        todo, seen = list(names), set()
+        todo, seen, heirs = list(names), set(), []
         while todo:
             name = todo.pop()
             if name in seen:
@@ -512,6 +512,34 @@ class PackageIndex:
                     return True  # an unreadable heir proves nothing
                 self._touch(heir, self.digests[heir])
                 if binds(data):
+                    return True
+                heirs.append((heir, data))
+        return self._imports_bind(heirs, here, attrs)
+
+    def _imports_bind(self, heirs: list, here: str, attrs: Iterable[str]) -> bool:
+        """Whether a module of the package that this file or a heir's file imports may bind one
+        of ``attrs`` on another object than ``self``: a mixin's class attribute (first in the
+        heir's MRO, it shadows the property), a class decorator or a helper setting it on the
+        backend it is handed, a base deleting it (``del self.flag``: a property has no deleter)."""
+        binds = _binding(attrs, others_only=True)
+        try:
+            files = [(here, self._bytes(here)), *heirs]
+        except OSError:
+            return True
+        done = {here, *(heir for heir, _ in heirs)}
+        for near, data in files:
+            for dotted in _imported_modules(data):
+                found = self.find(dotted, near)
+                self._touch(f"{ASKED}find:{dotted}@{near}", found)
+                if found is None or found in done:
+                    continue
+                done.add(found)
+                try:
+                    imported = self._bytes(found)
+                except OSError:
+                    return True
+                self._touch(found, self.digests[found])
+                if binds(imported):
                     return True
         return False
 
@@ -1510,17 +1538,21 @@ def _bound_from(window: list, pool: bytes) -> list:
     return found
 
 
-def _binding(attrs: Iterable[str]):
+def _binding(attrs: Iterable[str], others_only: bool = False):
     """A test of text that may bind one of ``attrs``: ``.attr =`` (annotated, augmented, first
     of a tuple), ``attr =`` at the start of a line (a class attribute), ``del ... attr``, or
     the name as a string (``setattr``, ``__dict__``). Reads (``if self.attr:``, ``==``) do not
     count. It answers as one regex search of those forms would, in one pass: such a regex
-    scanned the rest of the line for every '.attr,' and every 'del' (a long line took minutes)."""
+    scanned the rest of the line for every '.attr,' and every 'del' (a long line took minutes).
+    ``others_only``: a store on ``self`` does not count (a module the heirs import: its own
+    classes' writes of a flag are their own, and a base's reach the property's setter)."""
     names = sorted((re.escape(attr.encode()) for attr in attrs), key=len, reverse=True)
     name = b"(?:%s)" % b"|".join(names)  # the longest first: '.a_b' is not '.a' then '_b'
     dotted = re.compile(rb"\.%s\s*(?=[,:=%s])" % (name, re.escape(_AUGMENTING)))
-    rest = re.compile(rb"^[ \t]*%s\s*(?::[^=\n]*)?=(?!=)|[\x27\x22]%s[\x27\x22]" % (name, name),
-                      re.M)
+    rest = re.compile(rb"^[ \t]*%s\s*(?::[^=\n]*)?=(?!=)|[\x27\x22]%s[\x27\x22]" % (name, name)
+                      + (b"" if others_only else rb"|^[ \t]*%s[ \t]*:(?!=)|%s" % (name, _DYNAMIC)),
+                      re.M)  # (a heir: a bare field, ``x: bool``, and any write by a computed
+    # name, ``setattr(self, k, v)``, ``self.__dict__.update(...)``, may bind it too)
     named = re.compile(rb"\b%s\b" % name)
 
     def binds(data: bytes) -> bool:
@@ -1529,6 +1561,8 @@ def _binding(attrs: Iterable[str]):
         lines = _Lines(data)
         for match in dotted.finditer(data):
             at = match.end()
+            if others_only and data[max(0, match.start() - 4):match.start()] == b"self":
+                continue
             if data[at:at + 1] in (b",", b":"):  # then an '=' on the line (after ':' the first)
                 equals = lines.next_equals(at)
                 if equals is not None and (data[at:at + 1] == b"," or data[
@@ -1548,7 +1582,17 @@ def _binding(attrs: Iterable[str]):
     return binds
 
 
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\.*([\w.]+)[ \t]+import|import[ \t]+([\w.]+))", re.M)
+
+
+def _imported_modules(data: bytes) -> List[str]:
+    """The dotted names a module's import lines name (``from .mix import A``: ``mix``)."""
+    return [(first or second).decode("ascii", "replace")
+            for first, second in _IMPORTED.findall(data)]
+
+
 _AUGMENTING = b"-+*/|&^%@"
+_DYNAMIC = rb"__dict__|\bsetattr[ \t]*\(|\bvars[ \t]*\("
 _DELETE = re.compile(rb"\bdel\b")
 
 
