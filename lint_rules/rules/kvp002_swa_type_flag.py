@@ -85,9 +85,12 @@ class SwaTypeFlag(Rule):
         writes attributes through ``setattr`` with a computed name, ``__dict__`` or ``vars()``.
         Otherwise the finding is shown without ``[*]``. When a package is linted as a directory,
         a subclass (at any depth) in another module that may bind the name or the pool attribute
-        (assigns or deletes it, or names it in a string) declines the fix too: it would read or
-        shadow the property, or re-resolve the pool the property reads; files named one by one,
-        and flake8, see only themselves.
+        (assigns or deletes it, declares it as a field, names it in a string, or writes by a
+        computed name) declines the fix too: it would read or shadow the property, or re-resolve
+        the pool the property reads; so does a module the file or such a subclass imports that
+        binds the name on another object than ``self`` (a mixin's class attribute, a class
+        decorator, a helper handed the backend) or deletes it. Files named one by one, and
+        flake8, see only themselves.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern, and changes
