@@ -826,15 +826,18 @@ def _items(value: Any) -> list:
         if isinstance(inside, dict):
             if ALLOCATOR in inside:
                 return []
-            names = [*_module_members(inside), *inside, *_class_members(type(value), inside)]
+            names = [*inside, *_class_members(type(value), inside)]
+            members = _module_members(inside)
         else:
             names = [name for klass in type(value).__mro__ for name in _slot_names(klass)]
+            members = []
             names += _class_members(type(value), names)
             if not names:  # an object only C code reads (an itertools iterator): what it holds
                 return [(f"<held {i}>", item, _Referent(i))
                         for i, item in enumerate(gc.get_referents(value)[:_RECORD_ITEMS])]
-        pairs = (((f".{k}", operator.attrgetter(k)), _own_read(value, k)) for k in names
-                 if k.isidentifier() and not k.startswith("__") and k not in _MODULE_TABLES)
+        pairs = (((f".{k}", operator.attrgetter(k)), item) for k, item in itertools.chain(
+            members, ((k, _own_read(value, k)) for k in names))
+            if k.isidentifier() and not k.startswith("__") and k not in _MODULE_TABLES)
     found = []
     for (suffix, getter), item in pairs:
         if len(found) == _RECORD_ITEMS:
@@ -849,24 +852,18 @@ _MODULE_TABLES = ("_modules", "_buffers", "_parameters")
 
 
 def _module_members(inside: dict) -> list:
-    """The names an ``nn.Module`` answers from its tables (submodules, buffers, parameters)."""
-    return [name for table in _MODULE_TABLES if isinstance(inside.get(table), dict)
-            for name in inside[table] if isinstance(name, str)]
+    """(name, item) of what an ``nn.Module`` answers from its tables (submodules, buffers,
+    parameters), which its ``__getattr__`` reads for ``module.<name>``."""
+    return [(name, item) for table in _MODULE_TABLES if isinstance(inside.get(table), dict)
+            for name, item in inside[table].items() if isinstance(name, str)]
 
 
 def _own_read(value: Any, name: str) -> Any:
-    """``value.<name>`` as its class answers it (a slot, ``__dict__``, a module's table, a
-    class attribute), never through a ``__getattr__`` forwarding to something else."""
+    """``value.<name>`` as its class answers it (a slot, ``__dict__``, a class attribute),
+    never through a ``__getattr__`` forwarding to something else; None when it raises."""
     try:
         return object.__getattribute__(value, name)
-    except AttributeError:
-        inside = getattr(type(value), "__getattr__", None) and _instance_dict(value)
-        for table in _MODULE_TABLES:  # (nn.Module answers these from __getattr__)
-            held = inside.get(table) if isinstance(inside, dict) else None
-            if isinstance(held, dict) and name in held:
-                return held[name]
-        return None
-    except Exception:  # noqa: BLE001 - a property that raises: nothing read
+    except Exception:  # noqa: BLE001 - absent, or a property that raises: nothing read
         return None
 
 

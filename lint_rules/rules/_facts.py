@@ -93,6 +93,8 @@ from lint_rules.rules._flow import (
     handed_name,
     is_generator,
     is_self,
+    namespace_of,
+    names_own_class,
     is_type_probe,
     keyed_by_pool,
     last_name,
@@ -2999,11 +3001,12 @@ def _emptied_caches(facts: ClassFacts, kept: set) -> frozenset:
                 found.update(filter(None, map(_instance_key, node.targets)))
             elif kind is ast.Call and type(node.func) is ast.Attribute:
                 method, held = node.func.attr, node.func.value
-                if method in ("pop", "clear") and _instance_dict(held):
+                if method in ("pop", "clear") and is_self(namespace_of(held)):
                     found.update(kept if method == "clear" else [const_str(node.args[0])]
                                  if node.args else [])
                 elif method == "cache_clear" and type(held) is ast.Attribute and (
-                        is_self(held.value) or _names_class(held.value, facts.name)):
+                        names_own_class(held.value) or is_self(held.value) or (
+                            type(held.value) is ast.Name and held.value.id == facts.name)):
                     found.add(held.attr)
             elif kind is ast.Call and type(node.func) is ast.Name and (
                     node.func.id == "delattr" and len(node.args) == 2 and is_self(node.args[0])):
@@ -3011,31 +3014,13 @@ def _emptied_caches(facts: ClassFacts, kept: set) -> frozenset:
     return frozenset(found & kept)
 
 
-def _instance_dict(node: ast.AST) -> bool:
-    """``self.__dict__`` or ``vars(self)``: where a cached_property keeps its answer."""
-    if type(node) is ast.Attribute:
-        return node.attr == "__dict__" and is_self(node.value)
-    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "vars" \
-        and len(node.args) == 1 and is_self(node.args[0])
-
-
 def _instance_key(target: ast.AST) -> Optional[str]:
     """The cache ``del`` empties: ``del self.x``, ``del self.__dict__["x"]``."""
     if type(target) is ast.Attribute and is_self(target.value):
         return target.attr
-    if type(target) is ast.Subscript and _instance_dict(target.value):
+    if type(target) is ast.Subscript and is_self(namespace_of(target.value)):
         return const_str(target.slice)
     return None
-
-
-def _names_class(node: ast.AST, name: str) -> bool:
-    """``type(self)``, ``self.__class__`` or the class's own name."""
-    if type(node) is ast.Name:
-        return node.id == name
-    if type(node) is ast.Attribute:
-        return node.attr == "__class__" and is_self(node.value)
-    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "type" \
-        and len(node.args) == 1 and is_self(node.args[0])
 
 
 def setter_of(name: str) -> str:

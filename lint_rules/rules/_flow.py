@@ -382,7 +382,7 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
             return args[0], const_str(args[1])
         if called in ("get", "setdefault") and args and const_str(args[0]) and \
                 type(func) is ast.Attribute:  # vars(obj).get("name"), obj.__dict__.get(...),
-            holder = _namespace_of(func.value)  # obj.__dict__.setdefault("name", {})
+            holder = namespace_of(func.value)  # obj.__dict__.setdefault("name", {})
             if holder is not None:
                 return holder, const_str(args[0])
         path = getter_path(func) if type(func) is ast.Call else None
@@ -390,7 +390,7 @@ def attribute_alias(node: ast.AST) -> Optional[Tuple[ast.AST, str]]:
             read = _chain(args[0], path, node)
             return read.value, read.attr
     if kind is ast.Subscript and const_str(node.slice) is not None:
-        holder = _namespace_of(node.value)
+        holder = namespace_of(node.value)
         if holder is not None:
             return holder, const_str(node.slice)
     return None
@@ -439,7 +439,7 @@ def _chain(holder: ast.AST, path: str, at: ast.AST) -> ast.AST:
     return holder
 
 
-def _namespace_of(node: ast.AST) -> Optional[ast.AST]:
+def namespace_of(node: ast.AST) -> Optional[ast.AST]:
     """``obj`` for ``obj.__dict__`` and ``vars(obj)``."""
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         return node.value
@@ -1156,7 +1156,7 @@ class MethodFlow(ast.NodeVisitor):
         kind = type(node)
         if kind is ast.Name:
             return self.strings.get(node.id)
-        if kind is ast.Attribute and (is_self(node.value) or _names_own_class(node.value) or
+        if kind is ast.Attribute and (is_self(node.value) or names_own_class(node.value) or
                                       last_name(node.value) in self.owner.class_names):
             return self.owner.class_string(node.attr)
         return const_str(node) or name_pattern(node, self.strings)
@@ -2819,7 +2819,7 @@ class MethodFlow(ast.NodeVisitor):
                 id(value_node) not in self.runner_calls):
             self.method_locals.add(name)
         getter = getter_path(value_node)
-        namespace = _namespace_of(value_node) if getter is None else None
+        namespace = namespace_of(value_node) if getter is None else None
         _keep(self.getters, name, getter)
         _keep(self.tuple_getters, name, getter_paths(value_node) if getter is None else None)
         _keep(self.namespaces, name, namespace)
@@ -2914,7 +2914,7 @@ class MethodFlow(ast.NodeVisitor):
                 holder.func.attr == "setdefault" and holder.args:
             holder = holder.func.value  # self.fns.setdefault(name, []).append(fn): self.fns
         holder = self.held.get(holder.id, holder) if type(holder) is ast.Name else holder
-        namespace = _namespace_of(holder)
+        namespace = namespace_of(holder)
         if namespace is not None and is_self(namespace):
             return False  # vars(self).update(...) is handled as attribute stores
         path = self_path(holder)
@@ -3042,12 +3042,12 @@ class MethodFlow(ast.NodeVisitor):
                     self.store(f"{root}.{name}", call, None, args[2], value, "module")
                 return True
         if isinstance(func, ast.Attribute) and func.attr == "setdefault" and len(args) == 2 \
-                and const_str(args[0]) and is_self(_namespace_of(func.value) or func):
+                and const_str(args[0]) and is_self(namespace_of(func.value) or func):
             self.store(const_str(args[0]), call, None, args[1],  # vars(self).setdefault
                        self.controlled(args[1], self.visit(args[1])))
             return True
         if isinstance(func, ast.Attribute) and func.attr == "update":
-            namespace = _namespace_of(func.value)
+            namespace = namespace_of(func.value)
             if namespace is None or not is_self(namespace):
                 return False
             for name, value_node, held in self.named_entries(call):  # (each reported at the
@@ -4023,7 +4023,7 @@ def _fallback(node: ast.AST) -> Optional[ast.AST]:
     func = node.func
     if type(func) is ast.Name and func.id == "getattr":
         return node.args[2]
-    if type(func) is ast.Attribute and func.attr == "get" and _namespace_of(func.value) is not None:
+    if type(func) is ast.Attribute and func.attr == "get" and namespace_of(func.value) is not None:
         return node.args[1]
     return None
 
@@ -4142,7 +4142,7 @@ def _is_super(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and last_name(node.func) == "super"
 
 
-def _names_own_class(node: ast.AST) -> bool:
+def names_own_class(node: ast.AST) -> bool:
     """``cls``, ``type(self)``, ``self.__class__``: the class of the instance at hand."""
     kind = type(node)
     if kind is ast.Name:

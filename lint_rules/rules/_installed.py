@@ -26,7 +26,8 @@ import ast
 import copy
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from lint_rules.rules._flow import PLACED_NAME, const_str, handed_name, last_name, nodes_under
+from lint_rules.rules._flow import (PLACED_NAME, const_str, handed_name, is_self, last_name,
+                                    namespace_of, nodes_under)
 from lint_rules.rules._vocab import (ACTIVE_POOL, ALLOCATOR, ALLOCATOR_POOL, BACKEND_SUFFIX,
                                      HANDED, POOL_ACCESSORS, RUNNER_SUFFIX, is_swa_word)
 
@@ -390,11 +391,11 @@ def _kept_at(method: ast.AST, declared: ast.AST) -> None:
 def _writes_instance(node: ast.AST) -> bool:
     """``self.__dict__[...] = v``, ``setattr(self, ...)``, ``self.__dict__.update(...)``."""
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-        return _instance_dict(node.value)
+        return is_self(namespace_of(node.value))
     return isinstance(node, ast.Call) and (
         last_name(node.func) == "setattr" and bool(node.args) and last_name(node.args[0])
         == INSTANCE or isinstance(node.func, ast.Attribute) and node.func.attr in (
-            "update", "setdefault") and _instance_dict(node.func.value))
+            "update", "setdefault") and is_self(namespace_of(node.func.value)))
 
 
 def metaclass_methods(node: ast.ClassDef, class_of: Callable) -> list:
@@ -463,15 +464,6 @@ def _memoises(method: ast.AST) -> bool:
     """The method writes into its instance: ``self.__dict__[...] = v``, ``setattr(self, ...)``,
     ``self.__dict__.update/setdefault(...)``."""
     return any(map(_writes_instance, ast.walk(method)))
-
-
-def _instance_dict(node: ast.AST) -> bool:
-    """``self.__dict__`` or ``vars(self)``: the instance's own namespace."""
-    if isinstance(node, ast.Call):
-        return last_name(node.func) == "vars" and len(node.args) == 1 and isinstance(
-            node.args[0], ast.Name) and node.args[0].id == INSTANCE
-    return isinstance(node, ast.Attribute) and node.attr == "__dict__" and isinstance(
-        node.value, ast.Name) and node.value.id == INSTANCE
 
 
 DISPATCHERS = ("singledispatch", "singledispatchmethod")
