@@ -2399,7 +2399,7 @@ class _Pass:
             method == "__init__") else self.below
         try:
             flow = MethodFlow(self, function, method, env=_bound(function, arguments, keywords))
-            spread = _spread_keywords(function, keywords)
+            spread = keyword_binding(function, keywords)[1]
             if spread:  # **kwargs: which keyword holds what (handed on, read by name)
                 flow.keyed[function.args.kwarg.arg] = spread
             flow.run(function.body)
@@ -2591,14 +2591,30 @@ def _bound_names(family: List[ClassFacts]) -> frozenset:
     return frozenset(names)
 
 
-def _bind_keywords(env: Dict[str, Taint], function: ast.AST, keywords: tuple) -> None:
-    """``helper(pool=x)``: each keyword argument to its parameter (or to ``**kwargs``)."""
+def keyword_binding(function: ast.AST, keywords: tuple) -> Tuple[Dict[str, Taint],
+                                                                    Dict[str, Taint]]:
+    """Where a call's keyword arguments go, as Python binds them: ``(params, spread)``, each
+    keyword naming a parameter that takes keywords (positional-or-keyword, keyword-only) by that
+    parameter, every other one by its own name into ``**kwargs`` (a positional-only
+    parameter's name too); with no ``**kwargs`` those are dropped (the call would fail)."""
     args = function.args
     named = {a.arg for a in (*args.args, *args.kwonlyargs)}
+    params: Dict[str, Taint] = {}
+    spread: Dict[str, Taint] = {}
     for key, value in keywords:
-        target = key if key in named else (args.kwarg.arg if args.kwarg is not None else "")
-        if target:
-            env[target] = env.get(target, CLEAN) | value
+        table = params if key in named else spread if args.kwarg is not None else None
+        if table is not None:
+            table[key] = table.get(key, CLEAN) | value
+    return params, spread
+
+
+def _bind_keywords(env: Dict[str, Taint], function: ast.AST, keywords: tuple) -> None:
+    """``helper(pool=x)``: each keyword argument to its parameter (or to ``**kwargs``)."""
+    params, spread = keyword_binding(function, keywords)
+    if spread:
+        params[function.args.kwarg.arg] = union(spread.values())
+    for param, value in params.items():
+        env[param] = env.get(param, CLEAN) | value
 
 
 def factory_method(node: ast.ClassDef, name: str) -> Optional[ast.AST]:
@@ -4284,19 +4300,6 @@ def _returns_self(method: ast.AST) -> bool:
         for n in nodes_under(method))
 
 
-def _spread_keywords(function: ast.AST, keywords: tuple) -> Dict[str, Taint]:
-    """The keyword arguments ``function``'s ``**kwargs`` collects, by name."""
-    args = function.args
-    if args.kwarg is None:
-        return {}
-    named = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    found: Dict[str, Taint] = {}
-    for key, value in keywords:
-        if key not in named:
-            found[key] = found.get(key, CLEAN) | value
-    return found
-
-
 def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Taint]:
     """What each parameter of ``function`` (a method: its first parameter is the object) holds
     for a call with these positional and keyword argument taints."""
@@ -4305,11 +4308,7 @@ def _bound(function: ast.AST, arguments: tuple, keywords: tuple) -> Dict[str, Ta
     bound = dict(zip(positional, arguments))
     if args.vararg is not None and len(arguments) > len(positional):
         bound[args.vararg.arg] = union(arguments[len(positional):])
-    named = {*positional, *(a.arg for a in args.kwonlyargs)}
-    for key, value in keywords:
-        key = key if key in named else (args.kwarg.arg if args.kwarg is not None else "")
-        if key:
-            bound[key] = bound.get(key, CLEAN) | value
+    _bind_keywords(bound, function, keywords)
     return {param: value for param, value in bound.items() if value}
 
 

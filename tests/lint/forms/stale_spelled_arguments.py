@@ -22,6 +22,14 @@ class WindowIndexer:
         self.page_size = page_size
 
 
+class ExtraIndexer:
+    """``pool`` is positional-only: a keyword of that name lands in ``**extra``."""
+
+    def __init__(self, pool=None, /, **extra):
+        self.fallback = pool
+        self.mapping = extra["pool"].full_to_swa_index_mapping
+
+
 class SpelledArgumentsAttnBackend(AttentionBackend):
     def __init__(self, model_runner):
         super().__init__()
@@ -35,6 +43,7 @@ class SpelledArgumentsAttnBackend(AttentionBackend):
         self.positional_partial = partial(pool_is_windowed, strict=True)(pool=pool)  # expect: KVP002
         self.indexer = WindowIndexer(**{"pool": pool, "page_size": 4})  # expect: KVP001
         self.page_size = window_pool_of(**{"pool": None, "depth": 2}) or 1
+        self.extra_indexer = ExtraIndexer(None, pool=pool)  # expect: KVP001
 
     def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True):
         assert self.windowed or layer.sliding_window_size < 0, "windowed layer on a full pool"  # expect: KVP003
