@@ -2591,8 +2591,8 @@ def _bound_names(family: List[ClassFacts]) -> frozenset:
     return frozenset(names)
 
 
-def keyword_binding(function: ast.AST, keywords: tuple) -> Tuple[Dict[str, Taint],
-                                                                    Dict[str, Taint]]:
+def keyword_binding(function: ast.AST,
+                    keywords: tuple) -> Tuple[Dict[str, Taint], Dict[str, Taint]]:
     """Where a call's keyword arguments go, as Python binds them: ``(params, spread)``, each
     keyword naming a parameter that takes keywords (positional-or-keyword, keyword-only) by that
     parameter, every other one by its own name into ``**kwargs`` (a positional-only
