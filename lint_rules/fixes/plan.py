@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional
 
 from lint_rules.options import Options
-from lint_rules.rules._facts import ClassFacts, FileFacts, Store
+from lint_rules.rules._facts import ClassFacts, FileFacts, Store, renamed_receiver
 from lint_rules.rules._flow import CHOICE, GATED, RECORD, RUNNER, TYPE, nodes_under
 from lint_rules.rules._vocab import ACTIVE_POOL, ALLOCATOR
 
@@ -46,6 +46,9 @@ def check(facts: FileFacts, name: str, options: Options,
     if len(classes) != 1:
         raise Declined(f"{len(classes)} backend classes named {name}")
     cls = classes[0]
+    if renamed_receiver(cls.family):
+        raise Declined("a method names its object otherwise than self (the rewrite edits "
+                       "self.<attr>)")
     flags = _gated_flags(facts, cls)
     stores = [s for c in cls.family for s in c.stores
               if s.sink and not s.resolver and s.bits & TYPE and not s.bits & (RECORD | GATED)]

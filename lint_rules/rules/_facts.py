@@ -974,8 +974,98 @@ def imported_names(tree: ast.AST, owned: bool = True) -> ast.AST:
     binds spelled by its own name (``partial``, not ``_bind``; ``attrgetter``, not ``getter``),
     so every form the analysis knows by name is known under any alias. The renaming is
     consistent (every read, store and parameter of the alias), and skipped for an alias whose
-    own name the module binds otherwise. ``owned``: the tree is the caller's to change;
-    otherwise (flake8's, which other plugins read) a renamed copy is returned."""
+    own name the module binds otherwise. A method's receiver spelled otherwise is renamed too
+    (``receivers_named``). ``owned``: the tree is the caller's to change; otherwise (flake8's,
+    which other plugins read) a renamed copy is returned."""
+    renamed = _module_aliases(tree, owned)
+    return receivers_named(renamed, owned or renamed is not tree)  # (a copy is ours)
+
+# on a method whose receiver ``receivers_named`` renamed: the name the source gives it
+RECEIVER_MARK = "poolguard_receiver"
+# methods whose first parameter is the class, whatever their decorators say
+_CLASS_RECEIVERS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+# receivers left as spelled: the two the analysis reads, and a metaclass's (its ``self`` is a
+# class: ``def __call__(cls, ...)`` is right there)
+_RECEIVER_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
+
+
+def receivers_named(tree: ast.AST, owned: bool = True) -> ast.AST:
+    """``tree`` with the receiver of every method spelled ``self`` (``cls`` for a classmethod
+    and ``__new__``) where the source names it otherwise (``def __init__(this, runner)``): the
+    analysis reads the object's state as ``self.<attr>``, whatever its method calls it. Renamed
+    only where the method (with what it nests) spells neither ``self``/``cls`` nor the old name
+    as another parameter; such a method is marked (``RECEIVER_MARK``: the codemods, which edit
+    the source as written, leave its class alone). ``owned``: as ``imported_names``."""
+    found = []
+    for node in class_statements(getattr(tree, "body", ())):
+        for method in node.body:
+            if type(method) not in FUNCTIONS:
+                continue
+            decorators = _decorator_names(method)
+            positional = [*method.args.posonlyargs, *method.args.args]
+            if "staticmethod" in decorators or not positional:
+                continue
+            wanted = "cls" if "classmethod" in decorators or method.name in _CLASS_RECEIVERS \
+                else "self"
+            spelled = positional[0].arg
+            if spelled not in _RECEIVER_NAMES and _renamable(method, spelled, wanted):
+                found.append((method, spelled, wanted))
+            made = _made_object(method) if method.name == "__new__" else None
+            if made is not None:  # obj = super().__new__(cls); obj.x = ...: obj is self
+                found.append((method, made, "self"))
+    if not found:
+        return tree
+    if not owned:  # (the same nodes, found again in a copy)
+        return receivers_named(copy.deepcopy(tree))
+    for method, spelled, wanted in found:
+        for inner in ast.walk(method):
+            if type(inner) is ast.Name and inner.id == spelled:
+                inner.id = wanted
+            elif type(inner) is ast.arg and inner.arg == spelled:
+                inner.arg = wanted
+        setattr(method, RECEIVER_MARK, spelled)
+    return tree
+
+
+def _made_object(method: ast.AST) -> Optional[str]:
+    """The local of ``__new__`` bound, once, to the object it makes (``obj = super().__new__(
+    cls)``, ``object.__new__``): what its later methods see as ``self``; None when there is
+    none, or renaming it to ``self`` could change a binding."""
+    stores = [n for n in ast.walk(method) if type(n) is ast.Name and type(n.ctx) is ast.Store]
+    made = [n.targets[0].id for n in ast.walk(method)
+            if type(n) is ast.Assign and len(n.targets) == 1 and type(n.targets[0]) is ast.Name
+            and type(n.value) is ast.Call and last_name(n.value.func) == "__new__"]
+    if len(made) != 1 or sum(1 for n in stores if n.id == made[0]) != 1:
+        return None
+    return made[0] if _renamable(method, made[0], "self", params=0) else None
+
+
+def _renamable(method: ast.AST, spelled: str, wanted: str, params: int = 1) -> bool:
+    """Renaming ``spelled`` to ``wanted`` in ``method`` changes no binding: ``wanted`` is not
+    spelled there, and ``spelled`` is a parameter ``params`` times (the method's own: no nested
+    function or lambda takes a parameter of that name), no ``global``/``nonlocal`` names it."""
+    expected, params = params, 0
+    params = 0
+    for inner in ast.walk(method):
+        kind = type(inner)
+        if kind is ast.Name and inner.id == wanted or kind is ast.arg and inner.arg == wanted:
+            return False
+        if kind is ast.arg and inner.arg == spelled:
+            params += 1
+        elif kind in (ast.Global, ast.Nonlocal) and (spelled in inner.names or (
+                wanted in inner.names)):
+            return False
+    return params == expected
+
+
+def renamed_receiver(classes: Iterable["ClassFacts"]) -> bool:
+    """A method of one of these classes names its receiver otherwise than the analysis reads
+    it (``receivers_named``): an edit planned on ``self.<attr>`` would not match the source."""
+    return any(getattr(m, RECEIVER_MARK, None) for c in classes for m in c.methods.values())
+
+
+def _module_aliases(tree: ast.AST, owned: bool) -> ast.AST:
+    """``imported_names``' first half: the standard library's aliases by their own names."""
     renames = {}
     for statement in _module_statements(getattr(tree, "body", ())):
         if isinstance(statement, ast.ImportFrom) and not statement.level and statement.module \

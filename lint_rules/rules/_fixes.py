@@ -17,7 +17,7 @@ import weakref
 from typing import FrozenSet, Optional, Sequence
 
 from lint_rules.fixes import SAFE, AddProperty, Fix, RemoveStatement, ReplaceExpression
-from lint_rules.rules._facts import ClassFacts, FileFacts, Flag, Gate, Store
+from lint_rules.rules._facts import ClassFacts, FileFacts, Flag, Gate, Store, renamed_receiver
 from lint_rules.rules._flow import is_self, last_name, nodes_under
 
 # Class-level hooks that decide attribute access themselves: a property beside them may be
@@ -88,7 +88,8 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
     statement, pool_attr = store.statement, facts.options.pool_attr
     if not _removable(store) or not facts.pool_set_once(cls) or not _in_class(cls, store.node):
         return None
-    if facts.pool_attr_clash(cls, pool_attr, (store.attr,)):
+    if facts.pool_attr_clash(cls, pool_attr, (store.attr,)) or renamed_receiver(
+            facts.relatives(cls)):  # (the source spells the object otherwise than self)
         return None
     if facts.times_stored(store.attr) != 1 or any(
         store.attr in c.methods for c in facts.relatives(cls)

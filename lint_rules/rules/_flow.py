@@ -270,6 +270,33 @@ def is_generator(function: ast.AST) -> bool:
 _GENERATORS: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
 
 
+def frame_keeps_pool(function: ast.AST) -> bool:
+    """A generator whose code before its first ``yield`` (run once, at its first resume)
+    binds a local to the active pool, or to what it reads off it but geometry, that its code
+    from that ``yield`` on reads: its frame keeps that pool for every later resume."""
+    found = _FRAMES.get(function)
+    if found is not None:
+        return found
+    body = function.body
+    first = next((i for i, statement in enumerate(body) if any(
+        type(n) in (ast.Yield, ast.YieldFrom) for n in _own_nodes([statement]))), 0)
+    bound: set = set()
+    for statement in body[:first]:
+        nodes = nodes_under(statement)
+        geometry = {id(n.value) for n in nodes if type(n) is ast.Attribute and is_geometry(
+            n.attr) and type(n.value) is ast.Attribute and n.value.attr == ACTIVE_POOL}
+        if any(type(n) is ast.Attribute and n.attr == ACTIVE_POOL and id(n) not in geometry or
+               type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound for n in nodes):
+            bound.update(n.id for n in nodes if type(n) is ast.Name and type(n.ctx) is ast.Store)
+    found = _FRAMES[function] = bool(bound) and any(
+        type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound
+        for statement in body[first:] for n in nodes_under(statement))
+    return found
+
+
+_FRAMES: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
 def _gives_value(function: ast.AST) -> bool:
     nodes = nodes_under(function)  # (its kept walk: the scans of its class made it)
     kinds = list(map(type, nodes))
@@ -1739,19 +1766,19 @@ class MethodFlow(ast.NodeVisitor):
             self.owner.note_call(handed_name(func), tuple(  # method runs with what it is given
                 v for i, v in enumerate(values[: len(args)]) if i not in handed), dict(keywords))
         if handed and not union(values) & (STATE | STALE) and self.owner.makes_generator(func):
+            self.keep_frame(node, self.owner.callee_def(func), CLEAN)
             return CLEAN  # gen(self): its frame holds the backend, whose live pool each resume
-            # reads (what it yields is read then, not now)
+            # reads (what it yields is read then, not now), but what it bound before then
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
                                                handed)
         if returned is not None:  # a function of this module or of the package
             returned = self.function_call(node, returned, values, keywords, handed)
             if self.deferred and not returned & STALE and not any(v & STATE for v in values):
                 return CLEAN  # a closure's call runs when it is called, on what is live then
-            handed_state = union(values) & (STATE | STALE)
-            if handed_state and self.owner.makes_generator(func):  # bound as it is made (not
-                self.frames[id(node)] = container(handed_state) | OBJECT  # consumed at once:
+            if self.owner.makes_generator(func):  # bound as it is made (not consumed at once:
                 # dict(gen(pool))), the generator's frame keeps what it was handed, and its
                 # methods (send, __next__) are bound to that frame (``bind``)
+                self.keep_frame(node, self.owner.callee_def(func), union(values))
             return returned
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
@@ -2010,6 +2037,16 @@ class MethodFlow(ast.NodeVisitor):
             return returned | STALE
         return returned
 
+    def keep_frame(self, node: ast.Call, function: Optional[ast.AST], handed: Taint) -> None:
+        """What the generator object a call of ``function`` makes keeps in its frame: the pool
+        state it is handed, and the pool its code before the first ``yield`` binds once
+        (``frame_keeps_pool``); a store of the object keeps them (``bind``)."""
+        kept = handed & (STATE | STALE)
+        if function is not None and frame_keeps_pool(function):
+            kept |= POOL | STALE
+        if kept:
+            self.frames[id(node)] = container(kept) | OBJECT
+
     def method_call(self, node: ast.Call, func: ast.Attribute, values: Tuple[Taint, ...]) -> Taint:
         owner = func.value
         if func.attr == ALLOCATOR_POOL and self.is_allocator(owner):
@@ -2039,6 +2076,9 @@ class MethodFlow(ast.NodeVisitor):
                     self.store(attr, node, None, node, held)
             passed = values[: len(node.args)]
             handed, bound = selves(node.args), is_self(owner) or _is_super(owner)
+            method = self.owner.facts.methods.get(func.attr) if bound else None
+            if method is not None and is_generator(method):  # self._pipeline(pool)
+                self.keep_frame(node, method, union(values))
             returned = self.owner.method_returns(func.attr, passed, handed, bound)
             if is_self(owner) and not handed and not (self.per_forward or self.deferred):
                 returned |= self.owner.override_returns(func.attr, passed)  # a heir's hook
