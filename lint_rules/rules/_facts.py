@@ -92,6 +92,8 @@ from lint_rules.rules._flow import (
     entry_key,
     handed_name,
     is_generator,
+    pool_fill_methods,
+    pool_reset_methods,
     is_self,
     namespace_of,
     names_own_class,
@@ -2460,6 +2462,22 @@ class _Pass:
         in a method of the class."""
         return (self.scope.objects if scope == "module" else self.flow.made_attrs).get(name)
 
+    def fills_from_pool(self, klass: str, method: str, attr: str) -> bool:
+        """Method ``method`` of the module's helper class ``klass``, which ``self.<attr>``
+        holds, fills the object once from the pool it reads (``pool_fill_methods``), and no
+        per-forward method empties it (``self.<attr>.reset()`` of a method emptying its
+        state: ``pool_reset_methods``); never an inner backend's (its own class's business)."""
+        node = self.scope.classes.get(klass)
+        if node is None or klass in self.scope.backend_names(self.flow.options) or (
+                method not in pool_fill_methods(node)):
+            return False
+        resets = pool_reset_methods(node)
+        return not any(
+            type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in resets
+            and self_attr(n.func.value) == attr
+            for c in self.facts.family for name in self.flow.per_forward
+            if name in c.methods for n in nodes_under(c.methods[name]))
+
     def base_keeps(self, arguments: tuple, keywords: tuple,
                    method: str = "__init__") -> List[Tuple[str, Taint]]:
         """``(attr, taint)`` for each attribute the constructor (or ``method``) of this class's
@@ -2569,12 +2587,13 @@ def _rebuilt(functions: list) -> List[ast.stmt]:
 
 
 def _reset(memo: str, resets: frozenset) -> bool:
-    """``memo`` is emptied each forward, or is a field of a holder built anew each forward."""
+    """``memo`` is emptied each forward, or is a field of a holder built anew (or emptied)
+    each forward."""
     if memo in resets:
         return True
     at = memo.find(".")
     while at > 0:
-        if memo[: at + 1] in resets:
+        if memo[: at + 1] in resets or memo[:at] in resets:
             return True
         at = memo.find(".", at + 1)
     return False

@@ -283,18 +283,132 @@ def frame_keeps_pool(function: ast.AST) -> bool:
     bound: set = set()
     for statement in body[:first]:
         nodes = nodes_under(statement)
-        geometry = {id(n.value) for n in nodes if type(n) is ast.Attribute and is_geometry(
-            n.attr) and type(n.value) is ast.Attribute and n.value.attr == ACTIVE_POOL}
-        if any(type(n) is ast.Attribute and n.attr == ACTIVE_POOL and id(n) not in geometry or
-               type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound for n in nodes):
+        if _reads_pool(nodes, bound):
             bound.update(n.id for n in nodes if type(n) is ast.Name and type(n.ctx) is ast.Store)
     found = _FRAMES[function] = bool(bound) and any(
-        type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound
-        for statement in body[first:] for n in nodes_under(statement))
+        _reads_pool(nodes_under(statement), bound, names_only=True)
+        for statement in body[first:])
     return found
 
 
 _FRAMES: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
+
+
+def _reads_pool(nodes: List[ast.AST], bound: set, names_only: bool = False) -> bool:
+    """Among ``nodes`` (one statement's or expression's), a read of ``<x>.token_to_kv_pool``
+    (but of its geometry: ``pool.page_size``), or of a local in ``bound`` (bound so)."""
+    geometry = () if names_only else {
+        id(n.value) for n in nodes if type(n) is ast.Attribute and is_geometry(n.attr) and type(
+            n.value) is ast.Attribute and n.value.attr == ACTIVE_POOL}
+    return any(type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound or (
+        not names_only and type(n) is ast.Attribute and n.attr == ACTIVE_POOL
+        and id(n) not in geometry) for n in nodes)
+
+
+def pool_fill_methods(node: ast.ClassDef) -> frozenset:
+    """The methods of a helper class that fill its own state, once, from the active pool they
+    read (off the backend or runner the object holds): a store into the object (``self.x``,
+    ``self.x[k]``, ``self[k]``) of what that read gives, under a test of that state (``if k
+    not in self.x``, ``if self.x is None``), by ``setdefault``, or in ``__missing__`` (a dict's
+    miss). Each later call answers from the first pool: kept by whoever keeps the object. A
+    method that checks the pool against one it keeps (``is``), or keys the state by it, no."""
+    found = _FILLS.get(node)
+    if found is None:
+        found = _FILLS[node] = frozenset(
+            m.name for m in node.body if type(m) in _FUNCTIONS and _fills_from_pool(m))
+    return found
+
+
+_FILLS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def pool_reset_methods(node: ast.ClassDef) -> frozenset:
+    """The methods of a helper class that empty its own state (``self.x = {}`` / ``None``,
+    ``self.x.clear()``, ``self.clear()``), and ``clear`` (a dict's own): called every forward,
+    what its fills keep lives one forward."""
+    found = _RESETS.get(node)
+    if found is None:
+        found = _RESETS[node] = frozenset({"clear", *(
+            m.name for m in node.body if type(m) in _FUNCTIONS and _empties_own(m))})
+    return found
+
+
+_RESETS: "weakref.WeakKeyDictionary[ast.AST, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def _empties_own(method: ast.AST) -> bool:
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if not positional:
+        return False
+    me = positional[0].arg
+    for n in nodes_under(method):
+        if type(n) is ast.Assign and empty_value(n.value) and any(
+                type(t) is ast.Attribute and _rooted_at(t, me) for t in n.targets):
+            return True
+        if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr == "clear" \
+                and _rooted_at(n.func.value, me):
+            return True
+    return False
+
+
+def _fills_from_pool(method: ast.AST) -> bool:
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if not positional:
+        return False
+    me, nodes = positional[0].arg, nodes_under(method)
+    pooled: set = set()
+    for _ in range(2):  # (locals bound to the pool, then to what is read off them)
+        for n in nodes:
+            if type(n) in (ast.Assign, ast.AnnAssign, ast.NamedExpr) and n.value is not None \
+                    and _reads_pool(nodes_under(n.value), pooled):
+                targets = n.targets if type(n) is ast.Assign else [n.target]
+                pooled.update(t.id for target in targets for t in nodes_under(target)
+                              if type(t) is ast.Name and type(t.ctx) is ast.Store)
+    if not pooled and not any(type(n) is ast.Attribute and n.attr == ACTIVE_POOL for n in nodes):
+        return False
+    for n in nodes:  # checked against a pool it keeps: refilled when the pool changes
+        if type(n) is ast.Compare and any(type(op) in (ast.Is, ast.IsNot) for op in n.ops):
+            sides = (n.left, *n.comparators)
+            if any(_reads_pool(nodes_under(side), pooled) for side in sides) and any(
+                    _rooted_at(side, me) for side in sides):
+                return False
+    guarded = {id(inner) for n in nodes if type(n) is ast.If and _tests_own_state(n.test, me)
+               for statement in n.body for inner in nodes_under(statement)}
+    for n in nodes:
+        if type(n) is ast.Assign and _reads_pool(nodes_under(n.value), pooled) and any(
+                _rooted_at(target, me) and not _keyed_by_pool(target, pooled)
+                for target in n.targets) and (id(n) in guarded or method.name == "__missing__"):
+            return True
+        if type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr == "setdefault" \
+                and len(n.args) == 2 and _rooted_at(n.func.value, me) and _reads_pool(
+                    nodes_under(n.args[1]), pooled) and not _reads_pool(nodes_under(n.args[0]),
+                                                                        pooled):
+            return True
+    return False
+
+
+def _rooted_at(node: ast.AST, name: str) -> bool:
+    """``node`` is ``name``, or an attribute or item of it at any depth."""
+    while type(node) in _THROUGH:
+        node = node.value
+    return type(node) is ast.Name and node.id == name
+
+
+def _keyed_by_pool(target: ast.AST, pooled: set) -> bool:
+    """An item stored under a key naming the pool (``self.plans[id(pool)] = ...``)."""
+    return type(target) is ast.Subscript and _reads_pool(nodes_under(target.slice), pooled)
+
+
+def _tests_own_state(test: ast.AST, me: str) -> bool:
+    """A test of the object's own state: a membership, identity or truth test of it."""
+    for n in nodes_under(test):
+        if type(n) is ast.Compare and any(type(op) in (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+                                          for op in n.ops):
+            if any(_rooted_at(side, me) for side in (n.left, *n.comparators)):
+                return True
+        elif type(n) is ast.UnaryOp and type(n.op) is ast.Not and _rooted_at(n.operand, me):
+            return True
+    return False
 
 
 def _gives_value(function: ast.AST) -> bool:
@@ -936,6 +1050,8 @@ class FlowOwner(Protocol):
 
     def made_by(self, name: str, scope: str) -> Optional[str]: ...
 
+    def fills_from_pool(self, klass: str, method: str, attr: str) -> bool: ...
+
     def handed_keeps(self, klass: str, method: str, arguments: Tuple[Taint, ...],
                      keywords: Tuple[Tuple[str, Taint], ...]) -> Taint: ...
 
@@ -1417,6 +1533,9 @@ class MethodFlow(ast.NodeVisitor):
         if holder is not None and const_str(node.slice) is not None:  # state = vars(runner)
             read = _chain(holder, const_str(node.slice), node)
             return self.attribute(node, read.value, read.attr)
+        if type(node.ctx) is ast.Load:  # (a dict subclass's __missing__ runs on a miss)
+            for method in ("__getitem__", "__missing__"):
+                self.kept_fill(node.value, node, method)
         return self.lookup(node.value, node.slice)
 
     def lookup(self, table: ast.AST, key_node: ast.AST, default: Optional[ast.AST] = None) -> Taint:
@@ -1547,6 +1666,7 @@ class MethodFlow(ast.NodeVisitor):
         if type(func) is ast.Attribute and func.attr == "get" and 0 < len(args) < 3 and \
                 not node.keywords and (const_str(args[0]) is None or self.clean_entry(
                     func.value, args[0])):  # table.get(self.flag, d), self.cfg.get("page")
+            self.kept_fill(func.value, node, "get")  # (a helper's own get)
             return self.lookup(func.value, args[0], args[1] if len(args) > 1 else None)
         name = func.id if isinstance(func, ast.Name) else ""
         paths = self.tuple_getters.get(name) or (
@@ -2098,6 +2218,7 @@ class MethodFlow(ast.NodeVisitor):
         if func.attr in ENTERING and len(node.args) == 1:  # ExitStack().enter_context(cm)
             self.visit(owner)
             return self.entered(node.args[0], values[0])
+        self.kept_fill(owner, node, func.attr)
         klass = self.receiver_class(owner) if any(values) else None
         if klass is not None and self.record and not (self.per_forward or self.deferred):
             self.handed_to_kept(node, owner, klass, func.attr, values)
@@ -2135,6 +2256,17 @@ class MethodFlow(ast.NodeVisitor):
         # a helper's method called returns its result, not the object it is bound to; but a
         # closure calling it later runs it on the object it captured
         return self.source(self.derived(base if self.deferred else base & ~OBJECT, func.attr))
+
+    def kept_fill(self, owner: ast.AST, node: ast.AST, method: str) -> None:
+        """``self.bufs.get(layer_id)``, ``self.bufs[layer_id]``: a method of an object the
+        backend keeps (made by a class of the module) that fills the object, once, from the
+        pool it reads (``pool_fill_methods``): a lazy fill of ``self.bufs``, at the call."""
+        attr = self_attr(owner) if type(owner) is ast.Attribute else None
+        if attr is None or not self.record or self.deferred:
+            return
+        klass = self.owner.made_by(attr, "self")
+        if klass is not None and self.owner.fills_from_pool(klass, method, attr):
+            self.store(attr, node, None, node, self.source(POOL), filled=f"{attr}.{method}")
 
     def handed_to_kept(self, node: ast.Call, owner: ast.AST, klass: str, method: str,
                        values: Tuple[Taint, ...]) -> None:

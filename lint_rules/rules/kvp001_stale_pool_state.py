@@ -1716,8 +1716,15 @@ class StalePoolState(Rule):
             seen = {}  # place -> what made it (_made_from_runner_object)
             anchors = _identity_anchors(cls.node)
             kept = [s for s in cls.stores if s.attr in anchors and s.bits & STATE == POOL]
+            # an object kept stale as it was made (found there) is not found again where a
+            # forward call fills it (``MethodFlow.kept_fill``): one object, one finding
+            made_stale = {s.attr for s in cls.stores if s.sink and s.statement is not None
+                          and s.method not in cls.per_forward and s.bits & STATE}
             for store in cls.stores:
                 if not store.sink or store.resolver or is_swap_point(store) or store in kept:
+                    continue
+                if store.statement is None and store.method in cls.per_forward and (
+                        store.attr in made_stale):
                     continue
                 place = (getattr(store.node, "lineno", None),
                          getattr(store.node, "col_offset", None), store.attr, store.scope)
