@@ -347,6 +347,7 @@ class PackageIndex:
         self._built: Optional[Dict[str, List[str]]] = None  # ``_built_names``
         self._needles: Dict[str, List[str]] = {}  # ``_calling``
         self._builds: Dict[str, Optional[bool]] = {}  # ``_may_build``
+        self._spelt: Dict[tuple, List[str]] = {}  # ``_spelling``
 
     # -- the class graph, from every file's class headers ---------------------------------------
     def connect(self, headers: Dict[str, list], mention: Dict[str, bool]) -> frozenset:
@@ -488,12 +489,74 @@ class PackageIndex:
         return tuple(seen.get(b.name, b) if b.name != mixin else b for b in bases)
 
     def heirs_bind(self, names: Iterable[str], attrs: Iterable[str], path: str) -> bool:
+        """Whether another module may bind one of ``attrs`` on the classes ``names`` of
+        ``path`` or their objects: it would then read or shadow the property a safe fix turns
+        the flag into, or re-resolve the pool it reads, so no fix that depends on it is
+        proven. Any module of the run that spells one of them otherwise than as a read
+        (``_spelled_binding``: a mixin, a builder, a decorator, reached however), and a
+        subclass's module binding one by a computed name (``_heirs_bind``)."""
+        attrs, names = tuple(sorted(set(attrs))), list(names)
+        here = os.path.abspath(path)
+        return self._spelled_binding(names, attrs, here) or self._heirs_bind(names, attrs, here)
+
+    def _spelled_binding(self, names: List[str], attrs: Tuple[str, ...], here: str) -> bool:
+        """A module of the run but ``here`` spelling one of ``attrs`` where it may bind it on
+        an object of the classes ``names``: stored or deleted on another object than a
+        method's own (assigned, unpacked, a loop or ``with`` target), passed as a keyword,
+        named in a string (``setattr``, ``__dict__``; not the name ``getattr``/``hasattr``
+        read); on its own object, or as a class attribute, by a class related to ``names``
+        (a heir, a base or mixin of theirs or of a heir: ``_related``). Reads (``if
+        self.flag:``) do not count; a module that cannot be parsed may bind anything."""
+        key = ",".join(attrs)
+        self._touch(f"{ASKED}spelled:{key}", self.answer("spelled", key, here))
+        related = None
+        for path in self._spelling(attrs):
+            if path == here:
+                continue
+            module = self.module_at(path)
+            if module is None:
+                return True
+            if related is None:
+                related = self._related(names)
+            if _binds_spelled(module.tree, frozenset(attrs), related, frozenset(names)):
+                return True
+        return False
+
+    def _related(self, names: List[str]) -> frozenset:
+        """The classes (by name) whose objects may be those of ``names``: their heirs at any
+        depth, and every base of theirs or of a heir, at any height (mixins, bases); each
+        heir's answer recorded (``?heirs:``)."""
+        heirs = _closure(names, self._heirs)
+        for name in heirs:
+            self._touch(f"{ASKED}heirs:{name}", self.answer("heirs", name, ""))
+        bases: Dict[str, set] = {}
+        for rows in self.headers.values():
+            for name, listed in rows:
+                bases.setdefault(name, set()).update(listed)
+        found, todo = set(heirs), list(heirs)
+        while todo:
+            for base in bases.get(todo.pop(), ()):
+                if base not in found:
+                    found.add(base)
+                    todo.append(base)
+        return frozenset(found)
+
+    def _spelling(self, attrs: Tuple[str, ...]) -> List[str]:
+        """The run's files whose text spells one of ``attrs``, in order (once per run)."""
+        found = self._spelt.get(attrs)
+        if found is None:
+            needles = [attr.encode() for attr in attrs]
+            found = self._spelt[attrs] = sorted(
+                path for path in self.names if any(n in self.contents.get(path, b"") for n in (
+                    needles)))
+        return found
+
+    def _heirs_bind(self, names: Iterable[str], attrs: Iterable[str], here: str) -> bool:
         """Whether a file of another module holding a subclass (at any depth) of the classes
-        ``names`` of ``path`` may bind one of ``attrs`` (assigns, deletes or names it as a
-        string; one walk of the heirs for all): it would then read or shadow the property a
-        safe fix turns the flag into, or re-resolve the pool it reads, so no fix that depends
-        on it is proven. A file that defines a class of the same name inherits its own."""
-        here, binds = os.path.abspath(path), _binding(attrs)
+        ``names`` may bind one of ``attrs`` (assigns, deletes or names it as a string, writes
+        by a computed name; one walk of the heirs for all). A file that defines a class of the
+        same name inherits its own."""
+        binds = _binding(attrs)
         todo, seen, heirs = list(names), set(), []
         while todo:
             name = todo.pop()
@@ -636,6 +699,8 @@ class PackageIndex:
             return "\n".join(self._built_names().get(argument, []))
         if kind == "handers":
             return "\n".join(self._calling(f"{argument}(self"))
+        if kind == "spelled":
+            return "\n".join(self._spelling(tuple(argument.split(","))))
         return ASKED  # a question this version does not know: never the recorded answer
 
     def find(self, dotted: str, near: str = "") -> Optional[str]:
@@ -1580,6 +1645,49 @@ def _binding(attrs: Iterable[str], others_only: bool = False):
         return False
 
     return binds
+
+
+def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
+                   ours: frozenset) -> bool:
+    """``tree`` spells one of ``attrs`` where it may bind it on an object of the classes
+    ``ours`` (``PackageIndex._spelled_binding``): a class of ``related`` binding it on its
+    own objects counts, unless it is a class of the same name as one of ``ours`` (its own),
+    or reaches ``ours`` through a base the module defines itself (it inherits that one)."""
+    defined = {n.name for n in ast.walk(tree) if type(n) is ast.ClassDef}
+    read = {id(n.args[1]) for n in ast.walk(tree) if type(n) is ast.Call and type(
+        n.func) is ast.Name and n.func.id in ("getattr", "hasattr") and len(n.args) > 1}
+
+    def counted(cls: Optional[ast.ClassDef]) -> bool:
+        return cls is not None and cls.name in related and cls.name not in ours and not any(
+            type(b) is ast.Name and b.id in ours and b.id in defined for b in cls.bases)
+
+    todo = [(tree, None, None, False)]  # (node, its class, its method's object, in its body)
+    while todo:
+        node, cls, receiver, body = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            kind = type(child)
+            if kind is ast.ClassDef:
+                todo.append((child, child, None, True))
+                continue
+            if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+                positional = [*child.args.posonlyargs, *child.args.args]
+                own = positional[0].arg if body and positional else receiver  # (a nested
+                todo.append((child, cls, own, False))  # function reads its method's object)
+                continue
+            if kind is ast.Attribute and child.attr in attrs and type(child.ctx) is not ast.Load:
+                own = type(child.value) is ast.Name and child.value.id == receiver
+                if not own or counted(cls):
+                    return True
+            elif kind is ast.Name and child.id in attrs and type(child.ctx) is not ast.Load:
+                if body and counted(cls):  # a class attribute (a local binds none)
+                    return True
+            elif kind is ast.keyword and child.arg in attrs:
+                return True
+            elif kind is ast.Constant and type(child.value) is str and child.value in attrs \
+                    and id(child) not in read:
+                return True
+            todo.append((child, cls, receiver, body))
+    return False
 
 
 _IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+\.*([\w.]+)[ \t]+import|import[ \t]+([\w.]+))", re.M)

@@ -982,6 +982,7 @@ def imported_names(tree: ast.AST, owned: bool = True) -> ast.AST:
     renamed = _module_aliases(tree, owned)
     return receivers_named(renamed, owned or renamed is not tree)  # (a copy is ours)
 
+
 # on a method whose receiver ``receivers_named`` renamed: the name the source gives it
 RECEIVER_MARK = "poolguard_receiver"
 # methods whose first parameter is the class, whatever their decorators say

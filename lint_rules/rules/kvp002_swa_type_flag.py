@@ -84,13 +84,15 @@ class SwaTypeFlag(Rule):
         probes it with ``hasattr`` or a defaulted ``getattr``, reads it from the class object, or
         writes attributes through ``setattr`` with a computed name, ``__dict__`` or ``vars()``.
         Otherwise the finding is shown without ``[*]``. When a package is linted as a directory,
-        a subclass (at any depth) in another module that may bind the name or the pool attribute
-        (assigns or deletes it, declares it as a field, names it in a string, or writes by a
-        computed name) declines the fix too: it would read or shadow the property, or re-resolve
-        the pool the property reads; so does a module the file or such a subclass imports that
-        binds the name on another object than ``self`` (a mixin's class attribute, a class
-        decorator, a helper handed the backend) or deletes it. Files named one by one, and
-        flake8, see only themselves.
+        another module that may bind the name or the pool attribute on the class's objects
+        declines the fix too, however it reaches the class (imported, importing it, through a
+        re-export or a star import): one that stores or deletes it on another object than a
+        method's own in any form (an assignment, an unpacking, a loop or ``with`` target: a
+        builder, a decorator, a helper handed the backend), passes it as a keyword or names it
+        in a string; a heir, a base or a mixin of the class or of a heir that binds it on its
+        own objects or as a class attribute or field; a heir writing attributes by a computed
+        name. It could read or shadow the property, or re-resolve the pool the property reads.
+        Files named one by one, and flake8, see only themselves.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern, and changes
