@@ -301,8 +301,7 @@ class PackageIndex:
         self.contents = contents or {}
         self.digests = digests or {}
         paths = sorted({os.path.abspath(path) for path in files})
-        root = _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
-            paths) else ""
+        root = package_root(paths)
         self.names: Dict[str, str] = {}  # path -> dotted name from the run's root
         self.by_key: Dict[str, List[str]] = {}  # every dotted suffix an import can spell -> paths
         # Python imports a package ``a/__init__.py`` as ``a``, never the module ``a.py`` beside it
@@ -709,6 +708,16 @@ class PackageIndex:
         if key not in self._found:  # (asked ~10,000 times a run, of a few hundred names)
             self._found[key] = self._find(dotted, near)
         return self._found[key]
+
+    def same_module(self, dotted: str, other: str, near: str = "") -> bool:
+        """``dotted`` (as an import near ``near`` spells it) and ``other`` (as this index
+        names it) are one module of the run, however each is spelled (``pkg.tables`` and
+        ``t.pkg.tables`` where an ``__init__.py`` lies above the run); answers recorded."""
+        if dotted == other:
+            return True
+        found = self.find(dotted, near)
+        self._touch(f"{ASKED}find:{dotted}@{near}", found)
+        return found is not None and self.names.get(found) == other
 
     def _find(self, dotted: str, near: str) -> Optional[str]:
         parts = dotted.split(".")
@@ -1406,6 +1415,8 @@ class PackageIndex:
         self._touch(f"{ASKED}handers:{name}", "\n".join(paths))
         here = self.find(qualified.rpartition(".")[0])
         for path in paths:  # (a backend is analysed only where its text names the vocabulary)
+            if path != here and path in self.digests:  # (its text decides: a dependency)
+                self._touch(path, self.digests[path])
             module = self.module_at(path) if path != here and self._vocal_text(path) else None
             scope = module.scope if module is not None else None
             if scope is not None and any(
@@ -1490,6 +1501,14 @@ def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
                 if _WHOLE in read or any(old.get(k, _WHOLE) != new.get(k, _WHOLE) for k in read):
                     return False
     return True
+
+
+def package_root(paths: List[str]) -> str:
+    """The folder the modules of a run of absolute ``paths`` are named from (``_package_root``
+    of their common folder); "" for none. ``__init__.py`` files above the run decide it: a
+    result keyed by the run's files alone must be keyed by it too (``runner._tree_stamp``)."""
+    return _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
+        paths) else ""
 
 
 def _package_root(folder: str) -> str:

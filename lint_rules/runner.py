@@ -636,8 +636,13 @@ def _unchanged_since(path: str, st) -> bool:
 
 
 def _tree_stamp(fulls: Iterable[str], digests: dict) -> str:
-    """One digest of the run's file list and every file's content (``package.TREE_KEY``)."""
+    """One digest of the run's file list, every file's content and the folder its modules are
+    named from (``package.TREE_KEY``; an ``__init__.py`` added above the run renames them)."""
+    from lint_rules.package import package_root
+
+    fulls = list(fulls)
     rows = sorted(f"{full}\0{digests.get(full)}" for full in fulls)
+    rows.append(f"\0root\0{package_root(fulls)}")
     return digest_bytes("\n".join(rows).encode("utf-8", "surrogateescape"))
 
 

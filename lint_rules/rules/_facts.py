@@ -2196,11 +2196,13 @@ class _Pass:
         if not found:
             return CLEAN
         module, names = found
+        package, near = self.scope.package, self.scope.path
         value = union(self.global_value(f"{module}.{name}") for name in names)  # (set by a
         for local, target in self.scope.imports.items():  # call of a function of its own)
-            if target == module:  # from . import registry: registry.SWA_TRANSLATORS
-                value |= union(self.global_value(f"{local}.{name}") for name in names)
-            elif target.rpartition(".")[::2] in {(module, name) for name in names}:
+            head, _, name = target.rpartition(".")  # (spelled as the import spells it)
+            if package.same_module(target, module, near):  # from . import registry:
+                value |= union(self.global_value(f"{local}.{name}") for name in names)  # its
+            elif name in names and package.same_module(head, module, near):  # tables' names
                 value |= self.global_value(local)  # from .registry import SWA_TRANSLATORS
         return element(value) | STALE if value else CLEAN  # (what it hands out of them)
 

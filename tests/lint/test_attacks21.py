@@ -7,8 +7,10 @@ imports the backend to configure it (a builder). The fix must never change what 
 does: each case imports the package and runs the heir before and after ``--fix``."""
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -152,3 +154,99 @@ def test_the_fix_still_lands_beside_a_heir_that_only_reads_the_flag(tmp_path):
     poolguard("lint", "--isolated", "--no-cache", "--fix", "pkg", cwd=tree, expect=1)
     assert "def use_sliding_window_kv_pool(self)" in (tree / "pkg" / "base.py").read_text()
     assert _run(tree) == before == "swa"
+
+
+# ---------------------------------------------------------------- warm runs and module names
+
+HELPERS = dedent("""\
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    def configure(backend, model_runner):
+        pool = model_runner.token_to_kv_pool
+        backend.windowed = isinstance(pool, SWAKVPool)
+    """)
+HANDER = dedent("""\
+    from pkg.helpers import configure
+
+
+    class XBackend:
+        def __init__(self, model_runner):
+            configure(self, model_runner)
+
+        def forward_decode(self, q, k, v, layer, forward_batch):
+            if self.windowed:
+                return 1
+            return 0
+    """)
+TABLES = "TRANSLATORS = {}\n\n\ndef translator_for(name):\n    return TRANSLATORS.get(name)\n"
+TABLED = dedent("""\
+    from pkg.tables import TRANSLATORS, translator_for
+    from sglang.srt.mem_cache.swa_memory_pool import SWAKVPool
+
+
+    class TabledAttnBackend:
+        def __init__(self, model_runner, name="target"):
+            self.name = name
+            pool = model_runner.token_to_kv_pool
+            if isinstance(pool, SWAKVPool):
+                TRANSLATORS[name] = pool.translate_loc_from_full_to_swa
+
+        def init_forward_metadata(self, forward_batch):
+            translate = translator_for(self.name)
+            loc = forward_batch.out_cache_loc
+            self.loc = translate(loc) if translate is not None else loc
+    """)
+
+
+def _warm_and_cold(tree, cache) -> tuple:
+    warm = poolguard("lint", "--isolated", "pkg", cwd=tree, cache_dir=cache).stdout
+    cold = poolguard("lint", "--isolated", "--no-cache", "pkg", cwd=tree).stdout
+    return warm, cold
+
+
+def test_a_warm_run_follows_the_text_of_a_backend_handing_itself_to_a_helper(tmp_path):
+    """Whether the backend's text names the vocabulary decides where the helper's store is
+    reported: that text is a dependency of the helper's result (a comment edit changes it)."""
+    tree = write(tmp_path / "t", {**STUBS, "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+                                  "pkg/backend.py": HANDER})
+    cache = tmp_path / "cache"
+    poolguard("lint", "--isolated", "pkg", cwd=tree, cache_dir=cache)
+    with open(tree / "pkg" / "backend.py", "a") as handle:
+        handle.write("# swa\n")
+    warm, cold = _warm_and_cold(tree, cache)
+    assert warm == cold and "backend.py:6:9: KVP002" in cold
+
+
+def test_an_init_file_above_the_run_renames_nothing_it_finds_and_is_in_the_cache_key(tmp_path):
+    """Module names count from the outermost package folder, above the linted one too: an
+    ``__init__.py`` added there (outside the run) changes them, so a warm run must see it, and
+    a module global the backend fills through one spelling (``pkg.tables``) is the one a
+    helper of the same module reads through the other (``t.pkg.tables``)."""
+    tree = write(tmp_path / "t", {**STUBS, "pkg/__init__.py": "", "pkg/tables.py": TABLES,
+                                  "pkg/backend.py": TABLED})
+    cache = tmp_path / "cache"
+    first = poolguard("lint", "--isolated", "pkg", cwd=tree, cache_dir=cache).stdout
+    assert "backend.py:10:13: KVP001" in first and "backend.py:15:38: KVP003" in first
+    (tree / "__init__.py").write_text("")
+    warm, cold = _warm_and_cold(tree, cache)
+    assert warm == cold == first
+
+
+def test_the_package_forms_find_the_same_under_an_enclosing_package(tmp_path):
+    """Every bundled package form, linted together, finds the same places whether or not the
+    folder holding them (and the one above) is itself a package."""
+    forms = Path(__file__).parent / "forms"
+    root = tmp_path / "outer" / "all"
+    for form in sorted(forms.glob("pkg_*")):
+        shutil.copytree(form, root / form.name)
+
+    def found() -> list:
+        out = poolguard("lint", "--isolated", "--no-cache", "all", cwd=root.parent).stdout
+        return sorted(line.split(" ", 2)[:2] for line in out.splitlines() if ": KVP" in line)
+
+    plain = found()
+    (root / "__init__.py").write_text("")
+    inside = found()
+    (root.parent / "__init__.py").write_text("")
+    assert plain == inside == found() and len(plain) > 100
