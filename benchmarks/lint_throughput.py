@@ -387,6 +387,15 @@ PACKAGE_METERED = (
     "    setattr(runner, name, run)\n"
     "metered('_prepare', 'prepare')\n"
     "metered('analyse', 'file')\n"
+    "import ast\n"
+    "parse = ast.parse\n"
+    "def parsed(source, *args, **kwargs):\n"
+    "    start = time.process_time()\n"
+    "    try:\n"
+    "        return parse(source, *args, **kwargs)\n"
+    "    finally:\n"
+    "        note(kind='parse', cpu=time.process_time() - start, chars=len(source))\n"
+    "ast.parse = parsed\n"
     "start_all = runner._analyse_all\n"
     "def analyse_all(*args):\n"
     "    note(kind='parent_before', cpu=time.process_time(), wall=time.perf_counter() - T0)\n"
@@ -415,6 +424,9 @@ def profile_package_run(tree: Path, jobs: str) -> dict:
         rows = [json.loads(line) for line in log.read_text().splitlines()]
     parent = {row["kind"]: row for row in rows if row["kind"].startswith(("parent", "workers"))}
     workers: dict[int, dict] = {}
+    parses = [row for row in rows if row["kind"] == "parse"]
+    parent["parse"] = {"cpu": sum(row["cpu"] for row in parses), "count": len(parses),
+                       "chars": sum(row["chars"] for row in parses)}
     for row in rows:
         if row["kind"] in ("prepare", "file"):
             worker = workers.setdefault(row["pid"], {"prepare": 0.0, "file": 0.0, "files": 0})
@@ -423,7 +435,7 @@ def profile_package_run(tree: Path, jobs: str) -> dict:
     return {"parent": parent, "workers": list(workers.values())}
 
 
-def print_package_phases(phases: dict) -> None:
+def print_package_phases(phases: dict, ruff: Timing | None = None) -> None:
     parent = phases["parent"]
     if not {"parent_before", "workers_wall", "parent_all"} <= parent.keys():
         print("\n(the metered package run did not finish: no phase table)")
@@ -442,6 +454,14 @@ def print_package_phases(phases: dict) -> None:
     rest_wall = after["wall"] - before["wall"] - parent["workers_wall"]["wall"]
     print(f"| parent: results, cache, output | {rest_wall:.2f} | "
           f"{after['cpu'] - before['cpu']:.2f} |")
+    parse = parent["parse"]
+    print(f"| of the workers' CPU: ast.parse of the {parse['count']} modules a package-wide "
+          f"run reads ({parse['chars'] / 1e6:.1f} M characters) | | {parse['cpu']:.2f} |")
+    if ruff is not None:  # what no analysis can go below: the parent's reading and the parse
+        floor = before["cpu"] + parse["cpu"]
+        print(f"\nfloor before any analysis (parent before the workers + those parses): "
+              f"{floor:.2f} CPU s = {floor / ruff.cpu:.2f} × ruff's best CPU "
+              f"(cold goal {COLD_TARGET_X_RUFF} ×)")
 
 
 def print_tables(times: dict[str, list[Timing]], prof: dict, args, load: tuple,
@@ -535,7 +555,8 @@ def main(argv: list[str]) -> int:
     times, plugin_cpu = run_tools(tree, args)
     profile = profile_in_process(tree)
     print_tables(times, profile, args, (load_before, os.getloadavg()[0]), plugin_cpu)
-    print_package_phases(profile_package_run(tree, str(args.jobs)))
+    print_package_phases(profile_package_run(tree, str(args.jobs)), _best(times[RUFF]) if (
+        times.get(RUFF)) else None)
     return 0
 
 
