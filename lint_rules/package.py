@@ -505,7 +505,8 @@ class PackageIndex:
         named in a string (``setattr``, ``__dict__``; not the name ``getattr``/``hasattr``
         read); on its own object, or as a class attribute, by a class related to ``names``
         (a heir, a base or mixin of theirs or of a heir: ``_related``). Reads (``if
-        self.flag:``) do not count; a module that cannot be parsed may bind anything."""
+        self.flag:``) do not count; a module this Python cannot parse is scanned as text
+        (``_binding``: no run of a syntax error binds anything, a newer Python's may)."""
         key = ",".join(attrs)
         self._touch(f"{ASKED}spelled:{key}", self.answer("spelled", key, here))
         related = None
@@ -513,8 +514,10 @@ class PackageIndex:
             if path == here:
                 continue
             module = self.module_at(path)
-            if module is None:
-                return True
+            if module is None:  # (no Python this one parses: its text, as a scan reads it)
+                if _binding(attrs, others_only=True)(self.contents.get(path, b"")):
+                    return True
+                continue
             if related is None:
                 related = self._related(names)
             if _binds_spelled(module.tree, frozenset(attrs), related, frozenset(names)):
