@@ -260,3 +260,22 @@ def remove_stray_temp(entry: os.DirEntry, now: float | None = None) -> None:
             os.unlink(entry.path)
     except OSError:
         pass
+
+
+def package_root(paths: list) -> str:
+    """The folder the modules of a run of absolute ``paths`` are named from (``_package_root``
+    of their common folder); "" for none. ``__init__.py`` files above the run decide it: a
+    result keyed by the run's files alone must be keyed by it too (``runner._tree_stamp``)."""
+    return _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
+        paths) else ""
+
+
+def _package_root(folder: str) -> str:
+    """The folder module names count from: above every enclosing package (a folder with an
+    ``__init__.py``), so a run on ``pkg/`` itself names its modules ``pkg.x`` as imports do."""
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder

@@ -25,7 +25,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from lint_rules.cache import (ASKED, MAX_CACHE_BYTES, SELF_KEY, TREE_KEY, cache_file, fingerprint,
                               not_written, write_atomically)
-from lint_rules.files import MAX_PARSED_CHARS, digest_bytes, first_two_lines, read_regular_file
+from lint_rules.files import (MAX_PARSED_CHARS, digest_bytes, first_two_lines, package_root,
+                              read_regular_file)
 from lint_rules.options import Options
 from lint_rules.rules._flow import CLEAN, Taint, last_name, nodes_under
 from lint_rules.rules._vocab import (ACTIVE_POOL, BACKEND_SUFFIX, RUNNER_SUFFIX, is_test_case,
@@ -499,30 +500,65 @@ class PackageIndex:
         return self._spelled_binding(names, attrs, here) or self._heirs_bind(names, attrs, here)
 
     def _spelled_binding(self, names: List[str], attrs: Tuple[str, ...], here: str) -> bool:
-        """A module of the run but ``here`` spelling one of ``attrs`` where it may bind it on
-        an object of the classes ``names``: stored or deleted on another object than a
-        method's own (assigned, unpacked, a loop or ``with`` target), passed as a keyword,
-        named in a string (``setattr``, ``__dict__``; not the name ``getattr``/``hasattr``
-        read); on its own object, or as a class attribute, by a class related to ``names``
-        (a heir, a base or mixin of theirs or of a heir: ``_related``). Reads (``if
-        self.flag:``) do not count; a module this Python cannot parse is scanned as text
-        (``_binding``: no run of a syntax error binds anything, a newer Python's may)."""
+        """A module of the run but ``here``, tied to it or to a module of a class related to
+        ``names`` (``_tied``: however it imports or is imported), that spells one of
+        ``attrs`` where it may bind it on their objects (``_binds_spelled``: stored or deleted
+        on another object than a method's own, in any binding form; a keyword to ``replace``
+        or ``update``; a string but the name ``getattr``/``hasattr`` read; on its own objects
+        or as a class attribute by a related class: a heir, a base or mixin of theirs or of a
+        heir). Reads (``if self.flag:``) do not count; a module this Python cannot parse is
+        scanned as text (``_binding``: no run of a syntax error binds anything, a newer
+        Python's may)."""
         key = ",".join(attrs)
         self._touch(f"{ASKED}spelled:{key}", self.answer("spelled", key, here))
-        related = None
+        related = homes = None
         for path in self._spelling(attrs):
             if path == here:
                 continue
+            self._touch(path, self.digests.get(path))
             module = self.module_at(path)
+            if related is None:
+                related = self._related(names)
+                homes = {here, *(home for name in related for home in self._homes.get(name, ()))}
+            if path not in homes and not any(self._tied(path, home) for home in homes):
+                continue
             if module is None:  # (no Python this one parses: its text, as a scan reads it)
                 if _binding(attrs, others_only=True)(self.contents.get(path, b"")):
                     return True
                 continue
-            if related is None:
-                related = self._related(names)
             if _binds_spelled(module.tree, frozenset(attrs), related, frozenset(names)):
                 return True
         return False
+
+    def _tied(self, path: str, home: str) -> bool:
+        """One of the two modules spells a name the other defines at its top level (a class,
+        a function, a global) and does not define itself, or the other's module name (``from
+        pkg import deco``): one may import the other, to subclass, decorate, build or
+        configure what it defines."""
+        return self._uses(path, home) or self._uses(home, path)
+
+    def _uses(self, user: str, owner: str) -> bool:
+        names = self._top_names(owner) - self._top_names(user)
+        name = self.names.get(owner, "").rpartition(".")[2]
+        if name and name != "__init__":
+            names.add(name)
+        text = self.contents.get(user, b"")
+        return any(re.search(rb"\b%s\b" % re.escape(n.encode()), text) for n in names if n)
+
+    def _top_names(self, path: str) -> set:
+        """What a module defines at its top level: classes, functions, assigned names."""
+        module = self.module_at(path)
+        if module is None:
+            return set()
+        found = set()
+        for statement in module.tree.body:
+            if type(statement) in (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef):
+                found.add(statement.name)
+            elif type(statement) in (ast.Assign, ast.AnnAssign):
+                targets = statement.targets if type(statement) is ast.Assign else [
+                    statement.target]
+                found.update(n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name)
+        return found
 
     def _related(self, names: List[str]) -> frozenset:
         """The classes (by name) whose objects may be those of ``names``: their heirs at any
@@ -1506,25 +1542,6 @@ def _agrees(ran: tuple, inputs: tuple, reads: Dict[tuple, set]) -> bool:
     return True
 
 
-def package_root(paths: List[str]) -> str:
-    """The folder the modules of a run of absolute ``paths`` are named from (``_package_root``
-    of their common folder); "" for none. ``__init__.py`` files above the run decide it: a
-    result keyed by the run's files alone must be keyed by it too (``runner._tree_stamp``)."""
-    return _package_root(os.path.commonpath({os.path.dirname(p) for p in paths})) if (
-        paths) else ""
-
-
-def _package_root(folder: str) -> str:
-    """The folder module names count from: above every enclosing package (a folder with an
-    ``__init__.py``), so a run on ``pkg/`` itself names its modules ``pkg.x`` as imports do."""
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return folder
-
-
 def _heirs(headers) -> Dict[str, List[str]]:
     """Base name -> the names of the classes that list it, in any file."""
     heirs: Dict[str, List[str]] = {}
@@ -1669,6 +1686,11 @@ def _binding(attrs: Iterable[str], others_only: bool = False):
     return binds
 
 
+# calls that bind their keyword arguments as attributes of an object they are handed (a
+# keyword to any other call is a parameter of that function, which binds what it stores)
+_KEYWORD_BINDERS = frozenset({"replace", "update"})
+
+
 def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
                    ours: frozenset) -> bool:
     """``tree`` spells one of ``attrs`` where it may bind it on an object of the classes
@@ -1703,8 +1725,10 @@ def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
             elif kind is ast.Name and child.id in attrs and type(child.ctx) is not ast.Load:
                 if body and counted(cls):  # a class attribute (a local binds none)
                     return True
-            elif kind is ast.keyword and child.arg in attrs:
-                return True
+            elif kind is ast.keyword and child.arg in attrs and type(node) is ast.Call and (
+                    type(node.func) in (ast.Name, ast.Attribute) and (getattr(
+                        node.func, "id", None) or node.func.attr) in _KEYWORD_BINDERS):
+                return True  # replace(backend, flag=...), vars(backend).update(flag=...)
             elif kind is ast.Constant and type(child.value) is str and child.value in attrs \
                     and id(child) not in read:
                 return True

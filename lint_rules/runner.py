@@ -29,8 +29,8 @@ from lint_rules.collector import collector_paused
 from lint_rules.finding import Finding
 from lint_rules.fixes import DECLINED, RESOLVED_CODES
 from lint_rules.files import (WriteRefused, digest_bytes, first_two_lines, is_stray_temp,
-                              read_regular_file, read_regular_file_stat, remove_stray_temp,
-                              write_fix)
+                              package_root, read_regular_file, read_regular_file_stat,
+                              remove_stray_temp, write_fix)
 from lint_rules.output import message_path
 
 if TYPE_CHECKING:
@@ -638,8 +638,6 @@ def _unchanged_since(path: str, st) -> bool:
 def _tree_stamp(fulls: Iterable[str], digests: dict) -> str:
     """One digest of the run's file list, every file's content and the folder its modules are
     named from (``package.TREE_KEY``; an ``__init__.py`` added above the run renames them)."""
-    from lint_rules.package import package_root
-
     fulls = list(fulls)
     rows = sorted(f"{full}\0{digests.get(full)}" for full in fulls)
     rows.append(f"\0root\0{package_root(fulls)}")
