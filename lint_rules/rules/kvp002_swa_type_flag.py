@@ -86,13 +86,15 @@ class SwaTypeFlag(Rule):
         Otherwise the finding is shown without ``[*]``. When a package is linted as a directory,
         another module that may bind the name or the pool attribute on the class's objects
         declines the fix too, however it reaches the class (imported, importing it, through a
-        re-export or a star import): one that stores or deletes it on another object than a
-        method's own in any form (an assignment, an unpacking, a loop or ``with`` target: a
-        builder, a decorator, a helper handed the backend), passes it as a keyword or names it
-        in a string; a heir, a base or a mixin of the class or of a heir that binds it on its
-        own objects or as a class attribute or field; a heir writing attributes by a computed
-        name. It could read or shadow the property, or re-resolve the pool the property reads.
-        Files named one by one, and flake8, see only themselves.
+        re-export or a star import: tied to the module of the class or of a relative, one
+        spelling a name the other defines or its module name): one that stores or deletes it on
+        another object than a method's own in any form (an assignment, an unpacking, a loop or
+        ``with`` target: a builder, a decorator, a helper handed the backend), passes it as a
+        keyword to ``replace`` or ``update`` or names it in a string; a heir, a base or a mixin
+        of the class or of a heir that binds it on its own objects or as a class attribute or
+        field; a heir writing attributes by a computed name. It could read or shadow the
+        property, or re-resolve the pool the property reads. Files named one by one, and
+        flake8, see only themselves.
 
         The unsafe fix (``--fix --unsafe-fixes``; without the option the summary counts it as a
         hidden fix) rewrites the whole backend class to the #27491 resolver pattern, and changes
