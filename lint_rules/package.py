@@ -520,13 +520,12 @@ class PackageIndex:
             if related is None:
                 related = self._related(names)
                 homes = {here, *(home for name in related for home in self._homes.get(name, ()))}
-            if path not in homes and not any(self._tied(path, home) for home in homes):
-                continue
+            tied = path in homes or any(self._tied(path, home) for home in homes)
             if module is None:  # (no Python this one parses: its text, as a scan reads it)
-                if _binding(attrs, others_only=True)(self.contents.get(path, b"")):
+                if tied and _binding(attrs, others_only=True)(self.contents.get(path, b"")):
                     return True
                 continue
-            if _binds_spelled(module.tree, frozenset(attrs), related, frozenset(names)):
+            if _binds_spelled(module.tree, frozenset(attrs), related, frozenset(names), tied):
                 return True
         return False
 
@@ -1688,11 +1687,11 @@ def _binding(attrs: Iterable[str], others_only: bool = False):
 
 # calls that bind their keyword arguments as attributes of an object they are handed (a
 # keyword to any other call is a parameter of that function, which binds what it stores)
-_KEYWORD_BINDERS = frozenset({"replace", "update"})
+_KEYWORD_BINDERS = frozenset({"replace", "update", "dict", "SimpleNamespace"})
 
 
 def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
-                   ours: frozenset) -> bool:
+                   ours: frozenset, tied: bool = True) -> bool:
     """``tree`` spells one of ``attrs`` where it may bind it on an object of the classes
     ``ours`` (``PackageIndex._spelled_binding``): a class of ``related`` binding it on its
     own objects counts, unless it is a class of the same name as one of ``ours`` (its own),
@@ -1701,8 +1700,9 @@ def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
     read = {id(n.args[1]) for n in ast.walk(tree) if type(n) is ast.Call and type(
         n.func) is ast.Name and n.func.id in ("getattr", "hasattr") and len(n.args) > 1}
 
-    def counted(cls: Optional[ast.ClassDef]) -> bool:
-        return cls is not None and cls.name in related and cls.name not in ours and not any(
+    def counted(cls: Optional[ast.ClassDef]) -> bool:  # (a class's own objects: if tied)
+        return tied and cls is not None and cls.name in related and (
+            cls.name not in ours) and not any(
             type(b) is ast.Name and b.id in ours and b.id in defined for b in cls.bases)
 
     todo = [(tree, None, None, False)]  # (node, its class, its method's object, in its body)
@@ -1727,7 +1727,8 @@ def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
                     return True
             elif kind is ast.keyword and child.arg in attrs and type(node) is ast.Call and (
                     type(node.func) in (ast.Name, ast.Attribute) and (getattr(
-                        node.func, "id", None) or node.func.attr) in _KEYWORD_BINDERS):
+                        node.func, "id", None) or node.func.attr) in (  # (a mapping of it too)
+                        _KEYWORD_BINDERS)):
                 return True  # replace(backend, flag=...), vars(backend).update(flag=...)
             elif kind is ast.Constant and type(child.value) is str and child.value in attrs \
                     and id(child) not in read:

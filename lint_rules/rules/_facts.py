@@ -990,6 +990,10 @@ _CLASS_RECEIVERS = frozenset({"__new__", "__init_subclass__", "__class_getitem__
 # receivers left as spelled: the two the analysis reads, and a metaclass's (its ``self`` is a
 # class: ``def __call__(cls, ...)`` is right there)
 _RECEIVER_NAMES = frozenset({"self", "cls", "mcs", "mcls", "metacls"})
+# decorators that keep a method's first parameter its object (or class)
+_RECEIVING_DECORATORS = frozenset({
+    "property", "setter", "getter", "deleter", "cached_property", "classmethod",
+    "abstractmethod", "lru_cache", "cache", "override", "final", "wraps"})
 
 
 def receivers_named(tree: ast.AST, owned: bool = True) -> ast.AST:
@@ -1001,13 +1005,15 @@ def receivers_named(tree: ast.AST, owned: bool = True) -> ast.AST:
     the source as written, leave its class alone). ``owned``: as ``imported_names``."""
     found = []
     for node in class_statements(getattr(tree, "body", ())):
+        wrapped = {a.id for n in node.body if type(n) in (ast.Assign, ast.AnnAssign) and type(
+            n.value) is ast.Call for a in n.value.args if type(a) is ast.Name}  # f = wrap(_f)
         for method in node.body:
-            if type(method) not in FUNCTIONS:
+            if type(method) not in FUNCTIONS or method.name in wrapped:
                 continue
             decorators = _decorator_names(method)
             positional = [*method.args.posonlyargs, *method.args.args]
-            if "staticmethod" in decorators or not positional:
-                continue
+            if not decorators <= _RECEIVING_DECORATORS or not positional:
+                continue  # (a staticmethod, or a decorator that may change what it receives)
             wanted = "cls" if "classmethod" in decorators or method.name in _CLASS_RECEIVERS \
                 else "self"
             spelled = positional[0].arg
@@ -1035,9 +1041,13 @@ def _made_object(method: ast.AST) -> Optional[str]:
     cls)``, ``object.__new__``): what its later methods see as ``self``; None when there is
     none, or renaming it to ``self`` could change a binding."""
     stores = [n for n in ast.walk(method) if type(n) is ast.Name and type(n.ctx) is ast.Store]
+    positional = [*method.args.posonlyargs, *method.args.args]
+    klass = positional[0].arg if positional else None
     made = [n.targets[0].id for n in ast.walk(method)
             if type(n) is ast.Assign and len(n.targets) == 1 and type(n.targets[0]) is ast.Name
-            and type(n.value) is ast.Call and last_name(n.value.func) == "__new__"]
+            and type(n.value) is ast.Call and last_name(n.value.func) == "__new__"
+            and n.value.args and type(n.value.args[0]) is ast.Name
+            and n.value.args[0].id == klass]  # (an object of this class, not another's)
     if len(made) != 1 or sum(1 for n in stores if n.id == made[0]) != 1:
         return None
     return made[0] if _renamable(method, made[0], "self", params=0) else None
@@ -1047,12 +1057,15 @@ def _renamable(method: ast.AST, spelled: str, wanted: str, params: int = 1) -> b
     """Renaming ``spelled`` to ``wanted`` in ``method`` changes no binding: ``wanted`` is not
     spelled there, and ``spelled`` is a parameter ``params`` times (the method's own: no nested
     function or lambda takes a parameter of that name), no ``global``/``nonlocal`` names it."""
-    expected, params = params, 0
-    params = 0
+    expected, params, stores = params, 0, 0
     for inner in ast.walk(method):
         kind = type(inner)
         if kind is ast.Name and inner.id == wanted or kind is ast.arg and inner.arg == wanted:
             return False
+        if kind is ast.Name and inner.id == spelled and type(inner.ctx) is not ast.Load:
+            stores += 1  # (rebound, deleted: then no longer the object everywhere)
+            if stores > 1 - expected:
+                return False
         if kind is ast.arg and inner.arg == spelled:
             params += 1
         elif kind in (ast.Global, ast.Nonlocal) and (spelled in inner.names or (
@@ -2476,8 +2489,12 @@ class _Pass:
             return False
         resets = pool_reset_methods(node)
         return not any(
-            type(n) is ast.Call and type(n.func) is ast.Attribute and n.func.attr in resets
-            and self_attr(n.func.value) == attr
+            type(n) is ast.Call and type(n.func) is ast.Attribute and (
+                n.func.attr in resets and self_attr(n.func.value) == attr
+                or n.func.attr == "clear" and (self_path(n.func.value) or "").startswith(
+                    attr + "."))  # self.helper._by_layer.clear(): emptied by the backend
+            or type(n) is ast.Assign and empty_value(n.value) and any(
+                (self_path(t) or "").startswith(attr + ".") for t in n.targets)
             for c in self.facts.family for name in self.flow.per_forward
             if name in c.methods for n in nodes_under(c.methods[name]))
 

@@ -42,8 +42,8 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     pool_attr = facts.options.pool_attr
     if flag is None or flag.exact is None or gate.kind in ("call", "read"):
         return None  # a helper's result, or a read inside a larger expression: no safe rewrite
-    if not _in_class(cls, gate.node):
-        return None  # installed code (a wrapper, Cls.m = fn) may name the instance otherwise
+    if not _in_class(cls, gate.node) or renamed_receiver(facts.relatives(cls)):
+        return None  # installed code (a wrapper, Cls.m = fn), or a method, names it otherwise
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
         return None  # read before the flag exists

@@ -270,30 +270,6 @@ def is_generator(function: ast.AST) -> bool:
 _GENERATORS: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
 
 
-def frame_keeps_pool(function: ast.AST) -> bool:
-    """A generator whose code before its first ``yield`` (run once, at its first resume)
-    binds a local to the active pool, or to what it reads off it but geometry, that its code
-    from that ``yield`` on reads: its frame keeps that pool for every later resume."""
-    found = _FRAMES.get(function)
-    if found is not None:
-        return found
-    body = function.body
-    first = next((i for i, statement in enumerate(body) if any(
-        type(n) in (ast.Yield, ast.YieldFrom) for n in _own_nodes([statement]))), 0)
-    bound: set = set()
-    for statement in body[:first]:
-        nodes = nodes_under(statement)
-        if _reads_pool(nodes, bound):
-            bound.update(n.id for n in nodes if type(n) is ast.Name and type(n.ctx) is ast.Store)
-    found = _FRAMES[function] = bool(bound) and any(
-        _reads_pool(nodes_under(statement), bound, names_only=True)
-        for statement in body[first:])
-    return found
-
-
-_FRAMES: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
-
-
 def _reads_pool(nodes: List[ast.AST], bound: set, names_only: bool = False) -> bool:
     """Among ``nodes`` (one statement's or expression's), a read of ``<x>.token_to_kv_pool``
     (but of its geometry: ``pool.page_size``), or of a local in ``bound`` (bound so)."""
@@ -2159,11 +2135,8 @@ class MethodFlow(ast.NodeVisitor):
 
     def keep_frame(self, node: ast.Call, function: Optional[ast.AST], handed: Taint) -> None:
         """What the generator object a call of ``function`` makes keeps in its frame: the pool
-        state it is handed, and the pool its code before the first ``yield`` binds once
-        (``frame_keeps_pool``); a store of the object keeps them (``bind``)."""
+        state it is handed; a store of the object keeps it (``bind``)."""
         kept = handed & (STATE | STALE)
-        if function is not None and frame_keeps_pool(function):
-            kept |= POOL | STALE
         if kept:
             self.frames[id(node)] = container(kept) | OBJECT
 

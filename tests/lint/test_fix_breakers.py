@@ -263,9 +263,16 @@ def fixed_trees(tmp_path_factory):
     before = write(root / "before", {f"{n}.py": _named(_build(*c), n) for n, c in cases.items()})
     after = root / "after"
     shutil.copytree(before, after)
-    listed = poolguard("lint", "--isolated", "--no-cache", "--format", "json", ".", cwd=after)
-    poolguard("lint", "--isolated", "--no-cache", "--fix", ".", cwd=after)
-    return {"before": before, "after": after, "findings": json.loads(listed.stdout),
+    # each file alone: these are one-file shapes, and files linted together are one package,
+    # where one module's binding of the flag on another object declines every module's fix
+    # (tests/lint/test_attacks21.py)
+    findings = []
+    for name in sorted(cases):
+        listed = poolguard("lint", "--isolated", "--no-cache", "--format", "json", f"{name}.py",
+                           cwd=after)
+        findings += json.loads(listed.stdout)
+        poolguard("lint", "--isolated", "--no-cache", "--fix", f"{name}.py", cwd=after)
+    return {"before": before, "after": after, "findings": findings,
             "observed_before": _observe(before), "observed_after": _observe(after)}
 
 
