@@ -42,7 +42,7 @@ def gate_rewrite(facts: FileFacts, cls: ClassFacts, gate: Gate, flag: Optional[F
     pool_attr = facts.options.pool_attr
     if flag is None or flag.exact is None or gate.kind in ("call", "read"):
         return None  # a helper's result, or a read inside a larger expression: no safe rewrite
-    if not _in_class(cls, gate.node) or renamed_receiver(facts.relatives(cls)):
+    if not _in_class(cls, gate.node) or _renamed(facts, cls):
         return None  # installed code (a wrapper, Cls.m = fn), or a method, names it otherwise
     definition = flag.exact.statement
     if gate.method == flag.exact.method and gate.node.lineno <= definition.end_lineno:
@@ -80,6 +80,14 @@ def mirror_may_drift(facts: FileFacts, cls: ClassFacts, flag: str, pools: Sequen
     return bool(unproven and uses.dynamic or {flag, *pools} & uses.deleted or any(
         _binds_unplainly(c.node, flag) or unproven and ATTRIBUTE_HOOKS & _class_names(c.node)
         for c in facts.relatives(cls)))
+
+
+def _renamed(facts: FileFacts, cls: ClassFacts) -> bool:
+    """``renamed_receiver`` of the class's relatives, once per class (asked for every gate)."""
+    known = facts.__dict__.setdefault("_renamed_receivers", {})
+    if cls.name not in known:
+        known[cls.name] = renamed_receiver(facts.relatives(cls))
+    return known[cls.name]
 
 
 def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequence[str],
