@@ -1726,9 +1726,7 @@ def _binds_spelled(tree: ast.AST, attrs: frozenset, related: frozenset,
                 if body and counted(cls):  # a class attribute (a local binds none)
                     return True
             elif kind is ast.keyword and child.arg in attrs and type(node) is ast.Call and (
-                    type(node.func) in (ast.Name, ast.Attribute) and (getattr(
-                        node.func, "id", None) or node.func.attr) in (  # (a mapping of it too)
-                        _KEYWORD_BINDERS)):
+                    last_name(node.func) in _KEYWORD_BINDERS):  # (a mapping of it too)
                 return True  # replace(backend, flag=...), vars(backend).update(flag=...)
             elif kind is ast.Constant and type(child.value) is str and child.value in attrs \
                     and id(child) not in read:

@@ -96,8 +96,8 @@ def property_fix(facts: FileFacts, cls: ClassFacts, store: Store, lines: Sequenc
     statement, pool_attr = store.statement, facts.options.pool_attr
     if not _removable(store) or not facts.pool_set_once(cls) or not _in_class(cls, store.node):
         return None
-    if facts.pool_attr_clash(cls, pool_attr, (store.attr,)) or renamed_receiver(
-            facts.relatives(cls)):  # (the source spells the object otherwise than self)
+    if facts.pool_attr_clash(cls, pool_attr, (store.attr,)) or _renamed(facts, cls):
+        # (the source spells the object otherwise than self)
         return None
     if facts.times_stored(store.attr) != 1 or any(
         store.attr in c.methods for c in facts.relatives(cls)

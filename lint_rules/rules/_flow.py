@@ -270,15 +270,14 @@ def is_generator(function: ast.AST) -> bool:
 _GENERATORS: "weakref.WeakKeyDictionary[ast.AST, bool]" = weakref.WeakKeyDictionary()
 
 
-def _reads_pool(nodes: List[ast.AST], bound: set, names_only: bool = False) -> bool:
+def _reads_pool(nodes: List[ast.AST], bound: set) -> bool:
     """Among ``nodes`` (one statement's or expression's), a read of ``<x>.token_to_kv_pool``
     (but of its geometry: ``pool.page_size``), or of a local in ``bound`` (bound so)."""
-    geometry = () if names_only else {
-        id(n.value) for n in nodes if type(n) is ast.Attribute and is_geometry(n.attr) and type(
-            n.value) is ast.Attribute and n.value.attr == ACTIVE_POOL}
+    geometry = {id(n.value) for n in nodes if type(n) is ast.Attribute and is_geometry(
+        n.attr) and type(n.value) is ast.Attribute and n.value.attr == ACTIVE_POOL}
     return any(type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in bound or (
-        not names_only and type(n) is ast.Attribute and n.attr == ACTIVE_POOL
-        and id(n) not in geometry) for n in nodes)
+        type(n) is ast.Attribute and n.attr == ACTIVE_POOL and id(n) not in geometry)
+        for n in nodes)
 
 
 def pool_fill_methods(node: ast.ClassDef) -> frozenset:
@@ -1862,9 +1861,8 @@ class MethodFlow(ast.NodeVisitor):
             self.owner.note_call(handed_name(func), tuple(  # method runs with what it is given
                 v for i, v in enumerate(values[: len(args)]) if i not in handed), dict(keywords))
         if handed and not union(values) & (STATE | STALE) and self.owner.makes_generator(func):
-            self.keep_frame(node, self.owner.callee_def(func), CLEAN)
             return CLEAN  # gen(self): its frame holds the backend, whose live pool each resume
-            # reads (what it yields is read then, not now), but what it bound before then
+            # reads (what it yields is read then, not now)
         returned = self.owner.function_returns(func, values[: len(args)], follow, keywords,
                                                handed)
         if returned is not None:  # a function of this module or of the package
@@ -1874,7 +1872,7 @@ class MethodFlow(ast.NodeVisitor):
             if self.owner.makes_generator(func):  # bound as it is made (not consumed at once:
                 # dict(gen(pool))), the generator's frame keeps what it was handed, and its
                 # methods (send, __next__) are bound to that frame (``bind``)
-                self.keep_frame(node, self.owner.callee_def(func), union(values))
+                self.keep_frame(node, union(values))
             return returned
         if name == "cls" and self.klass and not self.owner.is_record_type(ast.Name(id=self.klass)):
             return self.remade(node, ast.Name(id=self.klass, ctx=ast.Load()), node.args, values,
@@ -2133,8 +2131,8 @@ class MethodFlow(ast.NodeVisitor):
             return returned | STALE
         return returned
 
-    def keep_frame(self, node: ast.Call, function: Optional[ast.AST], handed: Taint) -> None:
-        """What the generator object a call of ``function`` makes keeps in its frame: the pool
+    def keep_frame(self, node: ast.Call, handed: Taint) -> None:
+        """What the generator object the call ``node`` makes keeps in its frame: the pool
         state it is handed; a store of the object keeps it (``bind``)."""
         kept = handed & (STATE | STALE)
         if kept:
@@ -2171,7 +2169,7 @@ class MethodFlow(ast.NodeVisitor):
             handed, bound = selves(node.args), is_self(owner) or _is_super(owner)
             method = self.owner.facts.methods.get(func.attr) if bound else None
             if method is not None and is_generator(method):  # self._pipeline(pool)
-                self.keep_frame(node, method, union(values))
+                self.keep_frame(node, union(values))
             returned = self.owner.method_returns(func.attr, passed, handed, bound)
             if is_self(owner) and not handed and not (self.per_forward or self.deferred):
                 returned |= self.owner.override_returns(func.attr, passed)  # a heir's hook
